@@ -1,0 +1,149 @@
+# tswap - fio external ioengine for AI tensor swapping to NVMe.
+#
+#   make            build build/tswap.so against the installed fio's source
+#   make deps       install the Debian packages the project needs (root), or
+#                   print the apt-get line to run
+#   make run        the main job: a short tswap run on a scratch file
+#   make check      C unit tests + bats integration tests (README, .ci/run)
+#   make install    PREFIX=/usr/local: engine, job library, sweep script
+#   make uninstall
+#
+# Variables: FIO_SRC=DIR (a configured fio tree of the installed fio's
+# version; default: fetched with `apt-get source` into build/), PREFIX,
+# DESTDIR, CC, TSWAP_TARGET (scratch target of `make run`).
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+CC ?= cc
+BUILD := build
+TSWAP_VERSION := 0.1.0
+
+# Everything the project uses, from Debian's archive.
+DEB_PKGS := fio libaio-dev liburing-dev libcmocka-dev pkg-config dpkg-dev \
+	bats bats-assert bats-support bats-file jq strace gnuplot-nox \
+	shellcheck util-linux e2fsprogs procps kmod file
+
+# --- fio source -----------------------------------------------------------
+ifeq ($(FIO_SRC),)
+FIO_SRC := $(BUILD)/fio-src
+FIO_SRC_AUTO := 1
+endif
+FIO_CONFIG := $(FIO_SRC)/config-host.h
+
+# --- engine ---------------------------------------------------------------
+ENGINE_SRCS := engine/tswap.c engine/plan.c engine/sched.c engine/stats.c \
+	engine/be_libaio.c engine/be_uring.c
+ENGINE_HDRS := $(wildcard engine/*.h)
+CORE_SRCS := engine/plan.c engine/sched.c engine/stats.c
+
+WARN := -Wall -Wextra -Werror
+BASE_CFLAGS := -std=gnu11 -O2 -g -fPIC $(WARN) -D_GNU_SOURCE \
+	-D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64
+ENGINE_CFLAGS := $(BASE_CFLAGS) -fvisibility=hidden \
+	-include $(FIO_CONFIG) -isystem $(FIO_SRC) \
+	-DTSWAP_VERSION='"$(TSWAP_VERSION)"'
+ENGINE_LDFLAGS := -shared -Wl,--version-script=engine/tswap.map \
+	-Wl,-z,now -Wl,-z,relro
+ENGINE_LIBS := -laio -luring -lpthread
+
+fio_version = $(shell cd $(FIO_SRC) 2>/dev/null && ./FIO-VERSION-GEN >/dev/null 2>&1; \
+	sed -n 's/^FIO_VERSION = //p' $(FIO_SRC)/FIO-VERSION-FILE 2>/dev/null)
+
+.PHONY: all deps fio-src run check check-unit check-bats install uninstall \
+	clean distclean lint jobs
+
+all: $(BUILD)/tswap.so
+
+ifdef FIO_SRC_AUTO
+$(FIO_CONFIG): mk/fio-src.sh
+	@bash mk/fio-src.sh $(BUILD)
+fio-src: $(FIO_CONFIG)
+else
+$(FIO_CONFIG):
+	@echo "FIO_SRC=$(FIO_SRC) is not a configured fio tree: run ./configure --disable-native in it" >&2; exit 1
+fio-src:
+endif
+
+$(BUILD)/tswap.so: $(ENGINE_SRCS) $(ENGINE_HDRS) engine/tswap.map $(FIO_CONFIG)
+	@mkdir -p $(BUILD)
+	@v='$(fio_version)'; [ -n "$$v" ] || { echo "cannot read the fio version of $(FIO_SRC)" >&2; exit 1; }; \
+	echo "  CC  $@ (for $$v)"; \
+	$(CC) $(ENGINE_CFLAGS) -DTSWAP_FIO_VERSION="\"$$v\"" $(ENGINE_LDFLAGS) \
+		-o $@ $(ENGINE_SRCS) $(ENGINE_LIBS)
+
+# An engine that claims another fio version: only for the version-check test.
+$(BUILD)/tswap-wrongver.so: $(ENGINE_SRCS) $(ENGINE_HDRS) engine/tswap.map $(FIO_CONFIG)
+	@mkdir -p $(BUILD)
+	$(CC) $(ENGINE_CFLAGS) -DTSWAP_FIO_VERSION='"fio-0.0-test"' $(ENGINE_LDFLAGS) \
+		-o $@ $(ENGINE_SRCS) $(ENGINE_LIBS)
+
+# --- dependencies ---------------------------------------------------------
+# Installs what is missing when root; otherwise prints the line to run.
+deps:
+	@missing=$$(for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' "$$p" 2>/dev/null | grep -q '^install ok installed' || echo "$$p"; \
+	done | xargs); \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" -ne 0 ]; then \
+		echo "make deps: missing Debian packages; run as root:" >&2; \
+		echo "  apt-get update && apt-get install -y $$missing" >&2; exit 1; \
+	fi; \
+	echo "make deps: installing $$missing"; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null
+
+# --- the main job -----------------------------------------------------------
+TSWAP_TARGET ?= $(BUILD)/scratch/tswap.swap
+run: deps
+	@$(MAKE) --no-print-directory all
+	@mkdir -p "$(dir $(TSWAP_TARGET))"
+	fio --name=tswap-demo --ioengine=external:$(CURDIR)/$(BUILD)/tswap.so \
+		--filename="$(TSWAP_TARGET)" --direct=1 --size=256m --bs=16m \
+		--iodepth=2 --rw=write --tswap_block_size=1m --tswap_queue_depth=8 \
+		--tswap_submit=block --tswap_window=overlap --tswap_threads=2 \
+		--name=tswap-demo-read --stonewall --rw=read
+
+# --- tests ----------------------------------------------------------------
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
+UNIT_CFLAGS := $(BASE_CFLAGS) -Iengine -fsanitize=undefined -fno-sanitize-recover
+UNIT_SUPPORT := $(wildcard tests/unit/fake_backend.c)
+
+$(BUILD)/unit/%: tests/unit/%.c $(CORE_SRCS) $(ENGINE_HDRS) $(UNIT_SUPPORT) $(wildcard tests/unit/*.h)
+	@mkdir -p $(BUILD)/unit
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(CORE_SRCS) $(UNIT_SUPPORT) -lcmocka -lpthread
+
+check: deps
+	@$(MAKE) --no-print-directory all $(BUILD)/tswap-wrongver.so $(UNIT_TESTS)
+	@bash tests/run-all
+
+check-unit: $(UNIT_TESTS)
+	@bash tests/run-all --unit-only
+
+check-bats: all $(BUILD)/tswap-wrongver.so
+	@bash tests/run-all --bats-only
+
+lint:
+	shellcheck -x mk/*.sh tests/run-all .ci/run $(wildcard sweep/tswap-sweep sweep/*.sh)
+
+# --- install --------------------------------------------------------------
+install: all
+	install -D -m 0755 $(BUILD)/tswap.so $(DESTDIR)$(PREFIX)/lib/fio/tswap.so
+	@if [ -d jobs ]; then \
+		find jobs -name '*.fio' -print0 | while IFS= read -r -d '' f; do \
+			install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/$$f"; done; fi
+	@if [ -f sweep/tswap-sweep ]; then \
+		install -D -m 0755 sweep/tswap-sweep $(DESTDIR)$(PREFIX)/bin/tswap-sweep; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/lib/fio/tswap.so $(DESTDIR)$(PREFIX)/bin/tswap-sweep
+	rm -rf $(DESTDIR)$(PREFIX)/share/tswap
+	-rmdir $(DESTDIR)$(PREFIX)/lib/fio 2>/dev/null
+
+clean:
+	rm -rf $(BUILD)/tswap.so $(BUILD)/tswap-wrongver.so $(BUILD)/unit $(BUILD)/scratch
+
+distclean:
+	rm -rf $(BUILD)
