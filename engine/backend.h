@@ -81,6 +81,13 @@ struct tswap_backend {
 	unsigned int (*pending)(void *ctx);
 
 	/*
+	 * discard - forget every pending block (after submit() failed hard,
+	 * e.g. -EINVAL): they are never sent to the kernel and their slots
+	 * are free again.  No system call.
+	 */
+	void (*discard)(void *ctx);
+
+	/*
 	 * reap - wait, in ONE call (io_getevents / io_uring_enter), for at
 	 * least min_nr and at most max_nr completions, or until *timeout if
 	 * not NULL ({0, 0} polls).  Stores them in cqes[] and returns their
