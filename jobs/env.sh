@@ -1,0 +1,36 @@
+# shellcheck shell=bash
+# jobs/env.sh - default environment for the tswap job library.
+#
+#   . jobs/env.sh            (from bash, in the checkout or anywhere)
+#   fio jobs/deepspeed-zero-infinity.fio
+#
+# fio expands ${VAR} in job files but has no default syntax, and an unset
+# variable becomes an empty value that fio rejects ("failed parsing
+# filename="). Sourcing this file sets, only where they are not set already:
+#
+#   TSWAP_ENGINE  absolute path of tswap.so      default: <checkout>/build/tswap.so
+#   TSWAP_TARGET  swap file or block device       default: <checkout>/build/scratch/tswap.swap
+#   TSWAP_SIZE    bytes of the target to use      default: 1g (fio size notation)
+#
+# and creates the directory of the default scratch file. A TSWAP_TARGET that
+# contains ':' must escape it as '\:' (fio splits filename= on ':').
+# The write profiles overwrite TSWAP_SIZE bytes of TSWAP_TARGET: never point
+# them at a device that holds data you want.
+
+_tswap_jobs_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+_tswap_root=$(dirname "$_tswap_jobs_dir")
+if [ -z "${TSWAP_ENGINE:-}" ]; then
+	if [ -f "$_tswap_root/build/tswap.so" ]; then
+		TSWAP_ENGINE=$_tswap_root/build/tswap.so
+	else
+		# installed layout: PREFIX/share/tswap/jobs -> PREFIX/lib/fio/tswap.so
+		TSWAP_ENGINE=$(cd "$_tswap_root/../.." 2>/dev/null && pwd)/lib/fio/tswap.so
+	fi
+fi
+if [ -z "${TSWAP_TARGET:-}" ]; then
+	TSWAP_TARGET=$_tswap_root/build/scratch/tswap.swap
+	mkdir -p "$(dirname "$TSWAP_TARGET")"
+fi
+: "${TSWAP_SIZE:=1g}"
+export TSWAP_ENGINE TSWAP_TARGET TSWAP_SIZE
+unset _tswap_jobs_dir _tswap_root
