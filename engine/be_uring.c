@@ -388,6 +388,32 @@ static unsigned int uring_pending(void *vctx)
 	return ctx->pending;
 }
 
+/*
+ * Forget every pending block after a hard submit() error: the SQEs not yet
+ * published (sqe_head..sqe_tail) and, without SQPOLL, those published in a
+ * partial submit but not consumed (khead..ktail).  Without SQPOLL the kernel
+ * reads the SQ ring only inside io_uring_enter, which only this thread
+ * calls, so moving the tail back to the head is safe.  With SQPOLL nothing
+ * stays published-and-pending (submit() hands all of it over) and a hard
+ * error means the SQ thread is gone.  Uses liburing 2.x's documented SQ
+ * ring fields; no system call.
+ */
+static void uring_discard(void *vctx)
+{
+	struct uring_ctx *ctx = vctx;
+	struct io_uring_sq *sq = &ctx->ring.sq;
+	unsigned int head;
+
+	sq->sqe_tail = sq->sqe_head;
+	if (!ctx->sqpoll) {
+		head = io_uring_smp_load_acquire(sq->khead);
+		io_uring_smp_store_release(sq->ktail, head);
+		sq->sqe_head = head;
+		sq->sqe_tail = head;
+	}
+	ctx->pending = 0;
+}
+
 /* Take up to `max` CQEs already in the CQ ring; no system call. */
 static unsigned int uring_harvest(struct uring_ctx *ctx, unsigned int max,
 				  struct tswap_cqe *out)
@@ -515,6 +541,7 @@ const struct tswap_backend tswap_be_uring = {
 	.prep = uring_prep,
 	.submit = uring_submit,
 	.pending = uring_pending,
+	.discard = uring_discard,
 	.reap = uring_reap,
 	.teardown = uring_teardown,
 };
