@@ -50,7 +50,7 @@ ENGINE_LDFLAGS := -shared -Wl,--version-script=engine/tswap.map \
 ENGINE_LIBS := -laio -luring -lpthread
 
 fio_version = $(shell cd $(FIO_SRC) 2>/dev/null && ./FIO-VERSION-GEN >/dev/null 2>&1; \
-	sed -n 's/^FIO_VERSION = //p' $(FIO_SRC)/FIO-VERSION-FILE 2>/dev/null)
+	sed -n 's/^FIO_VERSION = //p' FIO-VERSION-FILE 2>/dev/null)
 
 .PHONY: all deps fio-src run check check-unit check-bats install uninstall \
 	clean distclean lint jobs

@@ -1,0 +1,791 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tswap.c - fio glue: options, hooks, io_u <-> tensor-swap operation.
+ *
+ * One fio io_u is one tensor-swap operation (design.md section 1): fio's
+ * bs is the tensor size, its iodepth the operations queued to the engine,
+ * and the engine cuts each operation into intra-op parts and blocks and
+ * drives them through the scheduler (sched.c) over a backend (libaio,
+ * io_uring).  fio's bandwidth is then the effective swap rate and its clat
+ * the per-tensor latency.
+ *
+ * Messages go to stderr through log_err(), one line each, naming the option
+ * and the rule; nothing is ever printed on stdout (fio's JSON goes there).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/fs.h>
+
+#include "fio.h"
+#include "optgroup.h"
+
+#include "backend.h"
+#include "plan.h"
+#include "sched.h"
+#include "stats.h"
+
+#ifndef TSWAP_FIO_VERSION
+#error "TSWAP_FIO_VERSION must name the fio version the engine is built for"
+#endif
+#ifndef TSWAP_VERSION
+#define TSWAP_VERSION "unknown"
+#endif
+#ifndef STATX_DIOALIGN
+#define STATX_DIOALIGN 0x00002000U
+#endif
+
+#define TSWAP_MAX_THREADS 1024u
+#define TSWAP_MAX_QUEUE_DEPTH 65536u
+
+enum { TSWAP_BE_LIBAIO = 0, TSWAP_BE_IO_URING = 1 };
+
+struct tswap_options {
+	void *pad;			/* fio overwrites this with td */
+	unsigned int backend;
+	unsigned long long block_size;
+	unsigned int queue_depth;
+	unsigned int submit;
+	unsigned int window;
+	unsigned int threads;
+	char *stats;
+	unsigned int sqpoll;
+	unsigned int sqpoll_idle;
+	unsigned int iopoll;
+	unsigned int fixedbufs;
+	unsigned int registerfiles;
+};
+
+struct tswap_file {
+	uint32_t dio_align;		/* DIO offset alignment, bytes */
+	uint32_t mem_align;		/* DIO memory alignment, bytes */
+};
+
+struct tswap_data {
+	struct tswap_sched *sched;
+	const struct tswap_backend *be;
+	struct io_u **pending;		/* queued, not committed */
+	unsigned int npending;
+	struct tswap_op **events;	/* reaped by getevents() */
+	struct tswap_file *files;	/* by fileno */
+	unsigned int nfiles;
+	int *fds;			/* registered files (io_uring) */
+	bool files_registered;
+	bool warned_op;
+	uint64_t ops, op_errors, op_short;
+	uint64_t t_first_ns, t_last_ns;
+	char stats_path[PATH_MAX];
+};
+
+static const char *const submit_names[] = { "block", "single" };
+static const char *const window_names[] = { "overlap", "sequential" };
+
+static struct fio_option options[] = {
+	{
+		.name	= "tswap_backend",
+		.lname	= "tswap I/O backend",
+		.type	= FIO_OPT_STR,
+		.off1	= offsetof(struct tswap_options, backend),
+		.help	= "Kernel async I/O interface under the tensor swaps (DeepSpeed uses libaio)",
+		.def	= "libaio",
+		.posval = {
+			  { .ival = "libaio",
+			    .oval = TSWAP_BE_LIBAIO,
+			    .help = "Linux native AIO: io_submit/io_getevents, one io_context_t per worker",
+			  },
+			  { .ival = "io_uring",
+			    .oval = TSWAP_BE_IO_URING,
+			    .help = "io_uring through liburing: one ring per worker",
+			  },
+		},
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_block_size",
+		.lname	= "tswap block size",
+		.type	= FIO_OPT_STR_VAL,
+		.off1	= offsetof(struct tswap_options, block_size),
+		.help	= "Bytes per I/O block (iocb/SQE), a multiple of the DIO offset alignment; the last block of a part is the remainder (DeepSpeed aio.block_size)",
+		.def	= "1M",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_queue_depth",
+		.lname	= "tswap queue depth",
+		.type	= FIO_OPT_INT,
+		.off1	= offsetof(struct tswap_options, queue_depth),
+		.help	= "Blocks in flight per I/O context, 1..65536; libaio is bounded by fs.aio-max-nr (DeepSpeed aio.queue_depth)",
+		.def	= "8",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_submit",
+		.lname	= "tswap submit mode",
+		.type	= FIO_OPT_STR,
+		.off1	= offsetof(struct tswap_options, submit),
+		.help	= "How blocks reach the kernel (DeepSpeed aio.single_submit: true = single)",
+		.def	= "block",
+		.posval = {
+			  { .ival = "block",
+			    .oval = TSWAP_SUBMIT_BLOCK,
+			    .help = "All blocks of a round in one io_submit/io_uring_submit call",
+			  },
+			  { .ival = "single",
+			    .oval = TSWAP_SUBMIT_SINGLE,
+			    .help = "One block per io_submit/io_uring_submit call",
+			  },
+		},
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_window",
+		.lname	= "tswap window",
+		.type	= FIO_OPT_STR,
+		.off1	= offsetof(struct tswap_options, window),
+		.help	= "How completions are awaited (DeepSpeed aio.overlap_events: true = overlap)",
+		.def	= "overlap",
+		.posval = {
+			  { .ival = "overlap",
+			    .oval = TSWAP_WINDOW_OVERLAP,
+			    .help = "Keep up to tswap_queue_depth blocks in flight, wait for at least 1",
+			  },
+			  { .ival = "sequential",
+			    .oval = TSWAP_WINDOW_SEQUENTIAL,
+			    .help = "Submit min(queue depth, blocks left), wait for all of them",
+			  },
+		},
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_threads",
+		.lname	= "tswap intra-op parallelism",
+		.type	= FIO_OPT_INT,
+		.off1	= offsetof(struct tswap_options, threads),
+		.help	= "Worker threads per job, 1..1024, each with its own I/O context and one part of every operation; bs must be divisible by it (DeepSpeed aio.intra_op_parallelism)",
+		.def	= "1",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_stats",
+		.lname	= "tswap stats file",
+		.type	= FIO_OPT_STR_STORE,
+		.off1	= offsetof(struct tswap_options, stats),
+		.help	= "Write tswap's own counters as JSON to this path at job end (%j job name, %n job number, %p pid); DeepSpeed deepspeed_aio_perf_t",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_sqpoll",
+		.lname	= "tswap io_uring SQPOLL",
+		.type	= FIO_OPT_BOOL,
+		.off1	= offsetof(struct tswap_options, sqpoll),
+		.help	= "io_uring only: kernel SQ polling thread (IORING_SETUP_SQPOLL); burns a core",
+		.def	= "0",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_sqpoll_idle",
+		.lname	= "tswap io_uring SQPOLL idle",
+		.type	= FIO_OPT_INT,
+		.off1	= offsetof(struct tswap_options, sqpoll_idle),
+		.help	= "io_uring only: milliseconds the SQPOLL thread spins before sleeping",
+		.def	= "1000",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_iopoll",
+		.lname	= "tswap io_uring IOPOLL",
+		.type	= FIO_OPT_BOOL,
+		.off1	= offsetof(struct tswap_options, iopoll),
+		.help	= "io_uring only: busy-poll completions (IORING_SETUP_IOPOLL); block devices with poll queues",
+		.def	= "0",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_fixedbufs",
+		.lname	= "tswap io_uring registered buffers",
+		.type	= FIO_OPT_BOOL,
+		.off1	= offsetof(struct tswap_options, fixedbufs),
+		.help	= "io_uring only: register fio's I/O buffers once per ring, use READ_FIXED/WRITE_FIXED (counts against RLIMIT_MEMLOCK)",
+		.def	= "0",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_registerfiles",
+		.lname	= "tswap io_uring registered files",
+		.type	= FIO_OPT_BOOL,
+		.off1	= offsetof(struct tswap_options, registerfiles),
+		.help	= "io_uring only: register the job's files, use IOSQE_FIXED_FILE",
+		.def	= "0",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= NULL,
+	},
+};
+
+static int tswap_fail(struct thread_data *td, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* One line on stderr, prefixed with the job, and the job's error set. */
+static int tswap_fail(struct thread_data *td, int err, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_err("tswap: %s: %s\n", td->o.name, msg);
+	td_verror(td, err, "tswap");
+	return 1;
+}
+
+/*
+ * The loading fio must be the one the engine was compiled against: struct
+ * layouts change between fio versions while FIO_IOOPS_VERSION does not
+ * (design.md section 3).
+ */
+static int check_fio_version(struct thread_data *td)
+{
+	const char *loaded = dlsym(RTLD_DEFAULT, "fio_version_string");
+
+	if (loaded && !strcmp(loaded, TSWAP_FIO_VERSION))
+		return 0;
+	return tswap_fail(td, EINVAL,
+			  "tswap.so was built for %s but is loaded by %s; rebuild it with 'make' against this fio",
+			  TSWAP_FIO_VERSION, loaded ? loaded : "an unknown fio");
+}
+
+static unsigned long read_ulong_file(const char *path)
+{
+	unsigned long v = 0;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+/* bs values of the directions the job uses. */
+static int check_bs(struct thread_data *td, unsigned int P)
+{
+	int ddir;
+
+	for (ddir = DDIR_READ; ddir <= DDIR_WRITE; ddir++) {
+		if ((ddir == DDIR_READ && !td_read(td)) ||
+		    (ddir == DDIR_WRITE && !td_write(td)))
+			continue;
+		if (td->o.min_bs[ddir] % P || td->o.max_bs[ddir] % P)
+			return tswap_fail(td, EINVAL,
+					  "tswap_threads=%u: bs=%llu is not divisible by it (each intra-op part is bs/tswap_threads bytes)",
+					  P, td->o.min_bs[ddir] % P ? td->o.min_bs[ddir] : td->o.max_bs[ddir]);
+	}
+	return 0;
+}
+
+/* A stats path must be writable now, not only at the end of the run. */
+static int check_stats_path(struct thread_data *td, struct tswap_data *ld,
+			    const char *tmpl)
+{
+	char dir[PATH_MAX], probe[PATH_MAX + 16];
+	int ret, fd;
+
+	ret = tswap_stats_expand_path(tmpl, td->o.name, (int)td->thread_number - 1,
+				      (long)getpid(), ld->stats_path,
+				      sizeof(ld->stats_path));
+	if (ret == -EINVAL)
+		return tswap_fail(td, EINVAL,
+				  "tswap_stats=%s: unknown %%-escape (use %%j job name, %%n job number, %%p pid, %%%% for %%)",
+				  tmpl);
+	if (ret)
+		return tswap_fail(td, -ret, "tswap_stats=%s: path too long", tmpl);
+	snprintf(dir, sizeof(dir), "%s", ld->stats_path);
+	snprintf(probe, sizeof(probe), "%s/.tswap.XXXXXX", dirname(dir));
+	fd = mkstemp(probe);
+	if (fd < 0)
+		return tswap_fail(td, errno,
+				  "tswap_stats=%s: cannot create a file in %s: %s",
+				  ld->stats_path, dirname(dir), strerror(errno));
+	close(fd);
+	unlink(probe);
+	return 0;
+}
+
+static int tswap_init(struct thread_data *td)
+{
+	struct tswap_options *o = td->eo;
+	struct tswap_data *ld;
+	unsigned long aio_max;
+
+	if (check_fio_version(td))
+		return 1;
+	if (!td->o.odirect)
+		return tswap_fail(td, EINVAL,
+				  "direct=0: tswap always does O_DIRECT I/O (tensor swaps bypass the page cache); set direct=1");
+	if (!o->block_size)
+		return tswap_fail(td, EINVAL,
+				  "tswap_block_size=0: must be a positive multiple of the DIO offset alignment, in bytes");
+	if (!o->threads || o->threads > TSWAP_MAX_THREADS)
+		return tswap_fail(td, EINVAL, "tswap_threads=%d: must be 1..%u",
+				  (int)o->threads, TSWAP_MAX_THREADS);
+	if (!o->queue_depth || o->queue_depth > TSWAP_MAX_QUEUE_DEPTH)
+		return tswap_fail(td, EINVAL, "tswap_queue_depth=%d: must be 1..%u",
+				  (int)o->queue_depth, TSWAP_MAX_QUEUE_DEPTH);
+	if (o->backend == TSWAP_BE_LIBAIO) {
+		static const char *const uring_only[] = {
+			"tswap_sqpoll", "tswap_iopoll", "tswap_fixedbufs",
+			"tswap_registerfiles",
+		};
+		unsigned int set[] = { o->sqpoll, o->iopoll, o->fixedbufs,
+				       o->registerfiles };
+		unsigned int i;
+
+		for (i = 0; i < sizeof(set) / sizeof(set[0]); i++)
+			if (set[i])
+				return tswap_fail(td, EINVAL,
+						  "%s=1: only with tswap_backend=io_uring",
+						  uring_only[i]);
+		aio_max = read_ulong_file("/proc/sys/fs/aio-max-nr");
+		if (aio_max && o->queue_depth > aio_max)
+			return tswap_fail(td, EINVAL,
+					  "tswap_queue_depth=%u: above fs.aio-max-nr=%lu, the most io_setup can give (raise it with sysctl fs.aio-max-nr)",
+					  o->queue_depth, aio_max);
+	}
+	if (check_bs(td, o->threads))
+		return 1;
+
+	ld = calloc(1, sizeof(*ld));
+	if (!ld)
+		return tswap_fail(td, ENOMEM, "out of memory");
+	td->io_ops_data = ld;
+	ld->be = o->backend == TSWAP_BE_IO_URING ? &tswap_be_uring : &tswap_be_libaio;
+	ld->pending = calloc(td->o.iodepth, sizeof(*ld->pending));
+	ld->events = calloc(td->o.iodepth, sizeof(*ld->events));
+	if (!ld->pending || !ld->events)
+		return tswap_fail(td, ENOMEM, "out of memory");
+	if (o->stats && *o->stats && check_stats_path(td, ld, o->stats))
+		return 1;
+	return 0;
+}
+
+/* Registered files: opened here, before the rings exist (fio's io_uring
+ * engine does the same). */
+static int open_registered_files(struct thread_data *td, struct tswap_data *ld)
+{
+	struct fio_file *f;
+	unsigned int i;
+
+	ld->fds = calloc(td->o.nr_files ? td->o.nr_files : 1, sizeof(int));
+	if (!ld->fds)
+		return -ENOMEM;
+	for_each_file(td, f, i) {
+		if (generic_open_file(td, f))
+			return -(td->error ? td->error : EIO);
+		ld->fds[i] = f->fd;
+	}
+	ld->files_registered = true;
+	return 0;
+}
+
+static int tswap_post_init(struct thread_data *td)
+{
+	struct tswap_options *o = td->eo;
+	struct tswap_data *ld = td->io_ops_data;
+	struct tswap_sched_conf c = {
+		.be = ld->be,
+		.be_conf = {
+			.queue_depth = o->queue_depth,
+			.buf_base = td->orig_buffer,
+			.buf_len = td->orig_buffer_size,
+			.sqpoll = o->sqpoll,
+			.sqpoll_idle_ms = o->sqpoll_idle,
+			.iopoll = o->iopoll,
+			.fixedbufs = o->fixedbufs,
+			.registerfiles = o->registerfiles,
+		},
+		.block_size = o->block_size,
+		.threads = o->threads,
+		.submit = o->submit,
+		.window = o->window,
+		.max_ops = td->o.iodepth,
+		.timing = o->stats && *o->stats,
+	};
+	char err[256];
+	int ret;
+
+	if (o->registerfiles) {
+		ret = open_registered_files(td, ld);
+		if (ret)
+			return tswap_fail(td, -ret, "tswap_registerfiles=1: cannot open the job's files: %s",
+					  strerror(-ret));
+		c.be_conf.fds = ld->fds;
+		c.be_conf.nr_files = td->o.nr_files;
+	}
+
+	ret = tswap_sched_create(&c, &ld->sched, err, sizeof(err));
+	if (!ret)
+		return 0;
+	if (ld->be == &tswap_be_libaio && ret == -EAGAIN)
+		return tswap_fail(td, EAGAIN,
+				  "tswap_queue_depth=%u x tswap_threads=%u: io_setup failed, fs.aio-max-nr=%lu is exhausted (in use: %lu); lower them or raise fs.aio-max-nr",
+				  o->queue_depth, o->threads,
+				  read_ulong_file("/proc/sys/fs/aio-max-nr"),
+				  read_ulong_file("/proc/sys/fs/aio-nr"));
+	if (ld->be == &tswap_be_uring) {
+		if (ret == -ENOSYS || ret == -EPERM)
+			return tswap_fail(td, -ret,
+					  "tswap_backend=io_uring: io_uring is not available here (%s; see kernel.io_uring_disabled or seccomp); use tswap_backend=libaio",
+					  err);
+		if (ret == -ENOMEM && o->fixedbufs)
+			return tswap_fail(td, ENOMEM,
+					  "tswap_fixedbufs=1: cannot register %zu bytes of I/O buffers (%s); raise RLIMIT_MEMLOCK (ulimit -l) or turn tswap_fixedbufs off",
+					  td->orig_buffer_size, err);
+		if (ret == -EOPNOTSUPP && o->iopoll)
+			return tswap_fail(td, EOPNOTSUPP,
+					  "tswap_iopoll=1: the target cannot poll (%s); it needs a block device with poll queues",
+					  err);
+	}
+	return tswap_fail(td, -ret, "tswap_backend=%s: %s", ld->be->name, err);
+}
+
+/* DIO alignment of an open file: statx(STATX_DIOALIGN), BLKSSZGET, 4096. */
+static int dio_alignment(int fd, struct tswap_file *tf)
+{
+	struct statx stx;
+	struct stat st;
+	int lbs;
+
+	tf->dio_align = tf->mem_align = TSWAP_DEFAULT_DIO_ALIGN;
+	memset(&stx, 0, sizeof(stx));
+	if (!statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) &&
+	    (stx.stx_mask & STATX_DIOALIGN)) {
+		if (!stx.stx_dio_offset_align)
+			return -EOPNOTSUPP;	/* no direct I/O on this file */
+		tf->mem_align = stx.stx_dio_mem_align;
+		tf->dio_align = stx.stx_dio_offset_align;
+		return 0;
+	}
+	if (!fstat(fd, &st) && S_ISBLK(st.st_mode) && !ioctl(fd, BLKSSZGET, &lbs) &&
+	    lbs > 0) {
+		tf->dio_align = tf->mem_align = (uint32_t)lbs;
+		return 0;
+	}
+	return 0;
+}
+
+static int tswap_open_file(struct thread_data *td, struct fio_file *f)
+{
+	struct tswap_options *o = td->eo;
+	struct tswap_data *ld = td->io_ops_data;
+	struct tswap_geom g = { .block_size = o->block_size, .threads = o->threads };
+	struct tswap_file *tf;
+	const char *rule;
+	int ddir, ret;
+
+	if (ld && ld->files_registered && ld->fds[f->fileno] >= 0) {
+		f->fd = ld->fds[f->fileno];
+	} else if (generic_open_file(td, f)) {
+		if (td->error == EINVAL)
+			log_err("tswap: %s: %s refuses O_DIRECT (direct=1); use a file on a filesystem or a block device that supports direct I/O\n",
+				td->o.name, f->file_name);
+		return 1;
+	}
+	if (!ld)
+		return 0;
+
+	if ((unsigned int)f->fileno >= ld->nfiles) {
+		unsigned int n = (unsigned int)f->fileno + 1;
+		struct tswap_file *nf = realloc(ld->files, n * sizeof(*nf));
+
+		if (!nf)
+			return tswap_fail(td, ENOMEM, "out of memory");
+		memset(nf + ld->nfiles, 0, (n - ld->nfiles) * sizeof(*nf));
+		ld->files = nf;
+		ld->nfiles = n;
+	}
+	tf = &ld->files[f->fileno];
+	if (dio_alignment(f->fd, tf))
+		return tswap_fail(td, EINVAL,
+				  "%s: the kernel reports no direct I/O support for it (direct=1); use a file on a filesystem or a block device that supports O_DIRECT",
+				  f->file_name);
+
+	g.dio_align = tf->dio_align;
+	if (tswap_geom_check(&g, &rule))
+		return tswap_fail(td, EINVAL, "tswap_block_size=%llu: %s (%u bytes for %s)",
+				  o->block_size, rule, tf->dio_align, f->file_name);
+	for (ddir = DDIR_READ; ddir <= DDIR_WRITE; ddir++) {
+		unsigned long long bs = td->o.min_bs[ddir];
+
+		if ((ddir == DDIR_READ && !td_read(td)) ||
+		    (ddir == DDIR_WRITE && !td_write(td)))
+			continue;
+		ret = tswap_op_check(&g, 0, bs, &rule);
+		if (!ret)
+			ret = tswap_op_check(&g, 0, td->o.max_bs[ddir], &rule);
+		if (ret)
+			return tswap_fail(td, EINVAL, "bs=%llu, tswap_threads=%u: %s (%u bytes for %s)",
+					  bs, o->threads, rule, tf->dio_align, f->file_name);
+	}
+	return 0;
+}
+
+static int tswap_close_file(struct thread_data *td, struct fio_file *f)
+{
+	struct tswap_data *ld = td->io_ops_data;
+
+	if (ld && ld->files_registered) {
+		f->fd = -1;	/* closed in cleanup, after the rings */
+		return 0;
+	}
+	return generic_close_file(td, f);
+}
+
+static int tswap_io_u_init(struct thread_data *td, struct io_u *io_u)
+{
+	struct tswap_op *op = calloc(1, sizeof(*op));
+
+	(void)td;
+	if (!op)
+		return 1;
+	op->user = io_u;
+	io_u->engine_data = op;
+	return 0;
+}
+
+static void tswap_io_u_free(struct thread_data *td, struct io_u *io_u)
+{
+	(void)td;
+	free(io_u->engine_data);
+	io_u->engine_data = NULL;
+}
+
+static enum fio_q_status tswap_queue(struct thread_data *td, struct io_u *io_u)
+{
+	struct tswap_options *o = td->eo;
+	struct tswap_data *ld = td->io_ops_data;
+	struct tswap_op *op = io_u->engine_data;
+	struct tswap_file *tf;
+	struct tswap_geom g;
+	const char *rule;
+
+	fio_ro_check(td, io_u);
+
+	if (tswap_sched_busy(ld->sched) + ld->npending >= td->o.iodepth)
+		return FIO_Q_BUSY;
+
+	if (ddir_sync(io_u->ddir) || io_u->ddir == DDIR_TRIM) {
+		/* Swap files need no ordering beyond fio's: like libaio,
+		 * run them synchronously once nothing is in flight. */
+		if (tswap_sched_busy(ld->sched) || ld->npending)
+			return FIO_Q_BUSY;
+		if (io_u->ddir == DDIR_TRIM) {
+			do_io_u_trim(td, io_u);
+			io_u_mark_submit(td, 1);
+			io_u_mark_complete(td, 1);
+		} else {
+			do_io_u_sync(td, io_u);
+		}
+		return FIO_Q_COMPLETED;
+	}
+
+	tf = &ld->files[io_u->file->fileno];
+	g.block_size = o->block_size;
+	g.threads = o->threads;
+	g.dio_align = tf->dio_align;
+	if (tswap_op_check(&g, io_u->offset, io_u->xfer_buflen, &rule) ||
+	    ((uintptr_t)io_u->xfer_buf & (tf->mem_align - 1))) {
+		if (!ld->warned_op) {
+			log_err("tswap: %s: operation of %llu bytes at offset %llu: %s\n",
+				td->o.name, io_u->xfer_buflen, io_u->offset,
+				tswap_op_check(&g, io_u->offset, io_u->xfer_buflen, &rule) ?
+				rule : "the I/O buffer is not aligned for direct I/O");
+			ld->warned_op = true;
+		}
+		io_u->error = EINVAL;
+		return FIO_Q_COMPLETED;
+	}
+
+	op->buf = io_u->xfer_buf;
+	op->offset = io_u->offset;
+	op->len = io_u->xfer_buflen;
+	op->dir = io_u->ddir == DDIR_READ ? TSWAP_READ : TSWAP_WRITE;
+	op->fd = io_u->file->fd;
+	op->fidx = (unsigned int)io_u->file->fileno;
+	ld->pending[ld->npending++] = io_u;
+	return FIO_Q_QUEUED;
+}
+
+static int tswap_commit(struct thread_data *td)
+{
+	struct tswap_data *ld = td->io_ops_data;
+	struct timespec now;
+	unsigned int i;
+	bool fill = fio_fill_issue_time(td);
+
+	if (!ld->npending)
+		return 0;
+	if (fill) {
+		fio_gettime(&now, NULL);
+		if (td->o.read_iolog_file)
+			memcpy(&td->last_issue, &now, sizeof(now));
+	}
+	if (!ld->t_first_ns)
+		ld->t_first_ns = tswap_now_ns();
+	for (i = 0; i < ld->npending; i++) {
+		struct io_u *io_u = ld->pending[i];
+
+		if (fill) {
+			memcpy(&io_u->issue_time, &now, sizeof(now));
+			io_u_queued(td, io_u);
+		}
+		tswap_sched_queue(ld->sched, io_u->engine_data);
+	}
+	io_u_mark_submit(td, ld->npending);
+	ld->npending = 0;
+	tswap_sched_kick(ld->sched);
+	return 0;
+}
+
+static int tswap_getevents(struct thread_data *td, unsigned int min,
+			   unsigned int max, const struct timespec *t)
+{
+	struct tswap_data *ld = td->io_ops_data;
+	int n;
+
+	n = tswap_sched_reap(ld->sched, min, max, t, ld->events);
+	if (n > 0)
+		ld->t_last_ns = tswap_now_ns();
+	return n;
+}
+
+static struct io_u *tswap_event(struct thread_data *td, int event)
+{
+	struct tswap_data *ld = td->io_ops_data;
+	struct tswap_op *op = ld->events[event];
+	struct io_u *io_u = op->user;
+
+	ld->ops++;
+	io_u->error = op->error;
+	if (op->error) {
+		ld->op_errors++;
+		io_u->resid = 0;
+	} else {
+		/* fio's contract: resid is the untransferred tail; fio
+		 * requeues it (short_io_u) or stops at end of file. */
+		io_u->resid = op->len - op->done;
+		if (io_u->resid)
+			ld->op_short++;
+	}
+	return io_u;
+}
+
+static void write_stats(struct thread_data *td, struct tswap_data *ld)
+{
+	struct tswap_options *o = td->eo;
+	struct tswap_stats st;
+	struct tswap_stats_meta m = {
+		.tswap_version = TSWAP_VERSION,
+		.fio_version = TSWAP_FIO_VERSION,
+		.job_name = td->o.name,
+		.job_number = (int)td->thread_number - 1,
+		.pid = (long)getpid(),
+		.backend = ld->be->name,
+		.submit = submit_names[o->submit],
+		.window = window_names[o->window],
+		.block_size = o->block_size,
+		.queue_depth = o->queue_depth,
+		.threads = o->threads,
+		.operations = ld->ops,
+		.op_errors = ld->op_errors,
+		.op_short = ld->op_short,
+		.elapsed_s = ld->t_last_ns > ld->t_first_ns ?
+			(double)(ld->t_last_ns - ld->t_first_ns) / 1e9 : 0,
+	};
+	int ret;
+
+	if (tswap_stats_init(&st, o->queue_depth)) {
+		log_err("tswap: %s: tswap_stats=%s: out of memory\n", td->o.name,
+			ld->stats_path);
+		return;
+	}
+	tswap_sched_stats(ld->sched, &st);
+	ret = tswap_stats_write_json(ld->stats_path, &m, &st);
+	if (ret) {
+		log_err("tswap: %s: tswap_stats=%s: cannot write: %s\n", td->o.name,
+			ld->stats_path, strerror(-ret));
+		td_verror(td, -ret, "tswap_stats");
+	}
+	tswap_stats_free(&st);
+}
+
+static void tswap_cleanup(struct thread_data *td)
+{
+	struct tswap_data *ld = td->io_ops_data;
+	struct fio_file *f;
+	unsigned int i;
+
+	if (!ld)
+		return;
+	if (ld->sched) {
+		if (ld->stats_path[0] && !tswap_sched_busy(ld->sched))
+			write_stats(td, ld);
+		tswap_sched_destroy(ld->sched);	/* joins the workers */
+	}
+	if (ld->files_registered) {
+		for_each_file(td, f, i) {
+			if (ld->fds[i] >= 0)
+				close(ld->fds[i]);
+			f->fd = -1;
+		}
+	}
+	free(ld->fds);
+	free(ld->files);
+	free(ld->pending);
+	free(ld->events);
+	free(ld);
+	td->io_ops_data = NULL;
+}
+
+__attribute__((visibility("default")))
+struct ioengine_ops ioengine = {
+	.name			= "tswap",
+	.version		= FIO_IOOPS_VERSION,
+	.flags			= FIO_ASYNCIO_SYNC_TRIM | FIO_ASYNCIO_SETS_ISSUE_TIME,
+	.init			= tswap_init,
+	.post_init		= tswap_post_init,
+	.queue			= tswap_queue,
+	.commit			= tswap_commit,
+	.getevents		= tswap_getevents,
+	.event			= tswap_event,
+	.cleanup		= tswap_cleanup,
+	.open_file		= tswap_open_file,
+	.close_file		= tswap_close_file,
+	.get_file_size		= generic_get_file_size,
+	.io_u_init		= tswap_io_u_init,
+	.io_u_free		= tswap_io_u_free,
+	.options		= options,
+	.option_struct_size	= sizeof(struct tswap_options),
+};
