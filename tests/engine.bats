@@ -1,0 +1,104 @@
+#!/usr/bin/env bats
+#
+# The engine as fio sees it: option help, the README example, a clean
+# stdout for --output-format=json, and make install / uninstall.
+
+load helpers
+
+setup() { common_setup; }
+teardown() { common_teardown; }
+
+@test "fio --enghelp lists every tswap option with its help text" {
+	run -0 timeout 60 fio --enghelp="$ENGINE"
+	local opt
+	for opt in "${TSWAP_OPTIONS[@]}"; do
+		assert_line --regexp "^[[:space:]]*${opt}[[:space:]]*: *[^[:space:]]"
+	done
+}
+
+@test "fio --enghelp=ENGINE,OPTION shows one option with its default" {
+	run -0 timeout 60 fio --enghelp="$ENGINE,tswap_queue_depth"
+	assert_line --regexp '^[[:space:]]*tswap_queue_depth[[:space:]]*:'
+	assert_line --regexp '^[[:space:]]*default[[:space:]]*: 8$'
+	run -0 timeout 60 fio --enghelp="$ENGINE,tswap_block_size"
+	assert_line --regexp '^[[:space:]]*default[[:space:]]*: (1[mM]|1048576)$'
+}
+
+@test "the README example runs and reports both directions" {
+	local f=$SCRATCH/swapfile
+	rm -f "$f"
+	fio_ok --filename="$f" --size=64m --bs=8m --iodepth=2 --rw=write \
+		--tswap_block_size=1m --tswap_queue_depth=4 --tswap_submit=block \
+		--tswap_window=overlap --tswap_threads=2
+	assert_regex "$output" "WRITE: bw=.*io=64.0MiB"
+	fio_ok --filename="$f" --size=64m --bs=8m --iodepth=2 --rw=read \
+		--tswap_block_size=1m --tswap_queue_depth=4 --tswap_submit=block \
+		--tswap_window=overlap --tswap_threads=2
+	assert_regex "$output" "READ: bw=.*io=64.0MiB"
+	# Nothing from the engine on stderr when all is well.
+	assert_equal "$stderr" ""
+}
+
+@test "the defaults are DeepSpeed's aio defaults (B=1m, Q=8, block, overlap, 1 thread, libaio)" {
+	local st=$SCRATCH/defaults.json
+	rm -f "$SCRATCH/f"
+	fio_ok --filename="$SCRATCH/f" --size=4m --bs=2m --rw=write --tswap_stats="$st"
+	run -0 jq -r '"\(.backend) \(.block_size) \(.queue_depth) \(.submit) \(.window) \(.threads)"' "$st"
+	assert_output "libaio 1048576 8 block overlap 1"
+}
+
+@test "--output-format=json: stdout is one JSON document with fio's clat for the job" {
+	rm -f "$SCRATCH/f"
+	fio_ok --filename="$SCRATCH/f" --size=8m --bs=2m --iodepth=2 --rw=write \
+		--output-format=json --tswap_block_size=512k --tswap_threads=2 \
+		--tswap_stats="$SCRATCH/st.json"
+	run -0 jq -r '.jobs[0] | "\(.jobname) \(.error) \(.write.total_ios) \(.write.clat_ns.mean > 0) \(.write.slat_ns.N)"' <<<"$output"
+	# 4 operations of 2m; slat/clat recorded (the commit hook sets issue_time).
+	assert_regex "$output" '^swap 0 4 true [0-9]+$'
+}
+
+@test "fio's completion latency is per tensor: slower for a bigger bs" {
+	rm -f "$SCRATCH/f"
+	fio_ok --filename="$SCRATCH/f" --size=16m --bs=8m --rw=write --output-format=json \
+		--tswap_block_size=1m --tswap_queue_depth=1 --tswap_window=sequential
+	local big small
+	big=$(jq -r '.jobs[0].write.clat_ns.mean' <<<"$output")
+	fio_ok --filename="$SCRATCH/f" --size=16m --bs=1m --rw=write --output-format=json \
+		--tswap_block_size=1m --tswap_queue_depth=1 --tswap_window=sequential
+	small=$(jq -r '.jobs[0].write.clat_ns.mean' <<<"$output")
+	# One 8m operation is 8 sequential 1m blocks: clearly longer than one.
+	run -0 jq -n --argjson b "$big" --argjson s "$small" '$b > 2 * $s'
+	assert_output true
+}
+
+@test "make install PREFIX=DIR then make uninstall PREFIX=DIR" {
+	local prefix=$SCRATCH/prefix
+	run -0 timeout 300 make -C "$REPO" --no-print-directory install PREFIX="$prefix"
+	assert_file_exists "$prefix/lib/fio/tswap.so"
+	run -0 cmp "$ENGINE" "$prefix/lib/fio/tswap.so"
+	# The installed engine loads.
+	run -0 timeout 60 fio --enghelp="$prefix/lib/fio/tswap.so"
+	assert_output --partial tswap_block_size
+	local n
+	if [ -d "$REPO/jobs" ]; then
+		n=$(find "$REPO/jobs" -name '*.fio' | wc -l)
+		if [ "$n" -gt 0 ]; then
+			assert_dir_exists "$prefix/share/tswap/jobs"
+			assert_equal "$(find "$prefix/share/tswap/jobs" -name '*.fio' | wc -l)" "$n"
+		fi
+	fi
+	if [ -f "$REPO/sweep/tswap-sweep" ]; then
+		assert_file_executable "$prefix/bin/tswap-sweep"
+	fi
+	run -0 timeout 300 make -C "$REPO" --no-print-directory uninstall PREFIX="$prefix"
+	assert_file_not_exists "$prefix/lib/fio/tswap.so"
+	assert_file_not_exists "$prefix/bin/tswap-sweep"
+	assert_dir_not_exists "$prefix/share/tswap"
+	assert_dir_not_exists "$prefix/lib/fio"
+}
+
+@test "the engine exports exactly one dynamic symbol: ioengine" {
+	run -0 nm -D --defined-only "$ENGINE"
+	run -0 awk '$2 ~ /^[TDBRVW]$/ { print $3 }' <<<"$output"
+	assert_output ioengine
+}

@@ -1,0 +1,425 @@
+# shellcheck shell=bash
+# Variables set here are used by the .bats files; status/output/stderr are
+# set by bats' run.
+# shellcheck disable=SC2034,SC2154
+#
+# tests/helpers.bash - shared setup for the tswap bats integration tests.
+#
+# Every test file does:
+#
+#   load helpers
+#   setup()    { common_setup; }
+#   teardown() { common_teardown; }
+#
+# and then uses:
+#
+#   requires root|loopdev|ramfs|strace|io_uring|wrongver   skip, saying why
+#   $SCRATCH           a per-test directory on a block-backed filesystem
+#                      (never tmpfs/ramfs: O_DIRECT alignment must be real)
+#   run_fio ARGS...    `run --separate-stderr` of
+#                      `timeout fio --name=swap --ioengine=external:$ENGINE
+#                       --direct=1 ARGS...`: engine options go in ARGS, so
+#                      they always come after --ioengine= (design.md 3)
+#   fio_ok ARGS...     run_fio, and fail with fio's stdout/stderr unless 0
+#   strace_fio FILE ARGS...   run_fio under strace, tracing the AIO calls
+#   aio_records FILE   the strace log as TSV records, one per AIO call
+#   loop_setup SIZE [SECTOR]  a loop device over a file in $SCRATCH, with
+#                      --direct-io=on; sets $LOOPDEV; detached in teardown
+#   mount_scratch DIR TYPE [OPTS]  mount; unmounted in teardown
+#
+# Nothing here may hang: every fio run has a timeout ($FIO_TIMEOUT seconds).
+
+bats_require_minimum_version 1.5.0
+
+if ! bats_load_library bats-support 2>/dev/null; then
+	load /usr/lib/bats/bats-support/load
+fi
+if ! bats_load_library bats-assert 2>/dev/null; then
+	load /usr/lib/bats/bats-assert/load
+fi
+if ! bats_load_library bats-file 2>/dev/null; then
+	load /usr/lib/bats/bats-file/load
+fi
+
+REPO=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+ENGINE=${TSWAP_ENGINE:-$REPO/build/tswap.so}
+WRONGVER_ENGINE=$REPO/build/tswap-wrongver.so
+FIO_TIMEOUT=${TSWAP_FIO_TIMEOUT:-120}
+FIO_VERSION=$(fio --version 2>/dev/null || echo unknown)
+
+# Every option the engine must offer (design.md section 2).
+TSWAP_OPTIONS=(tswap_backend tswap_block_size tswap_queue_depth tswap_submit
+	tswap_window tswap_threads tswap_stats tswap_sqpoll tswap_sqpoll_idle
+	tswap_iopoll tswap_fixedbufs tswap_registerfiles)
+
+# --- skips ----------------------------------------------------------------
+
+# requires NEED... - skip the test, saying why, unless every need is met.
+requires() {
+	local need
+	for need in "$@"; do
+		case "$need" in
+		root)
+			if [ "$(id -u)" -ne 0 ]; then
+				skip "requires root (running as uid $(id -u))"
+			fi
+			;;
+		loopdev)
+			requires root
+			if ! command -v losetup >/dev/null; then
+				skip "requires loop devices: losetup not installed (util-linux)"
+			fi
+			if [ ! -e /dev/loop-control ]; then
+				skip "requires loop devices: no /dev/loop-control (modprobe loop)"
+			fi
+			;;
+		ramfs)
+			requires root
+			if ! grep -qw ramfs /proc/filesystems; then
+				skip "requires ramfs in /proc/filesystems"
+			fi
+			;;
+		strace)
+			if ! command -v strace >/dev/null; then
+				skip "requires strace (make deps)"
+			fi
+			if ! strace -qq -e trace=none -o /dev/null true 2>/dev/null; then
+				skip "requires strace to be able to ptrace (seccomp/yama/container?)"
+			fi
+			;;
+		io_uring)
+			local disabled
+			disabled=$(cat /proc/sys/kernel/io_uring_disabled 2>/dev/null || echo 0)
+			if [ "$disabled" != 0 ]; then
+				skip "requires io_uring: kernel.io_uring_disabled=$disabled"
+			fi
+			;;
+		wrongver)
+			if [ ! -f "$WRONGVER_ENGINE" ]; then
+				skip "requires $WRONGVER_ENGINE (make build/tswap-wrongver.so)"
+			fi
+			;;
+		*)
+			fail "BUG: unknown requirement '$need'"
+			;;
+		esac
+	done
+}
+
+# --- per-test setup/teardown ----------------------------------------------
+
+# is_block_backed DIR - DIR's filesystem is not tmpfs/ramfs and takes an
+# aligned O_DIRECT write.
+is_block_backed() {
+	local dir=$1 fstype
+	fstype=$(stat -f -c %T "$dir" 2>/dev/null) || return 1
+	case "$fstype" in
+	tmpfs | ramfs) return 1 ;;
+	esac
+	dd if=/dev/zero of="$dir/.odirect-probe" bs=4096 count=1 oflag=direct \
+		status=none 2>/dev/null || { rm -f "$dir/.odirect-probe"; return 1; }
+	rm -f "$dir/.odirect-probe"
+}
+
+common_setup() {
+	if [ ! -f "$ENGINE" ]; then
+		fail "engine not built: $ENGINE is missing (run 'make' first)"
+	fi
+	SCRATCH_OWNED=
+	if [ -n "${BATS_TEST_TMPDIR:-}" ] && is_block_backed "$BATS_TEST_TMPDIR"; then
+		SCRATCH=$BATS_TEST_TMPDIR/scratch
+		mkdir -p "$SCRATCH"
+	else
+		mkdir -p "$REPO/build/test-scratch"
+		SCRATCH=$(mktemp -d "$REPO/build/test-scratch/t.XXXXXX")
+		SCRATCH_OWNED=1
+	fi
+	# Teardown bookkeeping lives beside, not inside, the scratch directory.
+	CLEANUP_LIST=$SCRATCH.cleanup
+	: >"$CLEANUP_LIST"
+	LOOPDEV=
+	export SCRATCH
+}
+
+common_teardown() {
+	local kind what
+	if [ -n "${CLEANUP_LIST:-}" ] && [ -f "$CLEANUP_LIST" ]; then
+		# Undo in reverse order: mounts on top of loops on top of files.
+		while IFS=$'\t' read -r kind what; do
+			case "$kind" in
+			mount) umount "$what" 2>/dev/null || umount -l "$what" 2>/dev/null || true ;;
+			loop) losetup -d "$what" 2>/dev/null || true ;;
+			esac
+		done < <(tac "$CLEANUP_LIST")
+		rm -f "$CLEANUP_LIST"
+	fi
+	if [ -n "${SCRATCH_OWNED:-}" ] && [ -n "${SCRATCH:-}" ]; then
+		rm -rf "$SCRATCH"
+	fi
+}
+
+# loop_setup SIZE_MB [SECTOR_SIZE] - a loop device over a fresh zeroed
+# file in $SCRATCH with --direct-io=on; the device is in $LOOPDEV and is
+# detached by name in teardown.
+loop_setup() {
+	local size_mb=$1 sector=${2:-} img dev
+	local -a extra=()
+	img=$(mktemp "$SCRATCH/loop.XXXXXX.img")
+	truncate -s "${size_mb}M" "$img"
+	if [ -n "$sector" ]; then
+		extra=(--sector-size "$sector")
+	fi
+	dev=$(losetup --find --show --direct-io=on "${extra[@]}" "$img") ||
+		fail "losetup --find --show --direct-io=on $img failed"
+	printf 'loop\t%s\n' "$dev" >>"$CLEANUP_LIST"
+	LOOPDEV=$dev
+}
+
+# mount_scratch DIR TYPE [OPTIONS] - mount a TYPE filesystem on DIR;
+# unmounted in teardown.
+mount_scratch() {
+	local dir=$1 type=$2 opts=${3:-}
+	mkdir -p "$dir"
+	if [ -n "$opts" ]; then
+		mount -t "$type" -o "$opts" "$type" "$dir" || fail "mount -t $type -o $opts on $dir failed"
+	else
+		mount -t "$type" "$type" "$dir" || fail "mount -t $type on $dir failed"
+	fi
+	printf 'mount\t%s\n' "$dir" >>"$CLEANUP_LIST"
+}
+
+# --- running fio ------------------------------------------------------------
+
+# fio_argv ENGINE_SO ARGS... - fills the array FIO_ARGV with the fio command
+# line: job name and engine first, then ARGS (which may override --name and
+# --direct, and carry the tswap_* engine options).
+fio_argv() {
+	local so=$1
+	shift
+	FIO_ARGV=(timeout -k 10 "$FIO_TIMEOUT" fio --name=swap
+		"--ioengine=external:$so" --direct=1 "$@")
+}
+
+# run_fio ARGS... - run fio with the engine; sets $status, $output (stdout)
+# and $stderr.
+run_fio() {
+	fio_argv "$ENGINE" "$@"
+	run --separate-stderr "${FIO_ARGV[@]}"
+}
+
+# run_fio_with ENGINE_SO ARGS... - the same with another build of the engine.
+run_fio_with() {
+	fio_argv "$@"
+	run --separate-stderr "${FIO_ARGV[@]}"
+}
+
+# show_fio - print the last fio run, for a failing test's log.
+show_fio() {
+	{
+		printf 'fio exit status: %s\n' "$status"
+		printf 'command: %s\n' "${FIO_ARGV[*]}"
+		printf -- '--- stdout\n%s\n--- stderr\n%s\n---\n' "$output" "${stderr:-}"
+	} >&2
+}
+
+# fio_ok ARGS... - run_fio and fail unless fio exits 0.
+fio_ok() {
+	run_fio "$@"
+	if [ "$status" -ne 0 ]; then
+		show_fio
+		fail "fio failed (exit $status)"
+	fi
+}
+
+# psync_ok ARGS... - fio with the plain psync engine (for cross-checks).
+psync_ok() {
+	local -a argv=(timeout -k 10 "$FIO_TIMEOUT" fio --name=swap
+		--ioengine=psync --direct=1 "$@")
+	FIO_ARGV=("${argv[@]}")
+	run --separate-stderr "${argv[@]}"
+	if [ "$status" -ne 0 ]; then
+		show_fio
+		fail "fio (psync) failed (exit $status)"
+	fi
+}
+
+# assert_rejected OPTION [SUBSTRING...] - the last fio run exited non-zero
+# (not killed, not timed out) and one line of stderr names OPTION and
+# contains every SUBSTRING (case-insensitive).
+assert_rejected() {
+	local opt=$1 sub line found=
+	shift
+	if [ "$status" -eq 0 ]; then
+		show_fio
+		fail "fio accepted a bad input; expected an error naming '$opt'"
+	fi
+	if [ "$status" -ge 124 ]; then
+		show_fio
+		fail "fio was killed or timed out (exit $status); expected a clean error naming '$opt'"
+	fi
+	while IFS= read -r line; do
+		case "$line" in
+		*"$opt"*) ;;
+		*) continue ;;
+		esac
+		found=1
+		for sub in "$@"; do
+			if ! grep -qiF -- "$sub" <<<"$line"; then
+				found=
+				break
+			fi
+		done
+		if [ -n "$found" ]; then
+			break
+		fi
+	done <<<"${stderr:-}"
+	if [ -z "$found" ]; then
+		show_fio
+		fail "no stderr line names '$opt'${*:+ with: $*}"
+	fi
+	BAD_INPUT_LINE=$line
+	# Echoed into the test log (shown with bats --verbose-run / on failure).
+	printf 'rejected: %s\n' "$BAD_INPUT_LINE" >&2
+}
+
+# --- strace -----------------------------------------------------------------
+
+AIO_SYSCALLS=io_setup,io_submit,io_getevents,io_pgetevents
+
+# strace_fio LOG ARGS... - run_fio under strace -f, AIO calls only, to LOG.
+strace_fio() {
+	local log=$1
+	shift
+	fio_argv "$ENGINE" "$@"
+	FIO_ARGV=(strace -f -qq -e signal=none -e "trace=$AIO_SYSCALLS" -o "$log"
+		"${FIO_ARGV[@]}")
+	run --separate-stderr "${FIO_ARGV[@]}"
+	if [ "$status" -ne 0 ]; then
+		show_fio
+		fail "fio under strace failed (exit $status)"
+	fi
+}
+
+# aio_records LOG - one TSV record per AIO call, in per-thread order:
+#   tid  call  ctx  a  b  ret
+# io_setup:            ctx = the new context, a = nr_events
+# io_submit:           a = nr
+# io_(p)getevents:     a = min_nr, b = nr
+# ret is the return value (-1 on error, errno in b for io_setup/io_submit
+# failures is not needed by the tests). Split "<unfinished ...>" /
+# "<... resumed>" lines are joined first.
+aio_records() {
+	awk '
+	function trim(s) { gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
+	{
+		tid = $1
+		line = substr($0, length($1) + 1)
+		line = trim(line)
+		if (line ~ /<unfinished \.\.\.>$/) {
+			sub(/ *<unfinished \.\.\.>$/, "", line)
+			pending[tid] = line
+			next
+		}
+		if (line ~ /^<\.\.\. [a-z_]+ resumed>/) {
+			sub(/^<\.\.\. [a-z_]+ resumed> */, "", line)
+			line = pending[tid] line
+			delete pending[tid]
+		}
+		if (line !~ /^io_(setup|submit|getevents|pgetevents)\(/)
+			next
+		call = line; sub(/\(.*/, "", call)
+		args = line; sub(/^[a-z_]+\(/, "", args)
+		ret = line; sub(/.*\) += /, "", ret); sub(/ .*/, "", ret)
+		n = split(args, a, ",")
+		for (i = 1; i <= n; i++) a[i] = trim(a[i])
+		if (call == "io_setup") {
+			ctx = a[2]; gsub(/[\[\]\)]/, "", ctx)
+			printf "%s\t%s\t%s\t%s\t-\t%s\n", tid, call, ctx, a[1], ret
+		} else if (call == "io_submit") {
+			printf "%s\t%s\t%s\t%s\t-\t%s\n", tid, call, a[1], a[2], ret
+		} else {
+			printf "%s\t%s\t%s\t%s\t%s\t%s\n", tid, "io_getevents", a[1], a[2], a[3], ret
+		}
+	}' "$1"
+}
+
+# aio_check RECORDS Q NBLOCKS WINDOW SUBMIT - replay the AIO calls per I/O
+# context against design.md section 1 and print one line per violation,
+# then a summary line:
+#   summary setups=S submits=N waits=W blocks=B maxinflight=M parts=P
+#           contexts=C bps=N:COUNT,... ias=N:COUNT,...
+# (bps: histogram of blocks accepted per io_submit; ias: of blocks in
+# flight in the context right after each io_submit; "-" when empty).
+# NBLOCKS is the number of blocks of one part (ceil(bs/threads/B)).
+# Rules checked, per context (one worker thread each):
+#   - never more than Q blocks in flight;
+#   - single: every io_submit has nr=1;
+#   - block:  every io_submit has nr = min(Q - inflight, blocks left of the
+#             part) (a partial submit resubmits the rest);
+#   - the window is full before each wait (inflight == Q, or nothing left
+#     of the part to submit);
+#   - sequential: each wait has min_nr = nr = blocks in flight;
+#   - overlap:    each wait has min_nr = 1, nr = blocks in flight.
+aio_check() {
+	awk -F '\t' -v Q="$2" -v NB="$3" -v WIN="$4" -v SUB="$5" '
+	function bad(msg) { printf "VIOLATION line %d (%s): %s\n", NR, $0, msg; nbad++ }
+	function hist(h,   k, s) {
+		s = ""
+		for (k = 0; k <= Q; k++) if (h[k] > 0) s = s (s == "" ? "" : ",") k ":" h[k]
+		return s == "" ? "-" : s
+	}
+	$2 == "io_setup" {
+		setups++
+		if ($6 == 0) known[$3] = 1
+		if ($4 != Q) bad("io_setup nr_events " $4 " != tswap_queue_depth " Q)
+		next
+	}
+	$2 == "io_submit" {
+		c = $3; submits++
+		if (!(c in known)) bad("io_submit on a context no io_setup created")
+		if ((c in owner) && owner[c] != $1) bad("context used by two threads: " owner[c] " and " $1)
+		owner[c] = $1
+		if (!(c in left)) { left[c] = 0; infl[c] = 0; nctx++ }
+		if (left[c] == 0 && infl[c] == 0) { left[c] = NB; parts++ }
+		if (SUB == "single" && $4 != 1) bad("submit=single but io_submit nr=" $4)
+		want = Q - infl[c]; if (left[c] < want) want = left[c]
+		if (SUB == "block" && !retry[c] && $4 != want)
+			bad("submit=block: io_submit nr=" $4 ", expected min(Q - inflight, left) = " want)
+		retry[c] = 0
+		if ($6 + 0 >= 0) {
+			infl[c] += $6; left[c] -= $6; blocks += $6
+			if ($6 < $4) retry[c] = 1
+			bps[$6 + 0]++; ias[infl[c]]++
+		}
+		if (infl[c] > Q) bad("inflight " infl[c] " > Q " Q)
+		if (infl[c] > maxinfl) maxinfl = infl[c]
+		next
+	}
+	$2 == "io_getevents" {
+		c = $3; waits++
+		if (!(infl[c] == Q || left[c] == 0))
+			bad("waiting with the window not full: inflight " infl[c] ", left " left[c])
+		if (WIN == "sequential" && ($4 != infl[c] || $5 != infl[c]))
+			bad("window=sequential: io_getevents min_nr=" $4 " nr=" $5 ", inflight " infl[c])
+		if (WIN == "overlap" && ($4 != 1 || $5 != infl[c]))
+			bad("window=overlap: io_getevents min_nr=" $4 " nr=" $5 ", expected 1 and inflight " infl[c])
+		if ($6 + 0 > 0) infl[c] -= $6
+		next
+	}
+	END {
+		for (c in infl) if (infl[c] != 0) { printf "VIOLATION: context %s ends with %d blocks in flight\n", c, infl[c] }
+		printf "summary setups=%d submits=%d waits=%d blocks=%d maxinflight=%d parts=%d contexts=%d bps=%s ias=%s\n", setups, submits, waits, blocks, maxinfl, parts, nctx, hist(bps), hist(ias)
+	}' "$1"
+}
+
+# summary_field SUMMARY NAME - the value of NAME=... in an aio_check summary.
+summary_field() {
+	local kv
+	for kv in $1; do
+		if [ "${kv%%=*}" = "$2" ]; then
+			printf '%s\n' "${kv#*=}"
+			return 0
+		fi
+	done
+	return 1
+}

@@ -1,0 +1,197 @@
+#!/usr/bin/env bats
+#
+# Pattern proof from outside the engine: strace the AIO system calls of a
+# real fio run and replay them per I/O context against design.md section 1
+# (helpers.bash: aio_records, aio_check), then check that the engine's own
+# tswap_stats JSON agrees with what strace saw.
+
+load helpers
+
+setup() {
+	common_setup
+	requires strace
+}
+teardown() { common_teardown; }
+
+# traced_run NAME SIZE BS Q THREADS SUBMIT WINDOW NB [fio args...]
+# Runs a write job under strace with tswap_stats, leaves:
+#   $REC      the TSV records file     $STATS  the stats JSON file
+#   $SUMMARY  aio_check's summary line (the test fails on any violation)
+traced_run() {
+	local name=$1 size=$2 bs=$3 q=$4 threads=$5 submit=$6 window=$7 nb=$8
+	shift 8
+	local log=$SCRATCH/$name.strace check
+	REC=$SCRATCH/$name.tsv
+	STATS=$SCRATCH/$name.stats.json
+	rm -f "$SCRATCH/$name.file"
+	strace_fio "$log" --filename="$SCRATCH/$name.file" --size="$size" --bs="$bs" \
+		--rw=write --tswap_block_size=1m --tswap_queue_depth="$q" \
+		--tswap_threads="$threads" --tswap_submit="$submit" \
+		--tswap_window="$window" --tswap_stats="$STATS" "$@"
+	aio_records "$log" >"$REC"
+	check=$(aio_check "$REC" "$q" "$nb" "$window" "$submit")
+	if grep -q '^VIOLATION' <<<"$check"; then
+		printf '%s\n' "$check" >&2
+		fail "$name: the AIO calls break the $submit/$window pattern (Q=$q, $nb blocks per part)"
+	fi
+	SUMMARY=$(grep '^summary' <<<"$check")
+	echo "# $name: $SUMMARY" >&3
+}
+
+# field NAME - a field of $SUMMARY.
+field() { summary_field "$SUMMARY" "$1"; }
+
+# stats_agree OPS THREADS BYTES - the tswap_stats JSON agrees with strace.
+stats_agree() {
+	local ops=$1 threads=$2 bytes=$3
+	assert_file_exists "$STATS"
+	run -0 jq -r '"\(.submit_calls) \(.wait_calls) \(.blocks) \(.operations) \(.parts) \(.bytes) \(.io_contexts)"' "$STATS"
+	assert_output "$(field submits) $(field waits) $(field blocks) $ops $((ops * threads)) $bytes $threads"
+	# Histograms: blocks per io_submit and blocks in flight after it.
+	run -0 jq -r '[.blocks_per_submit | to_entries[] | select(.value > 0)
+		| {k: (.key | tonumber), v: .value}] | sort_by(.k)
+		| map("\(.k):\(.v)") | join(",") | if . == "" then "-" else . end' "$STATS"
+	assert_output "$(field bps)"
+	run -0 jq -r '[.inflight_at_submit | to_entries[] | select(.value > 0)
+		| {k: (.key | tonumber), v: .value}] | sort_by(.k)
+		| map("\(.k):\(.v)") | join(",") | if . == "" then "-" else . end' "$STATS"
+	assert_output "$(field ias)"
+}
+
+# column N CALL - the Nth column of the records of CALL, space-separated.
+column() {
+	awk -F '\t' -v n="$1" -v call="$2" '$2 == call { printf "%s%s", sep, $n; sep = " " } END { print "" }' "$REC"
+}
+
+@test "pattern: block+sequential, bs=10m B=1m Q=4: io_submit nr 4,4,2 per operation, each batch waited for whole" {
+	traced_run seqblock 20m 10m 4 1 block sequential 10
+	run column 4 io_submit
+	assert_output "4 4 2 4 4 2"
+	run column 6 io_submit
+	assert_output "4 4 2 4 4 2"
+	run column 4 io_getevents
+	assert_output "4 4 2 4 4 2"
+	run column 5 io_getevents
+	assert_output "4 4 2 4 4 2"
+	run column 4 io_setup
+	assert_output "4"
+	stats_agree 2 1 $((20 * 1048576))
+}
+
+@test "pattern: single+sequential: one io_submit per block with nr=1, then one wait for the batch" {
+	traced_run seqsingle 20m 10m 4 1 single sequential 10
+	run column 4 io_submit
+	assert_output "$(printf '1 %.0s' {1..19})1"
+	run column 4 io_getevents
+	assert_output "4 4 2 4 4 2"
+	[ "$(field submits)" -eq 20 ]
+	[ "$(field blocks)" -eq 20 ]
+	stats_agree 2 1 $((20 * 1048576))
+}
+
+@test "pattern: single+overlap: nr=1 per io_submit, min_nr=1, window of Q kept full" {
+	traced_run ovlsingle 20m 10m 4 1 single overlap 10
+	[ "$(field submits)" -eq 20 ]
+	[ "$(field maxinflight)" -eq 4 ]
+	run column 4 io_getevents
+	refute_output --regexp '(^| )[02-9]'
+	stats_agree 2 1 $((20 * 1048576))
+}
+
+@test "pattern: block+overlap: io_submit tops the window up to Q, min_nr=1, never more than Q in flight" {
+	traced_run ovlblock 20m 10m 4 1 block overlap 10
+	[ "$(field maxinflight)" -eq 4 ]
+	[ "$(field blocks)" -eq 20 ]
+	# The first submit of each operation fills the window in one call.
+	run column 4 io_submit
+	assert_regex "$output" '^4 '
+	run column 4 io_getevents
+	refute_output --regexp '(^| )[02-9]'
+	stats_agree 2 1 $((20 * 1048576))
+}
+
+@test "pattern: tswap_threads=P sets up P io contexts of depth Q per job, one per worker" {
+	local p
+	for p in 1 2 4; do
+		traced_run "threads$p" 16m 8m 3 "$p" block overlap $((8 / p))
+		[ "$(field setups)" -eq "$p" ] || fail "threads=$p: $(field setups) io_setup calls"
+		[ "$(field contexts)" -eq "$p" ] || fail "threads=$p: $(field contexts) contexts submitted to"
+		# Every worker handled its part of each of the 2 operations.
+		[ "$(field parts)" -eq $((2 * p)) ] || fail "threads=$p: $(field parts) parts"
+		# Each worker's io_submits come from one thread of its own.
+		run -0 awk -F '\t' '$2 == "io_submit" { print $1 }' "$REC"
+		[ "$(sort -u <<<"$output" | wc -l)" -eq "$p" ] || fail "threads=$p: io_submit from $(sort -u <<<"$output" | wc -l) threads"
+		stats_agree 2 "$p" $((16 * 1048576))
+	done
+}
+
+@test "pattern: numjobs=2 x tswap_threads=2 makes 4 io contexts, one stats file per job" {
+	local log=$SCRATCH/nj.strace
+	strace_fio "$log" --directory="$SCRATCH" --numjobs=2 --size=4m --bs=2m \
+		--rw=write --tswap_block_size=1m --tswap_queue_depth=2 --tswap_threads=2 \
+		--tswap_stats="$SCRATCH/stats-%j-%n-%p.json"
+	aio_records "$log" >"$SCRATCH/nj.tsv"
+	run -0 awk -F '\t' '$2 == "io_setup" && $6 == 0 && $4 == 2' "$SCRATCH/nj.tsv"
+	assert_equal "$(wc -l <<<"$output")" 4
+	local -a files
+	mapfile -t files < <(find "$SCRATCH" -maxdepth 1 -name 'stats-swap-*.json' | sort)
+	assert_equal "${#files[@]}" 2
+	# %n and %p expanded, and the JSON says the same.
+	local f base jobnum pid total=0
+	for f in "${files[@]}"; do
+		base=${f##*/stats-swap-}
+		base=${base%.json}
+		jobnum=${base%%-*}
+		pid=${base#*-}
+		run -0 jq -r '"\(.job) \(.jobnum) \(.pid) \(.threads) \(.io_contexts)"' "$f"
+		assert_output "swap $jobnum $pid 2 2"
+		total=$((total + $(jq -r .submit_calls "$f")))
+	done
+	refute_equal "${files[0]}" "${files[1]}"
+	run -0 awk -F '\t' '$2 == "io_submit"' "$SCRATCH/nj.tsv"
+	assert_equal "$(wc -l <<<"$output")" "$total"
+}
+
+@test "pattern: every submit x window with threads 1 and 2 obeys the rules and matches tswap_stats" {
+	local submit window p
+	for submit in single block; do
+		for window in sequential overlap; do
+			for p in 1 2; do
+				# bs=6m: parts of 6m or 3m, B=1m, Q=4: 6 or 3 blocks per part.
+				traced_run "m-$submit-$window-$p" 12m 6m 4 "$p" "$submit" "$window" $((6 / p)) --iodepth=2
+				stats_agree 2 "$p" $((12 * 1048576))
+			done
+		done
+	done
+}
+
+@test "tswap_stats: every key, sane values, written atomically" {
+	local st=$SCRATCH/st.json
+	rm -f "$SCRATCH/f"
+	fio_ok --filename="$SCRATCH/f" --size=16m --bs=4m --iodepth=2 --rw=write \
+		--tswap_block_size=1m --tswap_queue_depth=4 --tswap_threads=2 \
+		--tswap_submit=block --tswap_window=overlap --tswap_stats="$st"
+	assert_file_exists "$st"
+	run -0 jq -r 'keys_unsorted | join(" ")' "$st"
+	local k
+	for k in tswap_version fio_version job jobnum pid backend submit window \
+		block_size queue_depth threads io_contexts operations op_errors op_short \
+		parts blocks bytes block_errors short_blocks submit_calls submit_eagain \
+		wait_calls blocks_per_submit inflight_at_submit submit_latency_us \
+		wait_latency_us op_latency_us elapsed_s gbs; do
+		assert_regex " $output " " $k "
+	done
+	run -0 jq -r '"\(.fio_version) \(.backend) \(.submit) \(.window) \(.block_size) \(.queue_depth) \(.threads)"' "$st"
+	assert_output "$FIO_VERSION libaio block overlap 1048576 4 2"
+	run -0 jq -r '"\(.operations) \(.op_errors) \(.op_short) \(.parts) \(.blocks) \(.bytes) \(.block_errors) \(.short_blocks)"' "$st"
+	assert_output "4 0 0 8 16 16777216 0 0"
+	# Latency summaries are ordered; GB/s is bytes / elapsed / 1e9.
+	run -0 jq -r '[.submit_latency_us, .wait_latency_us, .op_latency_us][]
+		| (.min <= .p50 and .p50 <= .p99 and .p99 <= .max and .min <= .mean and .mean <= .max and .max > 0)' "$st"
+	assert_output "$(printf 'true\ntrue\ntrue')"
+	run -0 jq -r '(.elapsed_s > 0) and (.gbs > 0) and ((.gbs - .bytes / .elapsed_s / 1e9) | fabs) <= 0.01 * .gbs' "$st"
+	assert_output true
+	# Atomic write: nothing but the stats file and the data file is left.
+	run -0 ls -A "$SCRATCH"
+	assert_output "$(printf 'f\nst.json')"
+}
