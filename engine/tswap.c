@@ -44,7 +44,7 @@
 #endif
 
 #define TSWAP_MAX_THREADS 1024u
-#define TSWAP_MAX_QUEUE_DEPTH 65536u
+#define TSWAP_MAX_URING_DEPTH 32768u	/* IORING_MAX_ENTRIES */
 
 enum { TSWAP_BE_LIBAIO = 0, TSWAP_BE_IO_URING = 1 };
 
@@ -67,6 +67,7 @@ struct tswap_options {
 struct tswap_file {
 	uint32_t dio_align;		/* DIO offset alignment, bytes */
 	uint32_t mem_align;		/* DIO memory alignment, bytes */
+	bool checked;			/* geometry checked against it */
 };
 
 struct tswap_data {
@@ -124,7 +125,7 @@ static struct fio_option options[] = {
 		.lname	= "tswap queue depth",
 		.type	= FIO_OPT_INT,
 		.off1	= offsetof(struct tswap_options, queue_depth),
-		.help	= "Blocks in flight per I/O context, 1..65536; libaio is bounded by fs.aio-max-nr (DeepSpeed aio.queue_depth)",
+		.help	= "Blocks in flight per I/O context, >= 1; at most fs.aio-max-nr on libaio, 32768 on io_uring (DeepSpeed aio.queue_depth)",
 		.def	= "8",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
@@ -351,9 +352,13 @@ static int tswap_init(struct thread_data *td)
 	if (!o->threads || o->threads > TSWAP_MAX_THREADS)
 		return tswap_fail(td, EINVAL, "tswap_threads=%d: must be 1..%u",
 				  (int)o->threads, TSWAP_MAX_THREADS);
-	if (!o->queue_depth || o->queue_depth > TSWAP_MAX_QUEUE_DEPTH)
-		return tswap_fail(td, EINVAL, "tswap_queue_depth=%d: must be 1..%u",
-				  (int)o->queue_depth, TSWAP_MAX_QUEUE_DEPTH);
+	if (!o->queue_depth || (int)o->queue_depth < 0)
+		return tswap_fail(td, EINVAL, "tswap_queue_depth=%d: must be at least 1",
+				  (int)o->queue_depth);
+	if (o->backend == TSWAP_BE_IO_URING && o->queue_depth > TSWAP_MAX_URING_DEPTH)
+		return tswap_fail(td, EINVAL,
+				  "tswap_queue_depth=%u: above %u, the most SQ entries an io_uring ring can have",
+				  o->queue_depth, TSWAP_MAX_URING_DEPTH);
 	if (o->backend == TSWAP_BE_LIBAIO) {
 		static const char *const uring_only[] = {
 			"tswap_sqpoll", "tswap_iopoll", "tswap_fixedbufs",
@@ -410,6 +415,132 @@ static int open_registered_files(struct thread_data *td, struct tswap_data *ld)
 	return 0;
 }
 
+/*
+ * DIO alignment of a target, by path: statx(STATX_DIOALIGN) (Linux 6.1+),
+ * else BLKSSZGET for a block device, else 4096.  -ENOENT if it does not
+ * exist yet, -EOPNOTSUPP if the kernel says it cannot do direct I/O.
+ */
+static int dio_alignment(const char *path, struct tswap_file *tf)
+{
+	struct statx stx;
+	int fd, lbs = 0;
+
+	tf->dio_align = tf->mem_align = TSWAP_DEFAULT_DIO_ALIGN;
+	memset(&stx, 0, sizeof(stx));
+	if (statx(AT_FDCWD, path, 0, STATX_TYPE | STATX_DIOALIGN, &stx))
+		return -errno;
+	if (stx.stx_mask & STATX_DIOALIGN) {
+		if (!stx.stx_dio_offset_align)
+			return -EOPNOTSUPP;
+		tf->mem_align = stx.stx_dio_mem_align;
+		tf->dio_align = stx.stx_dio_offset_align;
+		return 0;
+	}
+	if (S_ISBLK(stx.stx_mode)) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			if (!ioctl(fd, BLKSSZGET, &lbs) && lbs > 0)
+				tf->dio_align = tf->mem_align = (uint32_t)lbs;
+			close(fd);
+		}
+	}
+	return 0;
+}
+
+static struct tswap_file *file_slot(struct tswap_data *ld, struct fio_file *f)
+{
+	unsigned int n = (unsigned int)f->fileno + 1;
+	struct tswap_file *nf;
+
+	if (n > ld->nfiles) {
+		nf = realloc(ld->files, n * sizeof(*nf));
+		if (!nf)
+			return NULL;
+		memset(nf + ld->nfiles, 0, (n - ld->nfiles) * sizeof(*nf));
+		ld->files = nf;
+		ld->nfiles = n;
+	}
+	return &ld->files[f->fileno];
+}
+
+/*
+ * Check the geometry against the file's DIO alignment: tswap_block_size,
+ * and bs / tswap_threads for every bs the job can issue.  Returns 0, 1
+ * after a one-line error, or -ENOENT when the file does not exist yet.
+ */
+static int check_file(struct thread_data *td, struct tswap_data *ld,
+		      struct fio_file *f)
+{
+	struct tswap_options *o = td->eo;
+	struct tswap_geom g = { .block_size = o->block_size, .threads = o->threads };
+	struct tswap_file *tf = file_slot(ld, f);
+	const char *rule;
+	int ddir, ret;
+
+	if (!tf)
+		return tswap_fail(td, ENOMEM, "out of memory");
+	ret = dio_alignment(f->file_name, tf);
+	if (ret == -ENOENT)
+		return ret;
+	if (ret == -EOPNOTSUPP)
+		return tswap_fail(td, EOPNOTSUPP,
+				  "%s: the kernel reports no direct I/O support for it (direct=1); use a file on a filesystem or a block device that supports O_DIRECT",
+				  f->file_name);
+	g.dio_align = tf->dio_align;
+	if (tswap_geom_check(&g, &rule))
+		return tswap_fail(td, EINVAL, "tswap_block_size=%llu: %s (%u bytes for %s)",
+				  o->block_size, rule, tf->dio_align, f->file_name);
+	for (ddir = DDIR_READ; ddir <= DDIR_WRITE; ddir++) {
+		unsigned long long bs = td->o.min_bs[ddir];
+
+		if ((ddir == DDIR_READ && !td_read(td)) ||
+		    (ddir == DDIR_WRITE && !td_write(td)))
+			continue;
+		ret = tswap_op_check(&g, 0, bs, &rule);
+		if (!ret) {
+			bs = td->o.max_bs[ddir];
+			ret = tswap_op_check(&g, 0, bs, &rule);
+		}
+		if (ret)
+			return tswap_fail(td, EINVAL, "bs=%llu, tswap_threads=%u: %s (%u bytes for %s)",
+					  bs, o->threads, rule, tf->dio_align, f->file_name);
+	}
+	tf->checked = true;
+	return 0;
+}
+
+static int tswap_open_file(struct thread_data *td, struct fio_file *f)
+{
+	struct tswap_data *ld = td->io_ops_data;
+	struct tswap_file *tf;
+
+	if (ld && ld->files_registered && ld->fds[f->fileno] >= 0) {
+		f->fd = ld->fds[f->fileno];
+	} else if (generic_open_file(td, f)) {
+		if (td->error == EINVAL)
+			log_err("tswap: %s: %s refuses O_DIRECT (direct=1); use a file on a filesystem or a block device that supports direct I/O\n",
+				td->o.name, f->file_name);
+		return 1;
+	}
+	if (!ld)
+		return 0;
+	tf = file_slot(ld, f);
+	if (tf && tf->checked)
+		return 0;
+	/* Created after post_init (create_serialize=0): check it now. */
+	if (check_file(td, ld, f)) {
+		if (!ld->files_registered) {
+			int cret = generic_close_file(td, f);
+
+			(void)cret;	/* already failing with the reason */
+		} else {
+			f->fd = -1;
+		}
+		return 1;
+	}
+	return 0;
+}
+
 static int tswap_post_init(struct thread_data *td)
 {
 	struct tswap_options *o = td->eo;
@@ -433,8 +564,17 @@ static int tswap_post_init(struct thread_data *td)
 		.max_ops = td->o.iodepth,
 		.timing = o->stats && *o->stats,
 	};
+	struct fio_file *f;
+	unsigned int i;
 	char err[256];
 	int ret;
+
+	/* Geometry errors before any I/O context exists. */
+	for_each_file(td, f, i) {
+		ret = check_file(td, ld, f);
+		if (ret > 0)
+			return 1;
+	}
 
 	if (o->registerfiles) {
 		ret = open_registered_files(td, ld);
@@ -469,87 +609,6 @@ static int tswap_post_init(struct thread_data *td)
 					  err);
 	}
 	return tswap_fail(td, -ret, "tswap_backend=%s: %s", ld->be->name, err);
-}
-
-/* DIO alignment of an open file: statx(STATX_DIOALIGN), BLKSSZGET, 4096. */
-static int dio_alignment(int fd, struct tswap_file *tf)
-{
-	struct statx stx;
-	struct stat st;
-	int lbs;
-
-	tf->dio_align = tf->mem_align = TSWAP_DEFAULT_DIO_ALIGN;
-	memset(&stx, 0, sizeof(stx));
-	if (!statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) &&
-	    (stx.stx_mask & STATX_DIOALIGN)) {
-		if (!stx.stx_dio_offset_align)
-			return -EOPNOTSUPP;	/* no direct I/O on this file */
-		tf->mem_align = stx.stx_dio_mem_align;
-		tf->dio_align = stx.stx_dio_offset_align;
-		return 0;
-	}
-	if (!fstat(fd, &st) && S_ISBLK(st.st_mode) && !ioctl(fd, BLKSSZGET, &lbs) &&
-	    lbs > 0) {
-		tf->dio_align = tf->mem_align = (uint32_t)lbs;
-		return 0;
-	}
-	return 0;
-}
-
-static int tswap_open_file(struct thread_data *td, struct fio_file *f)
-{
-	struct tswap_options *o = td->eo;
-	struct tswap_data *ld = td->io_ops_data;
-	struct tswap_geom g = { .block_size = o->block_size, .threads = o->threads };
-	struct tswap_file *tf;
-	const char *rule;
-	int ddir, ret;
-
-	if (ld && ld->files_registered && ld->fds[f->fileno] >= 0) {
-		f->fd = ld->fds[f->fileno];
-	} else if (generic_open_file(td, f)) {
-		if (td->error == EINVAL)
-			log_err("tswap: %s: %s refuses O_DIRECT (direct=1); use a file on a filesystem or a block device that supports direct I/O\n",
-				td->o.name, f->file_name);
-		return 1;
-	}
-	if (!ld)
-		return 0;
-
-	if ((unsigned int)f->fileno >= ld->nfiles) {
-		unsigned int n = (unsigned int)f->fileno + 1;
-		struct tswap_file *nf = realloc(ld->files, n * sizeof(*nf));
-
-		if (!nf)
-			return tswap_fail(td, ENOMEM, "out of memory");
-		memset(nf + ld->nfiles, 0, (n - ld->nfiles) * sizeof(*nf));
-		ld->files = nf;
-		ld->nfiles = n;
-	}
-	tf = &ld->files[f->fileno];
-	if (dio_alignment(f->fd, tf))
-		return tswap_fail(td, EINVAL,
-				  "%s: the kernel reports no direct I/O support for it (direct=1); use a file on a filesystem or a block device that supports O_DIRECT",
-				  f->file_name);
-
-	g.dio_align = tf->dio_align;
-	if (tswap_geom_check(&g, &rule))
-		return tswap_fail(td, EINVAL, "tswap_block_size=%llu: %s (%u bytes for %s)",
-				  o->block_size, rule, tf->dio_align, f->file_name);
-	for (ddir = DDIR_READ; ddir <= DDIR_WRITE; ddir++) {
-		unsigned long long bs = td->o.min_bs[ddir];
-
-		if ((ddir == DDIR_READ && !td_read(td)) ||
-		    (ddir == DDIR_WRITE && !td_write(td)))
-			continue;
-		ret = tswap_op_check(&g, 0, bs, &rule);
-		if (!ret)
-			ret = tswap_op_check(&g, 0, td->o.max_bs[ddir], &rule);
-		if (ret)
-			return tswap_fail(td, EINVAL, "bs=%llu, tswap_threads=%u: %s (%u bytes for %s)",
-					  bs, o->threads, rule, tf->dio_align, f->file_name);
-	}
-	return 0;
 }
 
 static int tswap_close_file(struct thread_data *td, struct fio_file *f)
