@@ -100,11 +100,11 @@ TSWAP_TARGET ?= $(BUILD)/scratch/tswap.swap
 run: deps
 	@$(MAKE) --no-print-directory all
 	@mkdir -p "$(dir $(TSWAP_TARGET))"
-	fio --name=tswap-demo --ioengine=external:$(CURDIR)/$(BUILD)/tswap.so \
+	fio --ioengine=external:$(CURDIR)/$(BUILD)/tswap.so \
 		--filename="$(TSWAP_TARGET)" --direct=1 --size=256m --bs=16m \
-		--iodepth=2 --rw=write --tswap_block_size=1m --tswap_queue_depth=8 \
+		--iodepth=2 --tswap_block_size=1m --tswap_queue_depth=8 \
 		--tswap_submit=block --tswap_window=overlap --tswap_threads=2 \
-		--name=tswap-demo-read --stonewall --rw=read
+		--name=swap-out --rw=write --name=swap-in --stonewall --rw=read
 
 # --- tests ----------------------------------------------------------------
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
