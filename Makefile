@@ -108,7 +108,7 @@ run: deps
 
 # --- tests ----------------------------------------------------------------
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
-UNIT_CFLAGS := $(BASE_CFLAGS) -Iengine -fsanitize=undefined -fno-sanitize-recover
+UNIT_CFLAGS := $(BASE_CFLAGS) -iquote engine -fsanitize=undefined -fno-sanitize-recover
 UNIT_SUPPORT := $(wildcard tests/unit/fake_backend.c)
 
 $(BUILD)/unit/%: tests/unit/%.c $(CORE_SRCS) $(ENGINE_HDRS) $(UNIT_SUPPORT) $(wildcard tests/unit/*.h)
