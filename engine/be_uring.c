@@ -62,6 +62,9 @@ struct uring_ctx {
 	unsigned int nr_cqes;
 	unsigned int pending;		/* prepared, not accepted by submit() */
 	unsigned int inflight;		/* accepted, completion not reaped */
+	/* io_uring_enter calls made to submit / to wait (for the stats). */
+	uint64_t submit_enters;
+	uint64_t wait_enters;
 	bool sqpoll;
 	bool iopoll;
 	bool fixedbufs;
@@ -355,6 +358,10 @@ static int uring_submit(void *vctx)
 	if (!ctx->pending)
 		return 0;
 
+	/* liburing enters the kernel unless an awake SQ thread will see it. */
+	if (!ctx->sqpoll ||
+	    (IO_URING_READ_ONCE(*ctx->ring.sq.kflags) & IORING_SQ_NEED_WAKEUP))
+		ctx->submit_enters++;
 	ret = io_uring_submit(&ctx->ring);
 	if (ret < 0) {
 		/*
@@ -461,6 +468,7 @@ static int uring_reap(void *vctx, unsigned int min_nr, unsigned int max_nr,
 		 * gets one polling pass.
 		 */
 		if (!got && max_nr && ctx->iopoll && !ctx->sqpoll) {
+			ctx->wait_enters++;
 			ret = io_uring_get_events(&ctx->ring);
 			if (ret < 0)
 				return ret;
@@ -473,6 +481,7 @@ static int uring_reap(void *vctx, unsigned int min_nr, unsigned int max_nr,
 		/* {0, 0}: poll. The CQ ring is the poll, unless IOPOLL. */
 		if (!timeout->tv_sec && !timeout->tv_nsec) {
 			if (ctx->iopoll && !ctx->sqpoll) {
+				ctx->wait_enters++;
 				ret = io_uring_get_events(&ctx->ring);
 				if (ret < 0 && !got)
 					return ret;
@@ -492,6 +501,7 @@ static int uring_reap(void *vctx, unsigned int min_nr, unsigned int max_nr,
 		 * liburing returns once at least one CQE is there, so loop
 		 * (without a timeout) on the rare early wake-up.
 		 */
+		ctx->wait_enters++;
 		ret = io_uring_wait_cqes(&ctx->ring, &cqe, min_nr - got, kp,
 					 NULL);
 		got += uring_harvest(ctx, max_nr - got, cqes + got);

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "plan.h"
@@ -399,6 +400,7 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct tswap_sched *s = w->s;
+	struct rusage ru;
 
 	for (;;) {
 		if (!w->cur && fifo_empty(w)) {
@@ -414,6 +416,12 @@ static void *worker_main(void *arg)
 			;
 		if (atomic_load(&s->stop) && !w->cur)
 			break;
+	}
+	if (!getrusage(RUSAGE_THREAD, &ru)) {
+		w->st.worker_usr_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
+				      (uint64_t)ru.ru_utime.tv_usec * 1000ull;
+		w->st.worker_sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
+				      (uint64_t)ru.ru_stime.tv_usec * 1000ull;
 	}
 	return NULL;
 }
@@ -567,12 +575,10 @@ static void worker_free(struct worker *w)
 	free(w->cqes);
 }
 
-void tswap_sched_destroy(struct tswap_sched *s)
+void tswap_sched_quiesce(struct tswap_sched *s)
 {
 	unsigned int i;
 
-	if (!s)
-		return;
 	atomic_store(&s->stop, true);
 	for (i = 0; i < s->nworkers; i++) {
 		struct worker *w = &s->w[i];
@@ -583,7 +589,17 @@ void tswap_sched_destroy(struct tswap_sched *s)
 		pthread_cond_broadcast(&w->cv);
 		pthread_mutex_unlock(&w->mu);
 		pthread_join(w->thread, NULL);
+		w->started = false;
 	}
+}
+
+void tswap_sched_destroy(struct tswap_sched *s)
+{
+	unsigned int i;
+
+	if (!s)
+		return;
+	tswap_sched_quiesce(s);
 	/* Inline worker: drain the part it is on before its buffers go. */
 	if (!s->threaded && s->nworkers && s->w[0].cur) {
 		struct worker *w = &s->w[0];

@@ -103,6 +103,13 @@ int tswap_sched_reap(struct tswap_sched *s, unsigned int min, unsigned int max,
 unsigned int tswap_sched_busy(const struct tswap_sched *s);
 
 /*
+ * tswap_sched_quiesce - stop and join the worker threads (each finishes the
+ * part it is on); idempotent.  Call before tswap_sched_stats() so that the
+ * workers' CPU time is in.
+ */
+void tswap_sched_quiesce(struct tswap_sched *s);
+
+/*
  * tswap_sched_stats - merge every worker's counters into *out (which must
  * have been tswap_stats_init()ed with the same queue depth).  Call only when
  * no operation is in flight.

@@ -125,6 +125,8 @@ void tswap_stats_merge(struct tswap_stats *d, const struct tswap_stats *s)
 	d->submit_calls += s->submit_calls;
 	d->submit_eagain += s->submit_eagain;
 	d->wait_calls += s->wait_calls;
+	d->worker_usr_ns += s->worker_usr_ns;
+	d->worker_sys_ns += s->worker_sys_ns;
 	for (i = 0; i <= d->queue_depth && i <= s->queue_depth; i++) {
 		d->blocks_per_submit[i] += s->blocks_per_submit[i];
 		d->inflight_at_submit[i] += s->inflight_at_submit[i];
@@ -216,6 +218,8 @@ static void json_write(FILE *f, const struct tswap_stats_meta *m,
 	fprintf(f, "  \"submit_calls\": %llu,\n  \"submit_eagain\": %llu,\n  \"wait_calls\": %llu,\n",
 		(unsigned long long)s->submit_calls, (unsigned long long)s->submit_eagain,
 		(unsigned long long)s->wait_calls);
+	fprintf(f, "  \"worker_cpu_usr_s\": %.6f,\n  \"worker_cpu_sys_s\": %.6f,\n",
+		(double)s->worker_usr_ns / 1e9, (double)s->worker_sys_ns / 1e9);
 	json_hist(f, "blocks_per_submit", s->blocks_per_submit, s->queue_depth);
 	json_hist(f, "inflight_at_submit", s->inflight_at_submit, s->queue_depth);
 	json_lat(f, "submit_latency_us", &s->submit_lat);

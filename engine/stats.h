@@ -45,6 +45,8 @@ struct tswap_stats {
 	uint64_t wait_calls;		/* io_getevents / waiting io_uring_enter */
 	uint64_t *blocks_per_submit;	/* [Q + 1]: blocks accepted per call */
 	uint64_t *inflight_at_submit;	/* [Q + 1]: blocks in flight after it */
+	uint64_t worker_usr_ns;		/* CPU of worker threads (P > 1): */
+	uint64_t worker_sys_ns;		/* fio's cpu line does not see it */
 	struct tswap_lat submit_lat;	/* time in the submit call */
 	struct tswap_lat wait_lat;	/* time in the wait call */
 	struct tswap_lat op_lat;	/* queue -> completion of an operation */

@@ -809,6 +809,7 @@ static void tswap_cleanup(struct thread_data *td)
 	if (!ld)
 		return;
 	if (ld->sched) {
+		tswap_sched_quiesce(ld->sched);
 		if (ld->stats_path[0] && !tswap_sched_busy(ld->sched))
 			write_stats(td, ld);
 		tswap_sched_destroy(ld->sched);	/* joins the workers */
