@@ -53,7 +53,7 @@ fio_version = $(shell cd $(FIO_SRC) 2>/dev/null && ./FIO-VERSION-GEN >/dev/null 
 	sed -n 's/^FIO_VERSION = //p' FIO-VERSION-FILE 2>/dev/null)
 
 .PHONY: all deps fio-src run check check-unit check-bats install uninstall \
-	clean distclean lint jobs
+	clean distclean lint jobs sweep
 
 all: $(BUILD)/tswap.so
 
@@ -105,6 +105,19 @@ run: deps
 		--iodepth=2 --tswap_block_size=1m --tswap_queue_depth=8 \
 		--tswap_submit=block --tswap_window=overlap --tswap_threads=2 \
 		--name=swap-out --rw=write --name=swap-in --stonewall --rw=read
+
+# --- job-library grid and the sweep -----------------------------------------
+# `make jobs` regenerates jobs/grid/GRID-{read,write}.fio from sweep/grids/.
+GRIDS := quick deepspeed deepspeed-full full
+jobs:
+	@rm -f jobs/grid/*.fio
+	@for g in $(GRIDS); do sweep/tswap-sweep --grid "$$g" --emit-jobs jobs/grid || exit 1; done
+
+# The quick grid on the scratch target: report, summary.csv, best-aio.json
+# and plots in build/sweep/latest/. More options: make sweep SWEEP_ARGS='...'.
+sweep: deps
+	@$(MAKE) --no-print-directory all
+	sweep/tswap-sweep --target "$(TSWAP_TARGET)" $(SWEEP_ARGS)
 
 # --- tests ----------------------------------------------------------------
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
