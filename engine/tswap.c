@@ -312,6 +312,7 @@ static int check_stats_path(struct thread_data *td, struct tswap_data *ld,
 			    const char *tmpl)
 {
 	char dir[PATH_MAX], probe[PATH_MAX + 16];
+	const char *parent;
 	int ret, fd;
 
 	ret = tswap_stats_expand_path(tmpl, td->o.name, (int)td->thread_number - 1,
@@ -324,12 +325,13 @@ static int check_stats_path(struct thread_data *td, struct tswap_data *ld,
 	if (ret)
 		return tswap_fail(td, -ret, "tswap_stats=%s: path too long", tmpl);
 	snprintf(dir, sizeof(dir), "%s", ld->stats_path);
-	snprintf(probe, sizeof(probe), "%s/.tswap.XXXXXX", dirname(dir));
+	parent = dirname(dir);
+	snprintf(probe, sizeof(probe), "%s/.tswap.XXXXXX", parent);
 	fd = mkstemp(probe);
 	if (fd < 0)
 		return tswap_fail(td, errno,
 				  "tswap_stats=%s: cannot create a file in %s: %s",
-				  ld->stats_path, dirname(dir), strerror(errno));
+				  ld->stats_path, parent, strerror(errno));
 	close(fd);
 	unlink(probe);
 	return 0;
