@@ -367,8 +367,9 @@ static int fake_submit(void *ctx)
 		bl->res = block_res(p->off, p->len);
 		bl->reaped = false;
 	}
-	memmove(c->pend, c->pend + accept,
-		(c->npend - accept) * sizeof(*c->pend));
+	if (accept)
+		memmove(c->pend, c->pend + accept,
+			(c->npend - accept) * sizeof(*c->pend));
 	c->npend -= accept;
 
 	r->inflight_after = inflight(c);

@@ -988,6 +988,34 @@ static void test_submit_hard_error(void **state)
 	check_stats(1, true);
 }
 
+/* A hard submit error with blocks in flight: they are drained first. */
+static void test_submit_hard_error_inflight(void **state)
+{
+	const struct combo *cb = *state;
+	unsigned int P = cb->threads;
+
+	fake_set_reap_limit(1);
+	fake_script_submit(FAKE_ANY_CTX, 3, -EINVAL);
+	start(TSWAP_SUBMIT_SINGLE, TSWAP_WINDOW_OVERLAP, P, 4, B16);
+	add_op(0, P * 10 * B16, TSWAP_WRITE);
+	add_op(1024 * KiB, P * 4 * B16, TSWAP_WRITE);
+	queue_kick();
+	reap_all();
+	finish();
+	check_got_once();
+	assert_int_equal(R.ops[0].error, EINVAL);
+	check_op_ok(&R.ops[1]);
+	check_blocks(B16, P, 1ull << 1);
+	check_drained();
+	check_rules();
+	check_stats(P, true);
+	for (unsigned int c = 0; c < fake_nctx(); c++) {
+		/* Two blocks of op 0 accepted, the third discarded. */
+		assert_int_equal(fake_ctx(c)->discarded, 1);
+		assert_int_equal(fake_ctx(c)->nblock, 2 + 4);
+	}
+}
+
 /* A hard reap error: the op fails, nothing hangs. */
 static void test_reap_hard_error(void **state)
 {
@@ -1437,6 +1465,7 @@ int main(void)
 		U(test_submit_hard_error),
 		BY_P(test_reap_hard_error, block, seq),
 		BY_P(test_submit_hard_error_last_op, block, seq),
+		BY_P(test_submit_hard_error_inflight, single, ovl),
 		BY_P(test_reap_hard_error_last_op, block, ovl),
 		BY_P(test_reap_timeout_waits, block, seq),
 		BY_P(test_reap_timeout_waits, single, ovl),
