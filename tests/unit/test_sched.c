@@ -110,8 +110,10 @@ static void start(enum tswap_submit_mode sm, enum tswap_window win,
 	assert_non_null(R.s);
 }
 
-/* A new operation of `len` bytes at file offset `off`, its buffer in the arena. */
-static struct tswap_op *add_op(uint64_t off, uint64_t len, enum tswap_dir dir)
+/* A new op on file `fd` (job file index `fidx`), its buffer in the arena. */
+static struct tswap_op *add_op_file(uint64_t off, uint64_t len,
+				    enum tswap_dir dir, int fd,
+				    unsigned int fidx)
 {
 	struct tswap_op *op;
 
@@ -123,8 +125,8 @@ static struct tswap_op *add_op(uint64_t off, uint64_t len, enum tswap_dir dir)
 	op->offset = off;
 	op->len = len;
 	op->dir = dir;
-	op->fd = TEST_FD;
-	op->fidx = TEST_FIDX;
+	op->fd = fd;
+	op->fidx = fidx;
 	op->user = op;
 	op->error = -1;		/* must be overwritten */
 	op->done = UINT64_MAX;
@@ -132,6 +134,12 @@ static struct tswap_op *add_op(uint64_t off, uint64_t len, enum tswap_dir dir)
 	assert_int_equal(fake_add_op(op), R.nops);
 	R.nops++;
 	return op;
+}
+
+/* A new operation of `len` bytes at file offset `off`. */
+static struct tswap_op *add_op(uint64_t off, uint64_t len, enum tswap_dir dir)
+{
+	return add_op_file(off, len, dir, TEST_FD, TEST_FIDX);
 }
 
 /* Queue every operation added since the last call, then kick. */
@@ -811,8 +819,9 @@ static void test_fifo_many_ops(void **state)
 
 	start(cb->submit, cb->window, P, 4, B16);
 	for (unsigned int i = 0; i < 8; i++)
-		add_op((8 - i) * 1024 * KiB, P * (i + 1) * 12 * KiB,
-		       i % 2 ? TSWAP_READ : TSWAP_WRITE);
+		add_op_file((8 - i) * 1024 * KiB, P * (i + 1) * 12 * KiB,
+			    i % 2 ? TSWAP_READ : TSWAP_WRITE, TEST_FD + i % 3,
+			    i % 3);
 	queue_kick();
 	for (unsigned int i = 0; i < 8; i++) {
 		reap(1, 1);
@@ -855,6 +864,29 @@ static void test_queue_while_busy(void **state)
 	check_blocks(B16, P, all_ops());
 	check_ctx_parts(P);
 	check_stats(P, true);
+}
+
+/* Swap-out then swap-in of the same tensor: same file range, two buffers. */
+static void test_same_offset_write_read(void **state)
+{
+	const struct combo *cb = *state;
+	unsigned int P = cb->threads;
+
+	start(cb->submit, cb->window, P, 4, B16);
+	add_op(4096 * KiB, P * 5 * B16, TSWAP_WRITE);
+	add_op(4096 * KiB, P * 5 * B16, TSWAP_READ);
+	add_op(4096 * KiB, P * 5 * B16, TSWAP_WRITE);
+	queue_kick();
+	reap_all();
+	finish();
+	check_got_once();
+	if (P == 1)
+		check_fifo_order();
+	for (unsigned int i = 0; i < R.nops; i++)
+		check_op_ok(&R.ops[i]);
+	check_blocks(B16, P, all_ops());
+	check_ctx_parts(P);
+	check_shape(0);
 }
 
 /* --- errors ------------------------------------------------------------------ */
@@ -1412,6 +1444,43 @@ static void test_setup_fails(void **state)
 	fake_assert_clean();
 }
 
+/* A configuration with a zero is refused with a reason, nothing set up. */
+static void test_create_bad_conf(void **state)
+{
+	static const char *const what[] = { "threads", "queue_depth",
+					    "block_size", "max_ops" };
+
+	(void)state;
+	for (unsigned int i = 0; i < 4; i++) {
+		struct tswap_sched_conf conf = {
+			.be = &fake_backend,
+			.be_conf = { .queue_depth = 4 },
+			.block_size = B16,
+			.threads = 2,
+			.max_ops = 4,
+		};
+		struct tswap_sched *s = NULL;
+		char err[256] = "";
+		int ret;
+
+		if (i == 0)
+			conf.threads = 0;
+		else if (i == 1)
+			conf.be_conf.queue_depth = 0;
+		else if (i == 2)
+			conf.block_size = 0;
+		else
+			conf.max_ops = 0;
+		ret = tswap_sched_create(&conf, &s, err, sizeof(err));
+		if (ret >= 0 || !err[0])
+			fail_msg("%s = 0: tswap_sched_create returned %d, err \"%s\"",
+				 what[i], ret, err);
+		assert_null(s);
+		assert_int_equal(fake_live_ctx(), 0);
+	}
+	fake_assert_clean();
+}
+
 /* --- main ---------------------------------------------------------------------- */
 
 #define SUB_block TSWAP_SUBMIT_BLOCK
@@ -1455,6 +1524,7 @@ int main(void)
 		BY_P(test_tail_block, block, ovl),
 		BY_P(test_fifo_many_ops, block, ovl),
 		BY_P(test_fifo_many_ops, single, seq),
+		BY_P(test_same_offset_write_read, block, ovl),
 		BY_P(test_queue_while_busy, block, seq),
 		BY_P(test_queue_while_busy, single, ovl),
 		BY_P(test_eio_middle, block, seq),
@@ -1484,6 +1554,7 @@ int main(void)
 		U(test_partial_submit),
 		U(test_eintr),
 		BY_P(test_setup_fails, block, ovl),
+		U(test_create_bad_conf),
 	};
 	int ret;
 
