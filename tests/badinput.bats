@@ -20,24 +20,24 @@ teardown() { common_teardown; }
 
 @test "bad input: direct=0 is refused, saying to set direct=1" {
 	run_fio "${JOB[@]}" --direct=0
-	assert_rejected "direct=1"
+	assert_rejected "direct=0" "O_DIRECT" "set direct=1"
 }
 
 @test "bad input: tswap_block_size=0" {
 	run_fio "${JOB[@]}" --tswap_block_size=0
-	assert_rejected tswap_block_size
+	assert_rejected tswap_block_size=0 "multiple of the DIO"
 }
 
 @test "bad input: tswap_block_size=1000 is not a multiple of the DIO alignment" {
 	run_fio "${JOB[@]}" --tswap_block_size=1000
-	assert_rejected tswap_block_size align
+	assert_rejected tswap_block_size=1000 "multiple of the DIO offset alignment"
 }
 
 @test "bad input: tswap_block_size=6k on a 4 KiB-sector device (accepted on a 512-byte one)" {
 	requires loopdev
 	loop_setup 8 4096
 	run_fio --filename="$LOOPDEV" --size=3m --bs=48k --rw=write --tswap_block_size=6k
-	assert_rejected tswap_block_size align
+	assert_rejected tswap_block_size=6144 "multiple of the DIO offset alignment" "4096 bytes"
 	loop_setup 8 512
 	fio_ok --filename="$LOOPDEV" --size=3m --bs=48k --rw=write --tswap_block_size=6k \
 		--verify=crc32c --do_verify=1 --verify_fatal=1
@@ -45,51 +45,52 @@ teardown() { common_teardown; }
 
 @test "bad input: bs=1m not divisible by tswap_threads=3" {
 	run_fio "${JOB[@]}" --tswap_threads=3
-	assert_rejected tswap_threads
+	assert_rejected tswap_threads=3 "bs=1048576" "not divisible"
 }
 
 @test "bad input: bs=1k, tswap_threads=4: 256-byte parts are not DIO-aligned" {
 	run_fio --filename="$SCRATCH/f" --size=4m --bs=1k --rw=write --tswap_threads=4
-	assert_rejected tswap_threads align
+	assert_rejected tswap_threads=4 "bs=1024" "multiple of the DIO offset alignment"
 }
 
 @test "bad input: bs=12k, tswap_threads=2 on a 4 KiB-sector device: 6k parts are not aligned" {
 	requires loopdev
 	loop_setup 8 4096
 	run_fio --filename="$LOOPDEV" --size=4m --bs=12k --rw=write --tswap_threads=2
-	assert_rejected tswap_threads align
+	assert_rejected tswap_threads=2 "bs=12288" "multiple of the DIO offset alignment" "4096 bytes"
 }
 
 @test "bad input: tswap_queue_depth=0" {
 	run_fio "${JOB[@]}" --tswap_queue_depth=0
-	assert_rejected tswap_queue_depth
+	assert_rejected tswap_queue_depth=0 "at least 1"
 }
 
 @test "bad input: tswap_queue_depth above /proc/sys/fs/aio-max-nr" {
 	local max
 	max=$(cat /proc/sys/fs/aio-max-nr)
 	run_fio "${JOB[@]}" --tswap_queue_depth=$((max + 1))
-	assert_rejected tswap_queue_depth
+	assert_rejected "tswap_queue_depth=$((max + 1))" "aio-max-nr=$max"
 }
 
 @test "bad input: tswap_threads=0" {
 	run_fio "${JOB[@]}" --tswap_threads=0
-	assert_rejected tswap_threads
+	assert_rejected tswap_threads=0 "1..1024"
 }
 
 @test "bad input: tswap_submit=bogus" {
 	run_fio "${JOB[@]}" --tswap_submit=bogus
-	assert_rejected tswap_submit
+	# fio's option parser answers: "fio: failed parsing tswap_submit=bogus".
+	assert_rejected tswap_submit=bogus
 }
 
 @test "bad input: tswap_window=bogus" {
 	run_fio "${JOB[@]}" --tswap_window=bogus
-	assert_rejected tswap_window
+	assert_rejected tswap_window=bogus
 }
 
 @test "bad input: tswap_backend=bogus" {
 	run_fio "${JOB[@]}" --tswap_backend=bogus
-	assert_rejected tswap_backend
+	assert_rejected tswap_backend=bogus
 }
 
 @test "tswap_backend=io_uring: a clear error until the backend exists, verified data once it does" {
@@ -107,24 +108,34 @@ teardown() { common_teardown; }
 	requires ramfs
 	mount_scratch "$SCRATCH/ramfs" ramfs
 	run_fio --filename="$SCRATCH/ramfs/f" --size=4m --bs=1m --rw=write
-	assert_rejected direct
+	assert_rejected "refuses O_DIRECT" "direct=1"
 }
 
 @test "bad input: tswap_stats in a directory that does not exist" {
 	run_fio "${JOB[@]}" --tswap_stats="$SCRATCH/nonexistent/stats.json"
-	assert_rejected tswap_stats
+	# The line names the directory that is missing.
+	assert_rejected "tswap_stats=$SCRATCH/nonexistent/stats.json" \
+		"cannot create a file in $SCRATCH/nonexistent:" "No such file or directory"
 }
 
 @test "bad input: tswap_stats in a read-only directory" {
 	requires root
 	mount_scratch "$SCRATCH/ro" tmpfs ro,size=1m
 	run_fio "${JOB[@]}" --tswap_stats="$SCRATCH/ro/stats.json"
-	assert_rejected tswap_stats
+	# The line names the directory that is read-only.
+	assert_rejected "tswap_stats=$SCRATCH/ro/stats.json" \
+		"cannot create a file in $SCRATCH/ro:" "Read-only file system"
 	assert_file_not_exists "$SCRATCH/ro/stats.json"
 }
 
 @test "bad input: an engine built for another fio version names both versions and make" {
 	requires wrongver
 	run_fio_with "$WRONGVER_ENGINE" "${JOB[@]}"
-	assert_rejected fio-0.0-test "$FIO_VERSION" make
+	assert_rejected "built for fio-0.0-test" "loaded by $FIO_VERSION" "make"
+}
+
+@test "bad input: tswap_stats with an unknown %-escape" {
+	run_fio "${JOB[@]}" --tswap_stats="$SCRATCH/stats-%x.json"
+	assert_rejected "tswap_stats=$SCRATCH/stats-%x.json" "unknown %-escape"
+	assert_file_not_exists "$SCRATCH/stats-%x.json"
 }

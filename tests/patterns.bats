@@ -147,7 +147,8 @@ column() {
 		assert_output "swap $jobnum $pid 2 2"
 		total=$((total + $(jq -r .submit_calls "$f")))
 	done
-	refute_equal "${files[0]}" "${files[1]}"
+	# Two different job numbers.
+	[ "$(jq -r .jobnum "${files[@]}" | sort -u | wc -l)" -eq 2 ]
 	run -0 awk -F '\t' '$2 == "io_submit"' "$SCRATCH/nj.tsv"
 	assert_equal "$(wc -l <<<"$output")" "$total"
 }
