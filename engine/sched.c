@@ -510,15 +510,25 @@ int tswap_sched_reap(struct tswap_sched *s, unsigned int min, unsigned int max,
 
 	if (!s->threaded) {
 		struct worker *w = &s->w[0];
+		struct timespec now;
+		bool more;
 
-		if (n < min || (!n && nowait))
-			do {
-				if (!worker_step(w, true, nowait ? &poll : timeout))
+		if (timeout && !nowait)
+			deadline_from(&dl, timeout);
+		while (n < min || (!n && nowait)) {
+			more = worker_step(w, true, nowait ? &poll : timeout);
+			pthread_mutex_lock(&s->done_mu);
+			n += take_done(s, max - n, ops + n);
+			pthread_mutex_unlock(&s->done_mu);
+			if (!more || nowait)
+				break;
+			if (timeout) {
+				clock_gettime(CLOCK_MONOTONIC, &now);
+				if (now.tv_sec > dl.tv_sec ||
+				    (now.tv_sec == dl.tv_sec && now.tv_nsec >= dl.tv_nsec))
 					break;
-				pthread_mutex_lock(&s->done_mu);
-				n += take_done(s, max - n, ops + n);
-				pthread_mutex_unlock(&s->done_mu);
-			} while (n < min && !nowait && !timeout);
+			}
+		}
 		s->busy -= n;
 		return (int)n;
 	}
