@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2016,SC2154  # awk/jq programs in single quotes; bats sets $stderr
 #
 # Bad input (issue 2, "Bad input"): each gets a non-zero fio exit (not a
 # crash, not a hang) and one stderr line naming the option and the rule.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2016,SC2154  # awk/jq programs in single quotes; bats sets $stderr
 #
 # The engine as fio sees it: option help, the README example, a clean
 # stdout for --output-format=json, and make install / uninstall.

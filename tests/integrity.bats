@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2016,SC2154  # awk/jq programs in single quotes; bats sets $stderr
 #
 # Data integrity with the real fio and the built engine: every submit x
 # window combination, tswap_threads 1, 2 and 4, tail blocks, iodepth > 1,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2016,SC2154  # awk/jq programs in single quotes; bats sets $stderr
 #
 # Pattern proof from outside the engine: strace the AIO system calls of a
 # real fio run and replay them per I/O context against design.md section 1
