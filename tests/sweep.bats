@@ -1,0 +1,325 @@
+#!/usr/bin/env bats
+# tests/sweep.bats - the job library (jobs/), the generated grid
+# (make jobs -> jobs/grid/) and sweep/tswap-sweep, with real fio and small
+# sizes (the whole file takes well under two minutes).
+#
+# Needs the engine: every test that runs fio skips, saying why, when
+# build/tswap.so is missing.
+
+bats_require_minimum_version 1.5.0
+
+if [ -f "$BATS_TEST_DIRNAME/helpers.bash" ]; then
+	load helpers
+else
+	bats_load_library bats-support
+	bats_load_library bats-assert
+	bats_load_library bats-file
+fi
+
+SWEEP_REPO=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+SWEEP=$SWEEP_REPO/sweep/tswap-sweep
+SWEEP_ENGINE=${TSWAP_ENGINE:-$SWEEP_REPO/build/tswap.so}
+
+# Small and fast: 4 MiB tensors, 8 MiB of I/O per point, a 32 MiB file.
+SMALL=(--size 32m --tensor-size 4m --io-size 8m)
+
+setup() {
+	if [ ! -f "$SWEEP_ENGINE" ]; then
+		skip "requires the engine: $SWEEP_ENGINE is missing (run 'make')"
+	fi
+	if declare -F common_setup >/dev/null; then
+		common_setup
+	else
+		SCRATCH=$BATS_TEST_TMPDIR/scratch
+		mkdir -p "$SCRATCH"
+	fi
+	export TSWAP_ENGINE=$SWEEP_ENGINE
+	EXTRA_CLEANUP=()
+}
+
+teardown() {
+	local d
+	for d in "${EXTRA_CLEANUP[@]}"; do
+		rm -rf -- "$d"
+	done
+	if declare -F common_teardown >/dev/null; then
+		common_teardown
+	fi
+}
+
+# sweep ARGS... - run tswap-sweep with bats' run (stdout in $output,
+# stderr in $stderr), under a timeout.
+sweep() {
+	run --separate-stderr timeout -k 10 300 "$SWEEP" "$@"
+}
+
+show_sweep() {
+	printf 'tswap-sweep exit %s\n--- stdout\n%s\n--- stderr\n%s\n---\n' \
+		"$status" "$output" "${stderr:-}" >&2
+}
+
+sweep_ok() {
+	sweep "$@"
+	if [ "$status" -ne 0 ]; then
+		show_sweep
+		fail "tswap-sweep failed (exit $status)"
+	fi
+}
+
+# csv_rows FILE - data rows of a CSV (header excluded).
+csv_rows() {
+	tail -n +2 "$1" | grep -c .
+}
+
+# --- job library -------------------------------------------------------------
+
+@test "jobs: make jobs output is up to date with sweep/grids" {
+	local out=$BATS_TEST_TMPDIR/grid g
+	mkdir -p "$out"
+	for g in quick deepspeed deepspeed-full full; do
+		run "$SWEEP" --grid "$g" --emit-jobs "$out"
+		assert_success
+	done
+	run diff -r "$SWEEP_REPO/jobs/grid" "$out"
+	if [ "$status" -ne 0 ]; then
+		fail "jobs/grid/ is stale: run 'make jobs' and commit ($(head -c 400 <<<"$output"))"
+	fi
+}
+
+@test "jobs: every job file in jobs/ passes fio --parse-only" {
+	local f n=0
+	# shellcheck source=/dev/null
+	. "$SWEEP_REPO/jobs/env.sh"
+	export TSWAP_TARGET=$SCRATCH/parse.swap
+	while IFS= read -r -d '' f; do
+		n=$((n + 1))
+		run --separate-stderr fio --parse-only "$f"
+		if [ "$status" -ne 0 ]; then
+			fail "fio --parse-only $f failed: ${stderr:-$output}"
+		fi
+	done < <(find "$SWEEP_REPO/jobs" -name '*.fio' -print0)
+	[ "$n" -ge 14 ] || fail "expected at least 14 job files, found $n"
+	assert_file_not_exists "$TSWAP_TARGET"
+}
+
+@test "jobs: each hand-written profile documents its workload and environment" {
+	local f
+	for f in "$SWEEP_REPO"/jobs/*.fio; do
+		grep -q '^; Where the numbers come from\|^; Workload' "$f" || fail "$f: no workload/sources header"
+		grep -q 'TSWAP_ENGINE' "$f" || fail "$f: TSWAP_ENGINE undocumented"
+		grep -q 'TSWAP_TARGET' "$f" || fail "$f: TSWAP_TARGET undocumented"
+		grep -q 'TSWAP_SIZE' "$f" || fail "$f: TSWAP_SIZE undocumented"
+	done
+}
+
+# --- the sweep ----------------------------------------------------------------
+
+@test "sweep: usage errors exit 2" {
+	sweep --no-such-option
+	assert_equal "$status" 2
+	sweep --grid no-such-grid
+	assert_equal "$status" 2
+	sweep --rw sideways --dry-run
+	assert_equal "$status" 2
+	sweep --min-read-gbs fast --dry-run
+	assert_equal "$status" 2
+	sweep --help
+	assert_success
+	assert_output --partial 'Exit codes'
+}
+
+@test "sweep: --dry-run runs nothing and prints the job files (user grid file)" {
+	local grid="$SCRATCH/my grid.grid" target="$SCRATCH/dry.swap"
+	cat >"$grid" <<-'EOF'
+		# two blocks x two queue depths, reads only
+		rw      read
+		block   1m 2m
+		qd      4 16
+		tensor  8m
+	EOF
+	sweep_ok --dry-run --grid "$grid" --target "$target" --out "$SCRATCH/dryrun" --size 32m
+	assert_file_not_exists "$target"
+	assert_file_not_exists "$SCRATCH/dryrun"
+	# 4 grid points + the read ceiling, each a complete job file
+	assert_equal "$(grep -c '^\[global\]' <<<"$output")" 5
+	assert_equal "$(grep -c '^ioengine=external:\${TSWAP_ENGINE}' <<<"$output")" 4
+	assert_equal "$(grep -c '^ioengine=libaio' <<<"$output")" 1
+	assert_output --partial 'tswap_block_size=2m'
+	assert_output --partial 'tswap_queue_depth=16'
+	assert_output --partial 'dry run'
+	# nothing ran: no fio, no prepare
+	[ -z "$(ls -A "$SCRATCH" | grep -v '^my grid.grid$' | grep -v '\.cleanup$' || true)" ] ||
+		fail "dry run created files: $(ls -A "$SCRATCH")"
+}
+
+@test "sweep: quick sweep end to end on a small file whose path has spaces and shell metacharacters" {
+	local dir="$SCRATCH/a dir; with \$(echo x) & 'quotes'" rd
+	mkdir -p "$dir"
+	rd="$dir/run 1"
+	sweep_ok --grid quick "${SMALL[@]}" --target "$dir/swap file.swap" --out "$rd"
+	# progress: one line per run (8 points + 2 ceilings), index/total, ETA, result
+	assert_equal "$(grep -cE '^\[ ?([1-9]|10)/10\] .*GB/s.*\(eta [0-9]+:[0-9]{2}\)$' <<<"$output")" 10
+	assert_file_exists "$dir/swap file.swap"
+	# one CSV row per grid point (quick: 2 directions x 2 blocks x 2 queue depths)
+	assert_file_exists "$rd/summary.csv"
+	assert_equal "$(csv_rows "$rd/summary.csv")" 8
+	assert_equal "$(tail -n +2 "$rd/summary.csv" | grep -c '"ok"')" 8
+	head -n 1 "$rd/summary.csv" | grep -q '^point,repeat,status,direction,backend,tensor_size,block_size,queue_depth,submit,window,threads,iodepth,gbs,ops_per_s,clat_p50_us,clat_p99_us,clat_p999_us,usr_cpu_pct,sys_cpu_pct,io_submit_per_gb,pct_of_ceiling,error$' ||
+		fail "unexpected CSV header: $(head -n 1 "$rd/summary.csv")"
+	# best-aio.json: DeepSpeed's aio keys with JSON types a ds_config takes
+	run jq -e '.aio
+		| (keys == (["block_size", "queue_depth", "intra_op_parallelism", "single_submit", "overlap_events", "use_gds"] | sort))
+		  and (.block_size | type == "number" and . == floor and . > 0)
+		  and (.queue_depth | type == "number" and . == floor and . > 0)
+		  and (.intra_op_parallelism | type == "number" and . == floor and . > 0)
+		  and (.single_submit | type == "boolean")
+		  and (.overlap_events | type == "boolean")
+		  and (.use_gds == false)' "$rd/best-aio.json"
+	assert_success
+	# plots are real PNGs
+	local png n=0
+	for png in "$rd"/plots/*.png; do
+		[ -f "$png" ] || continue
+		n=$((n + 1))
+		[ "$(head -c 8 "$png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "$png is not a PNG"
+	done
+	[ "$n" -ge 3 ] || fail "expected heat maps for read and write and a bar chart, got $n PNGs"
+	assert_file_exists "$rd/plots/heat-read-overlap-block.png"
+	assert_file_exists "$rd/plots/best-by-threads.png"
+	# the report names the best points and the ceiling
+	assert_file_exists "$rd/report.md"
+	grep -q '^| best read | [0-9]' "$rd/report.md" || fail "report.md has no best read"
+	grep -q '^| best write | [0-9]' "$rd/report.md" || fail "report.md has no best write"
+	grep -q '^| best combined | [0-9]' "$rd/report.md" || fail "report.md has no best combined"
+	grep -q 'device ceiling.*read [0-9.]* GB/s, write [0-9.]* GB/s' "$rd/report.md" || fail "report.md has no ceiling"
+	# each point kept its job file, fio JSON, stderr and the engine's stats
+	local p
+	for p in "$rd"/points/read-*.r1 "$rd"/points/write-*.r1; do
+		assert_file_exists "$p/job.fio"
+		assert_file_exists "$p/fio.stderr"
+		jq -e '.jobs[0].error == 0' "$p/fio.json" >/dev/null || fail "$p/fio.json: not fio JSON without error"
+		jq -e '.submit_calls > 0' "$p/stats.json" >/dev/null || fail "$p/stats.json: no engine stats"
+	done
+	# --compare against itself: every ratio is 1
+	sweep_ok --resume "$rd" --compare "$rd"
+	assert_file_exists "$rd/compare.md"
+	assert_equal "$(grep -c '| 1 |$' "$rd/compare.md")" 8
+}
+
+@test "sweep: thresholds give exit 1 when missed, 0 when met" {
+	local rd=$SCRATCH/thr
+	sweep_ok --grid quick --rw read --no-ceiling "${SMALL[@]}" --target "$SCRATCH/t.swap" --out "$rd"
+	# --resume of a finished run reruns nothing and re-judges
+	sweep --resume "$rd" --min-read-gbs 100000
+	assert_equal "$status" 1
+	assert_output --partial 'FAIL: best read'
+	grep -q 'FAIL: best read' "$rd/report.md" || fail "threshold not in report.md"
+	sweep --resume "$rd" --min-read-gbs 0.000001
+	assert_equal "$status" 0
+	assert_output --partial 'PASS: best read'
+	# no write point at all: a write threshold cannot be met
+	sweep --resume "$rd" --min-write-gbs 0.000001
+	assert_equal "$status" 1
+}
+
+@test "sweep: a failing point is recorded as an error, the sweep goes on, exit 3" {
+	[ -f "$SWEEP_REPO/build/tswap-wrongver.so" ] ||
+		skip "requires build/tswap-wrongver.so (make build/tswap-wrongver.so)"
+	local rd=$SCRATCH/err
+	sweep --grid quick --rw read "${SMALL[@]}" --target "$SCRATCH/e.swap" --out "$rd" \
+		--engine "$SWEEP_REPO/build/tswap-wrongver.so"
+	assert_equal "$status" 3
+	assert_equal "$(csv_rows "$rd/summary.csv")" 4
+	assert_equal "$(tail -n +2 "$rd/summary.csv" | grep -c '"error"')" 4
+	assert_output --partial 'ERROR'
+	# the ceiling (fio's own engine) still ran
+	grep -q 'device ceiling.*read [0-9.]* GB/s' "$rd/report.md" || fail "no ceiling in report.md"
+	grep -q 'error' "$rd/report.md"
+}
+
+@test "sweep: kill mid-sweep, then --resume finishes without rerunning finished points" {
+	local rd=$SCRATCH/kill pid i done_before f
+	"$SWEEP" --grid quick --rw read,write --no-ceiling --size 32m --tensor-size 4m \
+		--runtime 1 --ramp 0 --target "$SCRATCH/k.swap" --out "$rd" \
+		>"$SCRATCH/kill.log" 2>&1 3>&- &
+	pid=$!
+	# wait for two finished points, then stop the sweep mid-point
+	for ((i = 0; i < 200; i++)); do
+		done_before=$(find "$rd/points" -mindepth 2 -maxdepth 2 -name result.json 2>/dev/null | wc -l)
+		[ "$done_before" -ge 2 ] && break
+		sleep 0.1
+	done
+	[ "$done_before" -ge 2 ] || { kill "$pid"; fail "no point finished in 20 s"; }
+	sleep 0.3
+	kill -TERM "$pid"
+	wait "$pid" || st=$?
+	assert_equal "$st" 130
+	grep -q 'interrupted' "$SCRATCH/kill.log" || fail "no interrupt message: $(cat "$SCRATCH/kill.log")"
+	# no half-written point is left
+	[ -z "$(find "$rd/points" -maxdepth 1 -name '.tmp-*')" ] || fail "temporary point directory left behind"
+	mapfile -t finished < <(find "$rd/points" -mindepth 2 -maxdepth 2 -name result.json | sort)
+	[ "${#finished[@]}" -ge 2 ] && [ "${#finished[@]}" -lt 8 ] ||
+		fail "expected 2..7 finished points, got ${#finished[@]}"
+	for f in "${finished[@]}"; do
+		cp -p "$f" "$f.before"
+	done
+	sweep_ok --resume "$rd"
+	assert_equal "$(grep -c 'done earlier' <<<"$output")" "${#finished[@]}"
+	for f in "${finished[@]}"; do
+		cmp -s "$f" "$f.before" || fail "$f was rerun"
+	done
+	assert_equal "$(csv_rows "$rd/summary.csv")" 8
+	assert_equal "$(tail -n +2 "$rd/summary.csv" | grep -c '"ok"')" 8
+}
+
+@test "sweep: a block device is refused for writes without --destructive, and with a signature unless --force" {
+	requires loopdev
+	command -v mkfs.ext4 >/dev/null || skip "requires mkfs.ext4 (e2fsprogs)"
+	loop_setup 64
+	# writes without --destructive: refused before anything runs
+	sweep --target "$LOOPDEV" --grid quick "${SMALL[@]}" --out "$SCRATCH/bd1"
+	assert_equal "$status" 2
+	grep -q -- '--destructive' <<<"$stderr" || fail "no --destructive in: $stderr"
+	assert_file_not_exists "$SCRATCH/bd1"
+	# reads only: allowed (dry run here)
+	sweep --target "$LOOPDEV" --grid quick --rw read "${SMALL[@]}" --dry-run
+	assert_success
+	# a filesystem signature: refused even with --destructive, unless --force
+	mkfs.ext4 -q -F "$LOOPDEV"
+	sweep --target "$LOOPDEV" --grid quick "${SMALL[@]}" --destructive --dry-run
+	assert_equal "$status" 2
+	grep -q 'signature' <<<"$stderr" || fail "no signature in: $stderr"
+	sweep --target "$LOOPDEV" --grid quick "${SMALL[@]}" --destructive --force --dry-run
+	assert_success
+	# a blank device with --destructive: runs
+	wipefs -q -a "$LOOPDEV"
+	sweep_ok --target "$LOOPDEV" --grid quick --rw write --no-ceiling "${SMALL[@]}" \
+		--destructive --out "$SCRATCH/bd2"
+	assert_equal "$(csv_rows "$SCRATCH/bd2/summary.csv")" 4
+}
+
+@test "sweep: without root the page cache is not dropped, said once and recorded in the report" {
+	local dir rd
+	if [ "$(id -u)" -eq 0 ]; then
+		command -v setpriv >/dev/null || skip "requires setpriv (util-linux) to drop root"
+		mkdir -p "$SWEEP_REPO/build/test-scratch"
+		dir=$(mktemp -d "$SWEEP_REPO/build/test-scratch/nonroot.XXXXXX")
+		EXTRA_CLEANUP+=("$dir")
+		chmod 0777 "$dir"
+		setpriv --reuid=65534 --regid=65534 --clear-groups test -r "$SWEEP_ENGINE" ||
+			skip "uid 65534 cannot read $SWEEP_ENGINE"
+		rd="$dir/run"
+		run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+			env TSWAP_ENGINE="$SWEEP_ENGINE" "$SWEEP" --grid quick --rw read --no-ceiling \
+			"${SMALL[@]}" --target "$dir/nr.swap" --out "$rd"
+	else
+		rd="$SCRATCH/run"
+		sweep --grid quick --rw read --no-ceiling "${SMALL[@]}" --target "$SCRATCH/nr.swap" --out "$rd"
+	fi
+	if [ "$status" -ne 0 ]; then
+		show_sweep
+		fail "non-root sweep failed"
+	fi
+	assert_equal "$(grep -c '^note: not root' <<<"$output")" 1
+	grep -q 'note: not root' "$rd/report.md" || fail "the note is not in report.md"
+}
