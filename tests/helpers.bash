@@ -72,6 +72,9 @@ requires() {
 			if [ ! -e /dev/loop-control ]; then
 				skip "requires loop devices: no /dev/loop-control (modprobe loop)"
 			fi
+			if ! losetup --find >/dev/null 2>&1; then
+				skip "requires loop devices: losetup --find finds no free one"
+			fi
 			;;
 		ramfs)
 			requires root
