@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2154  # bats sets $stderr (run --separate-stderr)
 #
 # The io_uring backend (tswap_backend=io_uring) with the real fio and the
 # built engine:
@@ -297,6 +298,39 @@ stats_agree() {
 		fail "stats wait_calls=$output < $(field waits) waiting io_uring_enter calls"
 }
 
+# full_loop - a loop device over a sparse 16 MiB file on a 4 MiB tmpfs:
+# writes past the first 4 MiB of data complete with ENOSPC (errors.bats).
+full_loop() {
+	mount_scratch "$SCRATCH/small" tmpfs size=4m
+	truncate -s 16M "$SCRATCH/small/backing.img"
+	FULLDEV=$(losetup --find --show --direct-io=on "$SCRATCH/small/backing.img") ||
+		fail "losetup over a tmpfs file failed"
+	printf 'loop\t%s\n' "$FULLDEV" >>"$CLEANUP_LIST"
+}
+
+# uring_enospc_case SUBMIT WINDOW THREADS [fio args...] - the CQE's -ENOSPC
+# reaches fio as the operation's errno and the stats; no hang.
+uring_enospc_case() {
+	local submit=$1 window=$2 threads=$3 st
+	shift 3
+	local what="submit=$submit window=$window threads=$threads $*"
+	st=$SCRATCH/err-$submit-$window-$threads.json
+	truncate -s 0 "$SCRATCH/small/backing.img"
+	truncate -s 16M "$SCRATCH/small/backing.img"
+	run_fio --filename="$FULLDEV" --size=12m --bs=2m --iodepth=2 --rw=write \
+		--tswap_backend=io_uring --tswap_block_size=512k --tswap_queue_depth=2 \
+		--tswap_threads="$threads" --tswap_submit="$submit" \
+		--tswap_window="$window" --tswap_stats="$st" "$@"
+	if [ "$status" -ne 1 ]; then
+		show_fio
+		fail "$what: expected fio to exit 1 on the write error, got $status"
+	fi
+	assert_regex "$stderr" "io_u error on file $FULLDEV: No space left on device: write offset=[0-9]+"
+	assert_file_exists "$st"
+	run -0 jq -r '"\(.backend) \(.op_errors >= 1) \(.block_errors >= 1) \(.bytes < 12582912)"' "$st"
+	[ "$output" = "io_uring true true true" ] || fail "$what: stats: $(jq -c '{operations, op_errors, blocks, block_errors, short_blocks, bytes}' "$st")"
+}
+
 # --- integrity ----------------------------------------------------------------
 
 @test "uring integrity: submit x window x threads 1,2,4, tail blocks, on a file" {
@@ -432,6 +466,19 @@ stats_agree() {
 }
 
 # --- errors ---------------------------------------------------------------------
+
+@test "uring errors: a block failing with ENOSPC fails its operation with that errno, every pattern, no hang" {
+	requires loopdev
+	full_loop
+	local submit window
+	for submit in single block; do
+		for window in sequential overlap; do
+			uring_enospc_case "$submit" "$window" 1
+		done
+	done
+	uring_enospc_case block overlap 2 --tswap_fixedbufs=1
+	uring_enospc_case single sequential 4 --tswap_sqpoll=1
+}
 
 @test "uring errors: tswap_iopoll on a file of a device without poll queues fails cleanly" {
 	local t=$SCRATCH/swapfile dev polls
