@@ -18,6 +18,7 @@ teardown() { common_teardown; }
 # Runs a write job under strace with tswap_stats, leaves:
 #   $REC      the TSV records file     $STATS  the stats JSON file
 #   $SUMMARY  aio_check's summary line (the test fails on any violation)
+#   $FIO_STDOUT  fio's report
 traced_run() {
 	local name=$1 size=$2 bs=$3 q=$4 threads=$5 submit=$6 window=$7 nb=$8
 	shift 8
@@ -29,6 +30,7 @@ traced_run() {
 		--rw=write --tswap_block_size=1m --tswap_queue_depth="$q" \
 		--tswap_threads="$threads" --tswap_submit="$submit" \
 		--tswap_window="$window" --tswap_stats="$STATS" "$@"
+	FIO_STDOUT=$output
 	aio_records "$log" >"$REC"
 	check=$(aio_check "$REC" "$q" "$nb" "$window" "$submit")
 	if grep -q '^VIOLATION' <<<"$check"; then
@@ -196,4 +198,17 @@ column() {
 	# Atomic write: nothing but the stats file and the data file is left.
 	run -0 ls -A "$SCRATCH"
 	assert_output "$(printf 'f\nst.json')"
+}
+
+@test "pattern: the issue's example (bs=64m, iodepth=4, Q=32, 4 threads), scaled to 256m, matches strace" {
+	# 64m / 4 threads = 16m parts = 16 blocks of 1m: with Q=32 each part
+	# goes down in one io_submit of 16 and is reaped with min_nr=1.
+	traced_run example 256m 64m 32 4 block overlap 16 --iodepth=4
+	[ "$(field setups)" -eq 4 ]
+	[ "$(field contexts)" -eq 4 ]
+	[ "$(field parts)" -eq 16 ]
+	[ "$(field blocks)" -eq 256 ]
+	assert_equal "$(field bps)" "16:16"
+	stats_agree 4 4 $((256 * 1048576))
+	assert_regex "$FIO_STDOUT" "WRITE: bw=.*io=256MiB"
 }
