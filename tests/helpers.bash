@@ -325,31 +325,41 @@ strace_fio() {
 	fi
 }
 
-# aio_records LOG - one TSV record per AIO call, in per-thread order:
-#   tid  call  ctx  a  b  ret
-# io_setup:            ctx = the new context, a = nr_events
-# io_submit:           a = nr
-# io_(p)getevents:     a = min_nr, b = nr
-# ret is the return value (-1 on error, errno in b for io_setup/io_submit
-# failures is not needed by the tests). Split "<unfinished ...>" /
-# "<... resumed>" lines are joined first.
-aio_records() {
+# strace_join LOG - the lines of an `strace -f` log as "tid<TAB>call(...)
+# = ret", with the "<unfinished ...>" / "<... resumed>" halves of a call
+# that another thread interrupted joined back, in per-thread order.
+strace_join() {
 	awk '
 	function trim(s) { gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
 	{
 		tid = $1
-		line = substr($0, length($1) + 1)
-		line = trim(line)
+		line = trim(substr($0, length($1) + 1))
 		if (line ~ /<unfinished \.\.\.>$/) {
 			sub(/ *<unfinished \.\.\.>$/, "", line)
 			pending[tid] = line
 			next
 		}
-		if (line ~ /^<\.\.\. [a-z_]+ resumed>/) {
-			sub(/^<\.\.\. [a-z_]+ resumed> */, "", line)
+		if (line ~ /^<\.\.\. [a-z_0-9]+ resumed>/) {
+			sub(/^<\.\.\. [a-z_0-9]+ resumed> */, "", line)
 			line = pending[tid] line
 			delete pending[tid]
 		}
+		print tid "\t" line
+	}' "$1"
+}
+
+# aio_records LOG - one TSV record per AIO call, in per-thread order:
+#   tid  call  ctx  a  b  ret
+# io_setup:            ctx = the new context, a = nr_events
+# io_submit:           a = nr
+# io_(p)getevents:     a = min_nr, b = nr  (both reported as io_getevents)
+# ret is the return value (-1 on error).
+aio_records() {
+	strace_join "$1" | awk -F '\t' '
+	function trim(s) { gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
+	{
+		tid = $1
+		line = $2
 		if (line !~ /^io_(setup|submit|getevents|pgetevents)\(/)
 			next
 		call = line; sub(/\(.*/, "", call)
@@ -365,7 +375,41 @@ aio_records() {
 		} else {
 			printf "%s\t%s\t%s\t%s\t%s\t%s\n", tid, "io_getevents", a[1], a[2], a[3], ret
 		}
-	}' "$1"
+	}'
+}
+
+# iocb_records LOG - one TSV record per iocb the kernel accepted (the
+# first `ret` iocbs of each io_submit):
+#   tid  ctx  op  buf  offset  nbytes
+# op is PREAD or PWRITE; buf is the buffer address in decimal for reads
+# ("-" for writes: strace prints their data, not the address).
+iocb_records() {
+	strace_join "$1" | awk -F '\t' '
+	function hex(s,   i, c, v) {
+		v = 0
+		s = tolower(s); sub(/^0x/, "", s)
+		for (i = 1; i <= length(s); i++) {
+			c = index("0123456789abcdef", substr(s, i, 1)) - 1
+			v = v * 16 + c
+		}
+		return v
+	}
+	$2 ~ /^io_submit\(/ {
+		line = $2
+		ctx = line; sub(/^io_submit\(/, "", ctx); sub(/,.*/, "", ctx)
+		ret = line; sub(/.*\) += /, "", ret); sub(/ .*/, "", ret); ret += 0
+		gsub(/aio_buf="([^"\\]|\\.)*"(\.\.\.)?/, "aio_buf=-", line)
+		for (n = 0; n < ret && match(line, /\{aio_data=[^}]*\}/); n++) {
+			iocb = substr(line, RSTART, RLENGTH)
+			line = substr(line, RSTART + RLENGTH)
+			op = iocb; sub(/.*aio_lio_opcode=IOCB_CMD_/, "", op); sub(/[^A-Z].*/, "", op)
+			buf = iocb; sub(/.*aio_buf=/, "", buf); sub(/[,}].*/, "", buf)
+			if (buf ~ /^0x/) buf = sprintf("%.0f", hex(buf))
+			off = iocb; sub(/.*aio_offset=/, "", off); sub(/[^0-9].*/, "", off)
+			len = iocb; sub(/.*aio_nbytes=/, "", len); sub(/[^0-9].*/, "", len)
+			printf "%s\t%s\t%s\t%s\t%s\t%s\n", $1, ctx, op, buf, off, len
+		}
+	}'
 }
 
 # aio_check RECORDS Q NBLOCKS WINDOW SUBMIT - replay the AIO calls per I/O

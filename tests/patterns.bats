@@ -212,3 +212,78 @@ column() {
 	stats_agree 4 4 $((256 * 1048576))
 	assert_regex "$FIO_STDOUT" "WRITE: bw=.*io=256MiB"
 }
+
+# iocb_layout IOCBS BS P B NOPS OP - check the accepted iocbs against the
+# layout of design.md section 1, printing one line per violation:
+#   - the (offset, nbytes) of all iocbs are exactly the blocks of NOPS
+#     operations of BS bytes: P parts of BS/P, cut in blocks of B with an
+#     unpadded tail, each block once;
+#   - every iocb has opcode OP;
+#   - part i of every operation goes through one and the same context, and
+#     the P parts through P different contexts;
+#   - reads: within an operation, buffer - file offset is constant (each
+#     block lands at its own place in the io_u buffer, no bounce buffer).
+iocb_layout() {
+	awk -F '\t' -v BS="$2" -v P="$3" -v B="$4" -v NOPS="$5" -v OP="$6" '
+	BEGIN {
+		part = BS / P
+		for (o = 0; o < NOPS; o++)
+			for (i = 0; i < P; i++)
+				for (k = 0; k * B < part; k++) {
+					len = part - k * B; if (len > B) len = B
+					want[sprintf("%.0f %.0f", o * BS + i * part + k * B, len)] = 1
+					nwant++
+				}
+	}
+	{
+		key = $5 " " $6
+		if (!(key in want)) printf "VIOLATION: unexpected iocb offset=%s nbytes=%s\n", $5, $6
+		else if (seen[key]++) printf "VIOLATION: iocb offset=%s nbytes=%s submitted twice\n", $5, $6
+		if ($3 != OP) printf "VIOLATION: iocb offset=%s has opcode %s, expected %s\n", $5, $3, OP
+		o = int($5 / BS); i = int(($5 - o * BS) / part)
+		if ((i in ctxof) && ctxof[i] != $2) printf "VIOLATION: part %d went through contexts %s and %s\n", i, ctxof[i], $2
+		ctxof[i] = $2
+		if ($4 != "-") {
+			d = sprintf("%.0f", $4 - $5)
+			if ((o in delta) && delta[o] != d) printf "VIOLATION: op %d: block at offset %s not at its place in the buffer\n", o, $5
+			delta[o] = d
+		}
+		n++
+	}
+	END {
+		for (key in want) if (!(key in seen)) printf "VIOLATION: block offset/nbytes %s never submitted\n", key
+		for (i in ctxof) for (j in ctxof) if (i < j && ctxof[i] == ctxof[j]) printf "VIOLATION: parts %d and %d share context %s\n", i, j, ctxof[i]
+		printf "iocbs=%d expected=%d\n", n, nwant
+	}' "$1"
+}
+
+# layout_case RW P BS_KB B_KB Q IODEPTH SUBMIT WINDOW NOPS
+layout_case() {
+	local rw=$1 p=$2 bs_kb=$3 b_kb=$4 q=$5 iodepth=$6 submit=$7 window=$8 nops=$9
+	local f=$SCRATCH/layout.file log=$SCRATCH/layout.strace out op=PWRITE
+	local size_kb=$((bs_kb * nops))
+	rm -f "$f"
+	if [ "$rw" = read ]; then
+		op=PREAD
+		psync_ok --filename="$f" --size="${size_kb}k" --bs=1m --rw=write
+	fi
+	strace_fio "$log" --filename="$f" --size="${size_kb}k" --bs="${bs_kb}k" \
+		--rw="$rw" --iodepth="$iodepth" --tswap_block_size="${b_kb}k" \
+		--tswap_queue_depth="$q" --tswap_threads="$p" --tswap_submit="$submit" \
+		--tswap_window="$window"
+	iocb_records "$log" >"$SCRATCH/layout.iocbs"
+	out=$(iocb_layout "$SCRATCH/layout.iocbs" $((bs_kb * 1024)) "$p" $((b_kb * 1024)) "$nops" "$op")
+	echo "# layout $rw P=$p bs=${bs_kb}k B=${b_kb}k: ${out##*$'\n'}" >&3
+	if grep -q '^VIOLATION' <<<"$out"; then
+		printf '%s\n' "$out" | head -40 >&2
+		fail "$rw P=$p bs=${bs_kb}k B=${b_kb}k: iocbs do not match the operation layout"
+	fi
+}
+
+@test "layout: the iocbs tile every operation exactly (offsets, tail lengths, one context per part, buffer positions)" {
+	layout_case read 2 1392 128 4 3 block overlap 6
+	layout_case read 4 1536 256 2 2 single sequential 4
+	layout_case read 1 1536 1024 4 1 block sequential 4
+	layout_case write 4 1536 256 2 2 block overlap 4
+	layout_case write 2 1392 128 4 3 single overlap 6
+}
