@@ -21,8 +21,14 @@
 #                       --direct=1 ARGS...`: engine options go in ARGS, so
 #                      they always come after --ioengine= (design.md 3)
 #   fio_ok ARGS...     run_fio, and fail with fio's stdout/stderr unless 0
+#   psync_ok ARGS...   the same job with fio's psync engine (cross-checks)
+#   assert_rejected OPTION [TEXT...]  a bad-input run failed cleanly with a
+#                      stderr line naming OPTION (and TEXT)
 #   strace_fio FILE ARGS...   run_fio under strace, tracing the AIO calls
 #   aio_records FILE   the strace log as TSV records, one per AIO call
+#   aio_check RECORDS Q NBLOCKS WINDOW SUBMIT   replay them against the
+#                      window/submit rules; violations + a summary line
+#   iocb_records FILE  one TSV record per accepted iocb (op, buf, off, len)
 #   loop_setup SIZE [SECTOR]  a loop device over a file in $SCRATCH, with
 #                      --direct-io=on; sets $LOOPDEV; detached in teardown
 #   mount_scratch DIR TYPE [OPTS]  mount; unmounted in teardown
