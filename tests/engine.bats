@@ -48,14 +48,18 @@ teardown() { common_teardown; }
 	assert_output "libaio 1048576 8 block overlap 1"
 }
 
-@test "--output-format=json: stdout is one JSON document with fio's clat for the job" {
+@test "--output-format=json: stdout is one JSON document; fio's slat, clat, lat are per operation" {
 	rm -f "$SCRATCH/f"
 	fio_ok --filename="$SCRATCH/f" --size=8m --bs=2m --iodepth=2 --rw=write \
 		--output-format=json --tswap_block_size=512k --tswap_threads=2 \
 		--tswap_stats="$SCRATCH/st.json"
-	run -0 jq -r '.jobs[0] | "\(.jobname) \(.error) \(.write.total_ios) \(.write.clat_ns.mean > 0) \(.write.slat_ns.N)"' <<<"$output"
-	# 4 operations of 2m; slat/clat recorded (the commit hook sets issue_time).
-	assert_regex "$output" '^swap 0 4 true [0-9]+$'
+	# 4 operations of 2m, each with a submission latency (the commit hook
+	# sets issue_time and calls io_u_queued) and a completion latency, and
+	# lat = slat + clat.
+	run -0 jq -r '.jobs[0] | "\(.jobname) \(.error) \(.write.total_ios) \(.write.slat_ns.N) \(.write.clat_ns.N)",
+		(.write | (.slat_ns.min > 0 and .clat_ns.min > 0
+			and ((.lat_ns.mean - .slat_ns.mean - .clat_ns.mean) | fabs) <= 0.01 * .lat_ns.mean))' <<<"$output"
+	assert_output "$(printf 'swap 0 4 4 4\ntrue')"
 }
 
 @test "fio's completion latency is per tensor: slower for a bigger bs" {

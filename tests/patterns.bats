@@ -221,6 +221,8 @@ column() {
 #   - every iocb has opcode OP;
 #   - part i of every operation goes through one and the same context, and
 #     the P parts through P different contexts;
+#   - each context takes the operations in FIFO (here: file) order, as the
+#     callers only run sequential jobs;
 #   - reads: within an operation, buffer - file offset is constant (each
 #     block lands at its own place in the io_u buffer, no bounce buffer).
 iocb_layout() {
@@ -243,6 +245,9 @@ iocb_layout() {
 		o = int($5 / BS); i = int(($5 - o * BS) / part)
 		if ((i in ctxof) && ctxof[i] != $2) printf "VIOLATION: part %d went through contexts %s and %s\n", i, ctxof[i], $2
 		ctxof[i] = $2
+		# Sequential jobs: each worker takes operations in FIFO order.
+		if (($2 in lastop) && o < lastop[$2]) printf "VIOLATION: context %s went back from op %d to op %d (not FIFO)\n", $2, lastop[$2], o
+		lastop[$2] = o
 		if ($4 != "-") {
 			d = sprintf("%.0f", $4 - $5)
 			if ((o in delta) && delta[o] != d) printf "VIOLATION: op %d: block at offset %s not at its place in the buffer\n", o, $5
