@@ -408,12 +408,17 @@ static int open_registered_files(struct thread_data *td, struct tswap_data *ld)
 	ld->fds = calloc(td->o.nr_files ? td->o.nr_files : 1, sizeof(int));
 	if (!ld->fds)
 		return -ENOMEM;
+	for (i = 0; i < (td->o.nr_files ? td->o.nr_files : 1); i++)
+		ld->fds[i] = -1;
+	ld->files_registered = true;	/* cleanup closes what is in fds[] */
 	for_each_file(td, f, i) {
 		if (generic_open_file(td, f))
 			return -(td->error ? td->error : EIO);
 		ld->fds[i] = f->fd;
+		/* fio opens it again through tswap_open_file(): to fio it
+		 * is closed until then (as in fio's io_uring engine). */
+		f->fd = -1;
 	}
-	ld->files_registered = true;
 	return 0;
 }
 
@@ -753,6 +758,12 @@ static struct io_u *tswap_event(struct thread_data *td, int event)
 	if (op->error) {
 		ld->op_errors++;
 		io_u->resid = 0;
+		if (op->error == EOPNOTSUPP && !ld->warned_op &&
+		    ((struct tswap_options *)td->eo)->iopoll) {
+			log_err("tswap: %s: tswap_iopoll=1: %s cannot be polled (EOPNOTSUPP); IOPOLL needs a block device with poll queues (e.g. nvme poll_queues=N)\n",
+				td->o.name, io_u->file->file_name);
+			ld->warned_op = true;
+		}
 	} else {
 		/* fio's contract: resid is the untransferred tail; fio
 		 * requeues it (short_io_u) or stops at end of file. */
