@@ -10,6 +10,7 @@
 #
 #   TSWAP_ENGINE  absolute path of tswap.so      default: <checkout>/build/tswap.so
 #   TSWAP_TARGET  swap file or block device       default: <checkout>/build/scratch/tswap.swap
+#                                                 (installed copy: ./tswap-scratch.swap)
 #   TSWAP_SIZE    bytes of the target to use      default: 1g (fio size notation)
 #
 # and creates the directory of the default scratch file. A TSWAP_TARGET that
@@ -28,8 +29,12 @@ if [ -z "${TSWAP_ENGINE:-}" ]; then
 	fi
 fi
 if [ -z "${TSWAP_TARGET:-}" ]; then
-	TSWAP_TARGET=$_tswap_root/build/scratch/tswap.swap
-	mkdir -p "$(dirname "$TSWAP_TARGET")"
+	if [ -f "$_tswap_root/Makefile" ]; then
+		TSWAP_TARGET=$_tswap_root/build/scratch/tswap.swap
+		mkdir -p "$(dirname "$TSWAP_TARGET")"
+	else
+		TSWAP_TARGET=$PWD/tswap-scratch.swap # installed: the current directory
+	fi
 fi
 : "${TSWAP_SIZE:=1g}"
 export TSWAP_ENGINE TSWAP_TARGET TSWAP_SIZE
