@@ -176,6 +176,12 @@ csv_rows() {
 	mkdir -p "$dir"
 	rd="$dir/run 1"
 	sweep_ok --grid quick "${SMALL[@]}" --target "$dir/swap file.swap" --out "$rd"
+	# root drops the page cache (or says why not); nobody else says "not root"
+	if [ "$(id -u)" -eq 0 ]; then
+		refute_output --partial 'note: not root'
+		grep -q 'page cache: dropped\|drop_caches: the page cache was not dropped' "$rd/report.md" ||
+			fail "report.md does not say whether the page cache was dropped"
+	fi
 	# progress: one line per run (8 points + 2 ceilings), index/total, ETA, result
 	assert_equal "$(grep -cE '^\[ ?([1-9]|10)/10\] .*GB/s.*\(eta [0-9]+:[0-9]{2}\)$' <<<"$output")" 10
 	assert_file_exists "$dir/swap file.swap"
