@@ -128,6 +128,12 @@ $(BUILD)/unit/%: tests/unit/%.c $(CORE_SRCS) $(ENGINE_HDRS) $(UNIT_SUPPORT) $(wi
 	@mkdir -p $(BUILD)/unit
 	$(CC) $(UNIT_CFLAGS) -o $@ $< $(CORE_SRCS) $(UNIT_SUPPORT) -lcmocka -lpthread
 
+# The io_uring backend on real rings (not over the fake backend).
+UNIT_TESTS += $(BUILD)/unit/test_be_uring
+$(BUILD)/unit/test_be_uring: tests/unit/be_uring_test.c engine/be_uring.c engine/backend.h
+	@mkdir -p $(BUILD)/unit
+	$(CC) $(UNIT_CFLAGS) -o $@ $< engine/be_uring.c -lcmocka -luring
+
 check: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/tswap-wrongver.so $(UNIT_TESTS)
 	@bash tests/run-all

@@ -96,6 +96,15 @@ struct tswap_backend {
 	int (*reap)(void *ctx, unsigned int min_nr, unsigned int max_nr,
 		    const struct timespec *timeout, struct tswap_cqe *cqes);
 
+	/*
+	 * syscalls - optional: the system calls this context really made to
+	 * submit and to wait, when they can differ from the submit() and
+	 * reap() calls (io_uring: SQPOLL submits without entering the
+	 * kernel, CQEs already posted are reaped without one).  NULL when
+	 * every submit() and reap() is one system call (libaio).
+	 */
+	void (*syscalls)(void *ctx, uint64_t *submits, uint64_t *waits);
+
 	/* teardown - destroy the context; in-flight blocks are waited for. */
 	void (*teardown)(void *ctx);
 };

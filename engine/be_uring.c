@@ -545,6 +545,14 @@ static void uring_teardown(void *vctx)
 	uring_free(ctx, true);
 }
 
+static void uring_syscalls(void *p, uint64_t *submits, uint64_t *waits)
+{
+	struct uring_ctx *ctx = p;
+
+	*submits = ctx->submit_enters;
+	*waits = ctx->wait_enters;
+}
+
 const struct tswap_backend tswap_be_uring = {
 	.name = "io_uring",
 	.setup = uring_setup,
@@ -553,5 +561,6 @@ const struct tswap_backend tswap_be_uring = {
 	.pending = uring_pending,
 	.discard = uring_discard,
 	.reap = uring_reap,
+	.syscalls = uring_syscalls,
 	.teardown = uring_teardown,
 };

@@ -567,8 +567,15 @@ void tswap_sched_stats(struct tswap_sched *s, struct tswap_stats *out)
 {
 	unsigned int i;
 
-	for (i = 0; i < s->nworkers; i++)
-		tswap_stats_merge(out, &s->w[i].st);
+	for (i = 0; i < s->nworkers; i++) {
+		struct worker *w = &s->w[i];
+
+		/* Count system calls, not backend calls, where they differ. */
+		if (s->be->syscalls && w->ctx)
+			s->be->syscalls(w->ctx, &w->st.submit_calls,
+					&w->st.wait_calls);
+		tswap_stats_merge(out, &w->st);
+	}
 	tswap_stats_merge(out, &s->op_stats);
 }
 

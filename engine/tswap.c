@@ -583,10 +583,12 @@ static int tswap_post_init(struct thread_data *td)
 			return 1;
 	}
 
-	if (o->registerfiles) {
+	/* IOPOLL needs the files too: setup checks they can be polled. */
+	if (o->registerfiles || o->iopoll) {
 		ret = open_registered_files(td, ld);
 		if (ret)
-			return tswap_fail(td, -ret, "tswap_registerfiles=1: cannot open the job's files: %s",
+			return tswap_fail(td, -ret, "%s=1: cannot open the job's files: %s",
+					  o->registerfiles ? "tswap_registerfiles" : "tswap_iopoll",
 					  strerror(-ret));
 		c.be_conf.fds = ld->fds;
 		c.be_conf.nr_files = td->o.nr_files;
@@ -610,6 +612,14 @@ static int tswap_post_init(struct thread_data *td)
 			return tswap_fail(td, ENOMEM,
 					  "tswap_fixedbufs=1: cannot register %zu bytes of I/O buffers (%s); raise RLIMIT_MEMLOCK (ulimit -l) or turn tswap_fixedbufs off",
 					  td->orig_buffer_size, err);
+		if (ret == -ENOMEM)
+			return tswap_fail(td, ENOMEM,
+					  "tswap_backend=io_uring: cannot allocate a ring of %u entries (%s); lower tswap_queue_depth or use tswap_backend=libaio",
+					  o->queue_depth, err);
+		if ((ret == -EOPNOTSUPP || ret == -EFAULT) && o->fixedbufs)
+			return tswap_fail(td, -ret,
+					  "tswap_fixedbufs=1: fio's I/O buffers cannot be registered (%s); use iomem=malloc or turn tswap_fixedbufs off",
+					  err);
 		if (ret == -EOPNOTSUPP && o->iopoll)
 			return tswap_fail(td, EOPNOTSUPP,
 					  "tswap_iopoll=1: the target cannot poll (%s); it needs a block device with poll queues",
