@@ -302,10 +302,12 @@ static void complete_block(struct worker *w, const struct tswap_cqe *c)
 	w->st.blocks++;
 	if (c->res == (int64_t)sl->len) {
 		w->st.bytes += sl->len;
-	} else if (c->res < 0) {
+	} else if (c->res < 0 || c->res > (int64_t)sl->len) {
+		/* More than asked for is as wrong as an error (fio's libaio
+		 * engine says the same). */
 		w->st.block_errors++;
 		if (!w->err)
-			w->err = (int)-c->res;
+			w->err = c->res < 0 ? (int)-c->res : EIO;
 	} else {
 		/* Short transfer: never taken as success (DeepSpeed #1070). */
 		w->st.short_blocks++;
