@@ -24,7 +24,7 @@ TSWAP_VERSION := 0.1.0
 # Everything the project uses, from Debian's archive.
 DEB_PKGS := fio libaio-dev liburing-dev libcmocka-dev pkg-config dpkg-dev \
 	bats bats-assert bats-support bats-file jq strace gnuplot-nox \
-	shellcheck util-linux e2fsprogs procps kmod file
+	shellcheck util-linux e2fsprogs procps kmod file linux-perf
 
 # --- fio source -----------------------------------------------------------
 ifeq ($(FIO_SRC),)
@@ -53,7 +53,7 @@ fio_version = $(shell cd $(FIO_SRC) 2>/dev/null && ./FIO-VERSION-GEN >/dev/null 
 	sed -n 's/^FIO_VERSION = //p' FIO-VERSION-FILE 2>/dev/null)
 
 .PHONY: all deps fio-src run check check-unit check-bats install uninstall \
-	clean distclean lint jobs sweep
+	clean distclean lint jobs sweep bench
 
 all: $(BUILD)/tswap.so
 
@@ -119,6 +119,14 @@ sweep: deps
 	@$(MAKE) --no-print-directory all
 	sweep/tswap-sweep --target "$(TSWAP_TARGET)" $(SWEEP_ARGS)
 
+# tswap against fio's own libaio/io_uring engines (docs/performance.md): the
+# table on stdout, results.{md,json} in build/bench/latest/. Scale with
+# BENCH_RUNS, BENCH_RUNTIME, BENCH_TARGETS, BENCH_ROWS; BENCH_ARGS='...' for
+# other options (tests/bench/tswap-bench --help).
+bench: deps
+	@$(MAKE) --no-print-directory all
+	tests/bench/tswap-bench $(BENCH_ARGS)
+
 # --- tests ----------------------------------------------------------------
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
 UNIT_CFLAGS := $(BASE_CFLAGS) -iquote engine -fsanitize=undefined -fno-sanitize-recover
@@ -145,7 +153,7 @@ check-bats: all $(BUILD)/tswap-wrongver.so
 	@bash tests/run-all --bats-only
 
 lint:
-	shellcheck -x mk/*.sh tests/run-all .ci/run $(wildcard sweep/tswap-sweep sweep/*.sh)
+	shellcheck -x mk/*.sh tests/run-all .ci/run $(wildcard sweep/tswap-sweep sweep/*.sh tests/bench/tswap-bench)
 
 # --- install --------------------------------------------------------------
 install: all
