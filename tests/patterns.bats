@@ -292,3 +292,17 @@ layout_case() {
 	layout_case write 4 1536 256 2 2 block overlap 4
 	layout_case write 2 1392 128 4 3 single overlap 6
 }
+
+@test "pattern: swap-in (rw=read) follows the same submit/window rules and matches tswap_stats" {
+	local submit window
+	for submit in single block; do
+		for window in sequential overlap; do
+			# fio lays the file out with plain writes first: no AIO calls.
+			traced_run "r-$submit-$window" 12m 6m 4 2 "$submit" "$window" 3 --rw=read --iodepth=2
+			stats_agree 2 2 $((12 * 1048576))
+			run -1 grep -q 'IOCB_CMD_PWRITE' "$SCRATCH/r-$submit-$window.strace"
+			run -0 grep -o 'IOCB_CMD_PREAD' "$SCRATCH/r-$submit-$window.strace"
+			assert_equal "$(wc -l <<<"$output")" 12
+		done
+	done
+}
