@@ -24,7 +24,8 @@ TSWAP_VERSION := 0.1.0
 # Everything the project uses, from Debian's archive.
 DEB_PKGS := fio libaio-dev liburing-dev libcmocka-dev pkg-config dpkg-dev \
 	bats bats-assert bats-support bats-file jq strace gnuplot-nox \
-	shellcheck util-linux e2fsprogs procps kmod file linux-perf
+	shellcheck util-linux e2fsprogs procps kmod file libfuse3-dev dmsetup \
+	linux-perf
 
 # --- fio source -----------------------------------------------------------
 ifeq ($(FIO_SRC),)
@@ -142,14 +143,23 @@ $(BUILD)/unit/test_be_uring: tests/unit/be_uring_test.c engine/be_uring.c engine
 	@mkdir -p $(BUILD)/unit
 	$(CC) $(UNIT_CFLAGS) -o $@ $< engine/be_uring.c -lcmocka -luring
 
+# Fault-injection test tools (tests/tools/, used by tests/faults.bats).
+TEST_TOOLS := $(BUILD)/tools/faultfs $(BUILD)/tools/shim.so
+$(BUILD)/tools/faultfs: tests/tools/faultfs.c
+	@mkdir -p $(BUILD)/tools
+	$(CC) $(BASE_CFLAGS) $$(pkg-config --cflags fuse3) -o $@ $< $$(pkg-config --libs fuse3)
+$(BUILD)/tools/shim.so: tests/tools/shim.c
+	@mkdir -p $(BUILD)/tools
+	$(CC) $(BASE_CFLAGS) -shared -o $@ $< -ldl -Wl,--no-as-needed -laio -luring
+
 check: deps
-	@$(MAKE) --no-print-directory all $(BUILD)/tswap-wrongver.so $(UNIT_TESTS)
+	@$(MAKE) --no-print-directory all $(BUILD)/tswap-wrongver.so $(UNIT_TESTS) $(TEST_TOOLS)
 	@bash tests/run-all
 
 check-unit: $(UNIT_TESTS)
 	@bash tests/run-all --unit-only
 
-check-bats: all $(BUILD)/tswap-wrongver.so
+check-bats: all $(BUILD)/tswap-wrongver.so $(TEST_TOOLS)
 	@bash tests/run-all --bats-only
 
 lint:
@@ -161,8 +171,10 @@ install: all
 	@if [ -d jobs ]; then \
 		find jobs -name '*.fio' -print0 | while IFS= read -r -d '' f; do \
 			install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/$$f"; done; fi
-	@if [ -f sweep/tswap-sweep ]; then \
-		install -D -m 0755 sweep/tswap-sweep $(DESTDIR)$(PREFIX)/bin/tswap-sweep; fi
+	install -D -m 0644 jobs/env.sh $(DESTDIR)$(PREFIX)/share/tswap/jobs/env.sh
+	@for f in sweep/grids/*.grid; do \
+		install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/grids/$${f##*/}"; done
+	install -D -m 0755 sweep/tswap-sweep $(DESTDIR)$(PREFIX)/bin/tswap-sweep
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/fio/tswap.so $(DESTDIR)$(PREFIX)/bin/tswap-sweep

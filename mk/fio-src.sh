@@ -44,7 +44,7 @@ have_deb_src() {
 }
 
 enable_deb_src() {
-	local f
+	local f src
 	# deb822 .sources files: "Types: deb" -> "Types: deb deb-src"
 	for f in /etc/apt/sources.list.d/*.sources; do
 		[ -f "$f" ] || continue
@@ -56,7 +56,8 @@ enable_deb_src() {
 		[ -f "$f" ] || continue
 		grep -Eq '^[[:space:]]*deb[[:space:]]' "$f" || continue
 		grep -Eq '^[[:space:]]*deb-src[[:space:]]' "$f" && continue
-		sed -n -E 's/^[[:space:]]*deb([[:space:]])/deb-src\1/p' "$f" >>"$f"
+		src=$(sed -n -E 's/^[[:space:]]*deb([[:space:]])/deb-src\1/p' "$f")
+		printf '%s\n' "$src" >>"$f"
 	done
 }
 
