@@ -321,13 +321,14 @@ assert_rejected() {
 
 AIO_SYSCALLS=io_setup,io_submit,io_getevents,io_pgetevents
 
-# strace_fio LOG ARGS... - run_fio under strace -f, AIO calls only, to LOG.
+# strace_fio LOG ARGS... - run_fio under strace -f, to LOG; traces the
+# AIO calls, or the calls listed in $STRACE_SYSCALLS.
 strace_fio() {
 	local log=$1
 	shift
 	fio_argv "$ENGINE" "$@"
-	FIO_ARGV=(strace -f -qq -e signal=none -e "trace=$AIO_SYSCALLS" -o "$log"
-		"${FIO_ARGV[@]}")
+	FIO_ARGV=(strace -f -qq -e signal=none -e "trace=${STRACE_SYSCALLS:-$AIO_SYSCALLS}"
+		-o "$log" "${FIO_ARGV[@]}")
 	run --separate-stderr "${FIO_ARGV[@]}"
 	if [ "$status" -ne 0 ]; then
 		show_fio

@@ -110,14 +110,7 @@ uring_strace_fio() {
 	local log=$1
 	shift
 	requires strace
-	fio_argv "$ENGINE" --tswap_backend=io_uring "$@"
-	FIO_ARGV=(strace -f -qq -e signal=none -e "trace=$URING_SYSCALLS" -o "$log"
-		"${FIO_ARGV[@]}")
-	run --separate-stderr "${FIO_ARGV[@]}"
-	if [ "$status" -ne 0 ]; then
-		show_fio
-		fail "fio under strace failed (exit $status)"
-	fi
+	STRACE_SYSCALLS=$URING_SYSCALLS strace_fio "$log" --tswap_backend=io_uring "$@"
 }
 
 # uring_records LOG - one TSV record per io_uring call, in per-thread order
@@ -126,21 +119,11 @@ uring_strace_fio() {
 #   tid  io_uring_enter     ring        to_submit min_complete flags  ret
 #   tid  io_uring_register  ring        opcode   nr           ret
 uring_records() {
-	awk '
+	strace_join "$1" | awk -F '\t' '
 	function trim(s) { gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
 	{
 		tid = $1
-		line = trim(substr($0, length($1) + 1))
-		if (line ~ /<unfinished \.\.\.>$/) {
-			sub(/ *<unfinished \.\.\.>$/, "", line)
-			pending[tid] = line
-			next
-		}
-		if (line ~ /^<\.\.\. [a-z_]+ resumed>/) {
-			sub(/^<\.\.\. [a-z_]+ resumed> */, "", line)
-			line = pending[tid] line
-			delete pending[tid]
-		}
+		line = $2
 		if (line !~ /^io_uring_(setup|enter|register)\(/)
 			next
 		call = line; sub(/\(.*/, "", call)
@@ -161,7 +144,7 @@ uring_records() {
 			nr = trim(a[n]); sub(/\).*/, "", nr)
 			printf "%s\t%s\t%s\t%s\t%s\t%s\n", tid, call, trim(a[1]), trim(a[2]), nr, ret
 		}
-	}' "$1"
+	}'
 }
 
 # uring_check RECORDS Q NBLOCKS WINDOW SUBMIT - replay the io_uring calls per
