@@ -54,10 +54,12 @@ static inline uint64_t tswap_part_off(uint64_t len, unsigned int threads,
 	return (uint64_t)i * (len / threads);
 }
 
-/* Number of blocks of a part: ceil(part_len / B); 0 for an empty part. */
+/* Number of blocks of a part: ceil(part_len / B); 0 for an empty part.
+ * (No part_len + B - 1: B near 2^64, e.g. tswap_block_size=-4k, would
+ * wrap to 0 blocks and an operation that moves nothing.) */
 static inline uint64_t tswap_nblocks(uint64_t part_len, uint64_t block_size)
 {
-	return (part_len + block_size - 1) / block_size;
+	return part_len / block_size + (part_len % block_size != 0);
 }
 
 /* Length of block `k` of a part: B, or the remainder for the last block. */

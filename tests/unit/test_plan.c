@@ -65,6 +65,20 @@ static void test_nblocks(void **state)
 	assert_int_equal(tswap_nblocks(1 * MiB, 12 * KiB), 86);
 }
 
+/* A block size near 2^64 (fio parses tswap_block_size=-4k to that): one
+ * block per part, never 0 blocks by overflow in the ceiling division. */
+static void test_nblocks_huge_block(void **state)
+{
+	const uint64_t huge = UINT64_MAX - 4095;
+
+	(void)state;
+	assert_int_equal(tswap_nblocks(1 * MiB, huge), 1);
+	assert_int_equal(tswap_nblocks(1 * MiB, UINT64_MAX), 1);
+	assert_int_equal(tswap_nblocks(4 * KiB, huge), 1);
+	assert_int_equal(tswap_nblocks(0, huge), 0);
+	assert_int_equal(tswap_block_len(1 * MiB, huge, 0), 1 * MiB);
+}
+
 static void test_block_len_tail(void **state)
 {
 	const uint64_t B = 1 * MiB;
@@ -259,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_part_len_off),
 		cmocka_unit_test(test_part_large),
 		cmocka_unit_test(test_nblocks),
+		cmocka_unit_test(test_nblocks_huge_block),
 		cmocka_unit_test(test_block_len_tail),
 		cmocka_unit_test(test_tiling),
 		cmocka_unit_test(test_geom_check),
