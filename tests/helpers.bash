@@ -317,6 +317,19 @@ assert_rejected() {
 	printf 'rejected: %s\n' "$BAD_INPUT_LINE" >&2
 }
 
+# A verify run must start from a fresh or zeroed target: stale data from an
+# earlier correct run can hide a misdirected write (design.md section 3).
+# fresh_target T SIZE_KB - remove a file, or zero a block device's range.
+fresh_target() {
+	local t=$1 size_kb=$2
+	if [ -b "$t" ]; then
+		dd if=/dev/zero of="$t" bs=64k count=$(((size_kb + 63) / 64)) \
+			oflag=direct conv=fsync status=none
+	else
+		rm -f "$t"
+	fi
+}
+
 # --- strace -----------------------------------------------------------------
 
 AIO_SYSCALLS=io_setup,io_submit,io_getevents,io_pgetevents

@@ -23,17 +23,6 @@ teardown() { common_teardown; }
 
 VERIFY=(--verify=crc32c --verify_interval=4k --verify_fatal=1)
 
-# fresh_target T SIZE_KB - remove a file, or zero a block device's range.
-fresh_target() {
-	local t=$1 size_kb=$2
-	if [ -b "$t" ]; then
-		dd if=/dev/zero of="$t" bs=64k count=$(((size_kb + 63) / 64)) \
-			oflag=direct conv=fsync status=none
-	else
-		rm -f "$t"
-	fi
-}
-
 # integrity_case TARGET SUBMIT WINDOW THREADS BS_KB B_KB Q IODEPTH NOPS [fio args...]
 integrity_case() {
 	local t=$1 submit=$2 window=$3 threads=$4 bs_kb=$5 b_kb=$6 q=$7 iodepth=$8 nops=$9

@@ -36,17 +36,6 @@ teardown() {
 VERIFY=(--verify=crc32c --verify_interval=4k --verify_fatal=1)
 URING_SYSCALLS=io_uring_setup,io_uring_enter,io_uring_register
 
-# fresh_target T SIZE_KB - remove a file, or zero a block device's range.
-fresh_target() {
-	local t=$1 size_kb=$2
-	if [ -b "$t" ]; then
-		dd if=/dev/zero of="$t" bs=64k count=$(((size_kb + 63) / 64)) \
-			oflag=direct conv=fsync status=none
-	else
-		rm -f "$t"
-	fi
-}
-
 # uring_case TARGET SUBMIT WINDOW THREADS [fio args...] - write + verify with
 # tswap on io_uring, cross-checked with psync both ways.  bs=1392k, B=128k:
 # parts of 1392k, 696k, 348k all end in a tail block; Q=4, iodepth=2,
