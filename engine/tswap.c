@@ -313,6 +313,7 @@ static int check_stats_path(struct thread_data *td, struct tswap_data *ld,
 {
 	char dir[PATH_MAX], probe[PATH_MAX + 16];
 	const char *parent;
+	struct stat st;
 	int ret, fd;
 
 	ret = tswap_stats_expand_path(tmpl, td->o.name, (int)td->thread_number - 1,
@@ -323,7 +324,11 @@ static int check_stats_path(struct thread_data *td, struct tswap_data *ld,
 				  "tswap_stats=%s: unknown %%-escape (use %%j job name, %%n job number, %%p pid, %%%% for %%)",
 				  tmpl);
 	if (ret)
-		return tswap_fail(td, -ret, "tswap_stats=%s: path too long", tmpl);
+		return tswap_fail(td, -ret, "tswap_stats=%.64s...: path too long (%zu bytes, at most %d)",
+				  tmpl, strlen(tmpl), PATH_MAX - 1);
+	if (!stat(ld->stats_path, &st) && S_ISDIR(st.st_mode))
+		return tswap_fail(td, EISDIR, "tswap_stats=%s: is a directory; name a file in it",
+				  ld->stats_path);
 	snprintf(dir, sizeof(dir), "%s", ld->stats_path);
 	parent = dirname(dir);
 	snprintf(probe, sizeof(probe), "%s/.tswap.XXXXXX", parent);
