@@ -14,7 +14,8 @@
 #       both backends x both windows x continue_on_error off and on.
 #   target vanishing mid-run: the FUSE server killed (ENOTCONN /
 #       ECONNABORTED); a loop device detached (losetup -d) under the job.
-#   short read at end of file: a file shorter than the job.
+#   short read at end of file: a file shorter than the job; short read in
+#       the middle of a file: faultfs answering one range short.
 #   ENOSPC on write: a file on a small loop-mounted ext4.
 #   EAGAIN at io_setup: fs.aio-max-nr lowered for the test.
 #   EAGAIN at io_submit / io_uring_submit, EINTR from io_getevents:
@@ -383,6 +384,34 @@ short_eof_case() {
 		for win in sequential overlap; do
 			short_eof_case "$be" "$win" 1
 			short_eof_case "$be" "$win" 2
+		done
+	done
+}
+
+# A short read in the middle of the file (faultfs --short): the kernel
+# returns fewer bytes than asked for one block, not at EOF.
+@test "faults: short read mid-file (FUSE faultfs): reported exactly as fio's libaio engine reports it, both backends and windows" {
+	requires_fuse
+	faultfs_mount 16 --short="$BAD_OFF:$BAD_LEN"
+	local ref be win threads st=$SCRATCH/mid.json got
+	run -0 timeout -k 10 "$FIO_TIMEOUT" fio --name=swap --ioengine=libaio --direct=1 \
+		--filename="$FAULTFS_FILE" --size=8m --bs=1m --rw=read --output-format=json
+	ref=$(jq -r '.jobs[0] | "\(.error) \(.read.io_bytes) \(.read.short_ios) \(.read.total_ios)"' <<<"$(json_out)")
+	assert_regex "$ref" '^0 [0-9]+ [1-9][0-9]* [0-9]+$'
+	for be in libaio io_uring; do
+		for win in sequential overlap; do
+			for threads in 1 2; do
+				rm -f "$st"
+				fio_ok --filename="$FAULTFS_FILE" --size=8m --bs=1m --rw=read \
+					--output-format=json --tswap_block_size=128k --tswap_backend="$be" \
+					--tswap_window="$win" --tswap_threads="$threads" --tswap_stats="$st"
+				got=$(jq -r '.jobs[0] | "\(.error) \(.read.io_bytes) \(.read.short_ios) \(.read.total_ios)"' <<<"$(json_out)")
+				[ "$got" = "$ref" ] ||
+					fail "backend=$be window=$win threads=$threads: fio error/io_bytes/short_ios/total_ios '$got', with fio's libaio engine '$ref'"
+				run -0 jq -r '"\(.op_errors) \(.op_short >= 1) \(.short_blocks >= 1)"' "$st"
+				[ "$output" = "0 true true" ] ||
+					fail "backend=$be window=$win threads=$threads: stats $(jq -c '{op_errors, op_short, short_blocks}' "$st")"
+			done
 		done
 	done
 }
