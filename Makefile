@@ -24,7 +24,7 @@ TSWAP_VERSION := 0.1.0
 # Everything the project uses, from Debian's archive.
 DEB_PKGS := fio libaio-dev liburing-dev libcmocka-dev pkg-config dpkg-dev \
 	bats bats-assert bats-support bats-file jq strace gnuplot-nox \
-	shellcheck util-linux e2fsprogs procps kmod file libfuse3-dev dmsetup \
+	shellcheck util-linux e2fsprogs procps kmod file libfuse3-dev dmsetup valgrind \
 	linux-perf
 
 # --- fio source -----------------------------------------------------------
@@ -53,6 +53,7 @@ ENGINE_LIBS := -laio -luring -lpthread
 fio_version = $(shell cd $(FIO_SRC) 2>/dev/null && ./FIO-VERSION-GEN >/dev/null 2>&1; \
 	sed -n 's/^FIO_VERSION = //p' FIO-VERSION-FILE 2>/dev/null)
 
+.PHONY: check-asan check-tsan check-valgrind check-sanitizers
 .PHONY: all deps fio-src run check check-unit check-bats install uninstall \
 	clean distclean lint jobs sweep bench
 
@@ -153,7 +154,8 @@ $(BUILD)/tools/shim.so: tests/tools/shim.c
 	$(CC) $(BASE_CFLAGS) -shared -o $@ $< -ldl -Wl,--no-as-needed -laio -luring
 
 check: deps
-	@$(MAKE) --no-print-directory all $(BUILD)/tswap-wrongver.so $(UNIT_TESTS) $(TEST_TOOLS)
+	@$(MAKE) --no-print-directory all $(BUILD)/tswap-wrongver.so $(UNIT_TESTS) $(TEST_TOOLS) \
+		$(SANITIZE_BUILDS)
 	@bash tests/run-all
 
 check-unit: $(UNIT_TESTS)
@@ -162,8 +164,31 @@ check-unit: $(UNIT_TESTS)
 check-bats: all $(BUILD)/tswap-wrongver.so $(TEST_TOOLS)
 	@bash tests/run-all --bats-only
 
+# --- sanitizers and valgrind (docs/reliability.md, tests/sanitize) ------------
+# make check runs a subset (tests/sanitizers.bats); these run the full sets.
+ASAN_FLAGS := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+$(BUILD)/asan/tswap.so: $(ENGINE_SRCS) $(ENGINE_HDRS) engine/tswap.map $(FIO_CONFIG)
+	@mkdir -p $(BUILD)/asan
+	$(CC) $(ENGINE_CFLAGS) $(ASAN_FLAGS) -DTSWAP_FIO_VERSION='"$(fio_version)"' \
+		$(ENGINE_LDFLAGS) -o $@ $(ENGINE_SRCS) $(ENGINE_LIBS)
+TSAN_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tsan/%,$(wildcard tests/unit/test_*.c))
+$(BUILD)/tsan/%: tests/unit/%.c $(CORE_SRCS) $(ENGINE_HDRS) $(UNIT_SUPPORT) $(wildcard tests/unit/*.h)
+	@mkdir -p $(BUILD)/tsan
+	$(CC) $(BASE_CFLAGS) -O1 -iquote engine -fsanitize=thread -fno-omit-frame-pointer \
+		-o $@ $< $(CORE_SRCS) $(UNIT_SUPPORT) -lcmocka -lpthread
+SANITIZE_BUILDS := $(BUILD)/asan/tswap.so $(TSAN_TESTS)
+
+check-asan: all $(BUILD)/asan/tswap.so $(BUILD)/tswap-wrongver.so $(TEST_TOOLS)
+	@bash tests/sanitize asan
+check-tsan: $(TSAN_TESTS)
+	@bash tests/sanitize tsan
+check-valgrind: all
+	@bash tests/sanitize valgrind
+check-sanitizers: check-asan check-tsan check-valgrind
+
 lint:
-	shellcheck -x mk/*.sh tests/run-all .ci/run $(wildcard sweep/tswap-sweep sweep/*.sh tests/bench/tswap-bench)
+	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run $(wildcard sweep/tswap-sweep sweep/*.sh tests/bench/tswap-bench)
 
 # --- install --------------------------------------------------------------
 install: all
@@ -182,7 +207,8 @@ uninstall:
 	-rmdir $(DESTDIR)$(PREFIX)/lib/fio 2>/dev/null
 
 clean:
-	rm -rf $(BUILD)/tswap.so $(BUILD)/tswap-wrongver.so $(BUILD)/unit $(BUILD)/scratch
+	rm -rf $(BUILD)/tswap.so $(BUILD)/tswap-wrongver.so $(BUILD)/unit $(BUILD)/scratch \
+		$(BUILD)/asan $(BUILD)/tsan $(BUILD)/tools $(BUILD)/valgrind
 
 distclean:
 	rm -rf $(BUILD)
