@@ -25,7 +25,7 @@ TSWAP_VERSION := 0.1.0
 DEB_PKGS := fio libaio-dev liburing-dev libcmocka-dev pkg-config dpkg-dev \
 	bats bats-assert bats-support bats-file jq strace gnuplot-nox \
 	shellcheck util-linux e2fsprogs procps kmod file libfuse3-dev dmsetup valgrind \
-	linux-perf
+	linux-perf libxml2-utils
 
 # --- fio source -----------------------------------------------------------
 ifeq ($(FIO_SRC),)
