@@ -12,7 +12,9 @@
  *   reap_once()     is one wait call with the window's min_nr / max_nr,
  *   finish_part()   hands the part back; the last part completes the op.
  *
- * Hot path: no allocation, no lock but the completion list (one per op).
+ * Hot path: no allocation, no lock but the completion list (one per op,
+ * and only with worker threads: with P == 1 everything runs in the
+ * caller's thread).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -123,6 +125,19 @@ static struct tswap_op *fifo_pop(struct worker *w)
 
 /* --- completion ----------------------------------------------------------- */
 
+/* The completion list is shared only with worker threads (P > 1). */
+static void done_lock(struct tswap_sched *s)
+{
+	if (s->threaded)
+		pthread_mutex_lock(&s->done_mu);
+}
+
+static void done_unlock(struct tswap_sched *s)
+{
+	if (s->threaded)
+		pthread_mutex_unlock(&s->done_mu);
+}
+
 static void complete_op(struct tswap_sched *s, struct tswap_op *op)
 {
 	op->error = atomic_load(&op->first_error);
@@ -131,7 +146,7 @@ static void complete_op(struct tswap_sched *s, struct tswap_op *op)
 		op->t_done_ns = tswap_now_ns();
 	op->next = NULL;
 
-	pthread_mutex_lock(&s->done_mu);
+	done_lock(s);
 	if (s->done_tail)
 		s->done_tail->next = op;
 	else
@@ -140,7 +155,7 @@ static void complete_op(struct tswap_sched *s, struct tswap_op *op)
 	s->ndone++;
 	if (s->reaper_waiting)
 		pthread_cond_signal(&s->done_cv);
-	pthread_mutex_unlock(&s->done_mu);
+	done_unlock(s);
 }
 
 static void start_part(struct worker *w, struct tswap_op *op)
@@ -461,7 +476,7 @@ void tswap_sched_kick(struct tswap_sched *s)
 	}
 }
 
-/* Move up to max completed ops into ops[]; caller holds done_mu. */
+/* Move up to max completed ops into ops[]; caller holds done_lock(). */
 static unsigned int take_done(struct tswap_sched *s, unsigned int max,
 			      struct tswap_op **ops)
 {
@@ -506,9 +521,9 @@ int tswap_sched_reap(struct tswap_sched *s, unsigned int min, unsigned int max,
 	if (min > s->busy)
 		min = s->busy;	/* never wait for what was not queued */
 
-	pthread_mutex_lock(&s->done_mu);
+	done_lock(s);
 	n = take_done(s, max, ops);
-	pthread_mutex_unlock(&s->done_mu);
+	done_unlock(s);
 
 	if (!s->threaded) {
 		struct worker *w = &s->w[0];
@@ -519,9 +534,7 @@ int tswap_sched_reap(struct tswap_sched *s, unsigned int min, unsigned int max,
 			deadline_from(&dl, timeout);
 		while (n < min || (!n && nowait)) {
 			more = worker_step(w, true, nowait ? &poll : timeout);
-			pthread_mutex_lock(&s->done_mu);
-			n += take_done(s, max - n, ops + n);
-			pthread_mutex_unlock(&s->done_mu);
+			n += take_done(s, max - n, ops + n);	/* our thread only */
 			if (!more || nowait)
 				break;
 			if (timeout) {
