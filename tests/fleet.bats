@@ -219,7 +219,7 @@ hosts_file() {
 	# report.md: the per-host table with verdicts, the fleet median, spread, outliers
 	grep -q '^\*\*FAIL\*\*: 1 of 3 host(s) below the bar or outliers (slow-host); 2 pass' "$rd/report.md" ||
 		fail "no FAIL verdict in report.md"
-	grep -q "^| 127.0.0.2:$PORT | PASS | [0-9.]* | [0-9.]* | - | [0-9.]* | [0-9.]* | - |" "$rd/report.md" ||
+	grep -q "^| 127.0.0.2:$PORT | PASS | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* |  |$" "$rd/report.md" ||
 		fail "no PASS row for 127.0.0.2 in report.md"
 	grep -q '^| slow-host | FAIL | [0-9.]* ! | [0-9.]* ! |.*read_min_gbs: best read [0-9.]* GB/s < 0.05 GB/s.*read_vs_fleet: .*(outlier)' "$rd/report.md" ||
 		fail "no FAIL row with threshold and outlier for slow-host in report.md"
@@ -276,6 +276,9 @@ hosts_file() {
 		fail "no per-host point table in report.md"
 	assert_equal "$(grep -c '^| \(read\|write\)-libaio-t4m-b[12]m-q8-block-overlap-p1-d2 | [0-9.]* | ' "$rd/report.md")" 4
 	grep -q '^\*\*PASS\*\*: all 3 host(s) pass' "$rd/report.md" || fail "no PASS verdict"
+	# per host: GB/s, % of the fleet median and % of its own ceiling, per direction
+	grep -q '^| third | PASS | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* |  |$' "$rd/report.md" ||
+		fail "no host row with % of ceiling in report.md"
 	# fleet medians feed best-aio.json and the plots
 	jq -e '.aio | (.block_size | type == "number") and (.overlap_events | type == "boolean")' "$rd/best-aio.json" >/dev/null ||
 		fail "best-aio.json: $(cat "$rd/best-aio.json")"
