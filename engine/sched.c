@@ -140,6 +140,8 @@ static void done_unlock(struct tswap_sched *s)
 
 static void complete_op(struct tswap_sched *s, struct tswap_op *op)
 {
+	bool wake;
+
 	op->error = atomic_load(&op->first_error);
 	op->done = atomic_load(&op->short_at);
 	if (s->conf.timing)
@@ -153,9 +155,15 @@ static void complete_op(struct tswap_sched *s, struct tswap_op *op)
 		s->done_head = op;
 	s->done_tail = op;
 	s->ndone++;
-	if (s->reaper_waiting)
-		pthread_cond_signal(&s->done_cv);
+	wake = s->reaper_waiting;
 	done_unlock(s);
+	/*
+	 * Signal after unlocking, so the reaper does not wake up only to
+	 * block on done_mu; it was registered on done_cv before it let go
+	 * of done_mu, so the signal is not lost.
+	 */
+	if (wake)
+		pthread_cond_signal(&s->done_cv);
 }
 
 static void start_part(struct worker *w, struct tswap_op *op)
@@ -470,9 +478,14 @@ void tswap_sched_kick(struct tswap_sched *s)
 		return;
 	}
 	for (i = 0; i < s->nworkers; i++) {
+		/*
+		 * The empty critical section orders the push before a worker's
+		 * last look at its FIFO, or after it waits on cv; signalling
+		 * outside it spares the woken worker a wait for mu.
+		 */
 		pthread_mutex_lock(&s->w[i].mu);
-		pthread_cond_signal(&s->w[i].cv);
 		pthread_mutex_unlock(&s->w[i].mu);
+		pthread_cond_signal(&s->w[i].cv);
 	}
 }
 
