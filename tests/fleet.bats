@@ -168,6 +168,17 @@ rows() {
 	grep -c "^\"$2\"," "$1" || true
 }
 
+# expect_ok_rows FILE N: N rows of summary.csv FILE say ok (else show it).
+expect_ok_rows() {
+	local n
+	n=$(grep -c '"ok"' "$1" || true)
+	if [ "$n" -ne "$2" ]; then
+		show_fleet
+		cat "$1" >&2
+		fail "$n rows ok in $1, expected $2"
+	fi
+}
+
 hosts_file() {
 	printf '%s\n' "$@" >"$SCRATCH/hosts.txt"
 }
@@ -304,7 +315,7 @@ hosts_file() {
 		--min-read-gbs 0.000001 --outlier-pct 90
 	expect_status 3
 	assert_equal "$(tail -n +2 "$rd/summary.csv" | grep -c .)" 10
-	assert_equal "$(grep -c '"ok"' "$rd/summary.csv")" 4
+	expect_ok_rows "$rd/summary.csv" 4
 	assert_equal "$(grep -c "^\"127.0.0.[23]:$PORT\",.*\"ok\"" "$rd/summary.csv")" 4
 	# each failed host, with its reason, in the console, the CSV and the report
 	assert_output --partial 'ERROR  no-server'
@@ -334,19 +345,22 @@ hosts_file() {
 	[ -z "$(find "$SCRATCH/ver/points" -name fio.client.out)" ] || fail "a point ran on a host with another fio"
 }
 
-@test "fleet: a hung fio server (SIGSTOP) costs only the connect timeout; the other hosts complete" {
+@test "fleet: a hung fio server (SIGSTOP) costs only the connect timeout (default 10 s); the other hosts complete" {
 	start_servers
 	kill -STOP "${SERVER_PIDS[4]}"
 	hosts_file "127.0.0.2,$PORT target=$SCRATCH/host2/t.swap" "127.0.0.3,$PORT target=$SCRATCH/host3/t.swap" \
 		"127.0.0.4,$PORT name=hung target=$SCRATCH/host4/t.swap"
 	local t0=$SECONDS
+	# the default timeouts: tight ones would fail the live hosts too on a
+	# loaded machine
 	fleet --hosts "$SCRATCH/hosts.txt" --grid fleet "${SMALL[@]}" \
-		--runtime 1 --ramp 0 --connect-timeout 3 --host-timeout 5 --out "$SCRATCH/hung"
+		--runtime 1 --ramp 0 --out "$SCRATCH/hung"
 	expect_status 3
-	[ $((SECONDS - t0)) -lt 60 ] || fail "the sweep took $((SECONDS - t0)) s with one hung host"
-	assert_output --partial 'hung: ERROR no answer within 3 s (timeout)'
-	assert_equal "$(grep -c '"ok"' "$SCRATCH/hung/summary.csv")" 4
-	assert_equal "$(grep -c '^"hung",.*"error",.*no answer within 3 s' "$SCRATCH/hung/summary.csv")" 2
+	[ $((SECONDS - t0)) -lt 90 ] || fail "the sweep took $((SECONDS - t0)) s with one hung host"
+	# our timeout, or fio's own for its probe, whichever comes first
+	assert_output --partial 'hung: ERROR no answer '
+	expect_ok_rows "$SCRATCH/hung/summary.csv" 4
+	assert_equal "$(grep -c '^"hung",.*"error",.*no answer ' "$SCRATCH/hung/summary.csv")" 2
 }
 
 @test "fleet: killing one server mid-run fails that host, the others complete; --resume reruns only that host" {
@@ -364,7 +378,12 @@ hosts_file() {
 	done
 	compgen -G "$rd/points/write-*.r1/.tmp-h02-victim.*/fio.client.out" >/dev/null ||
 		{ kill "$pid"; fail "the first point did not start in 30 s: $(cat "$SCRATCH/kill.log")"; }
-	sleep 1.5
+	# ... and the server runs its job (listener, connection, job processes)
+	for ((i = 0; i < 300; i++)); do
+		[ "$(proc_tree "${SERVER_PIDS[3]}" | wc -l)" -ge 3 ] && break
+		sleep 0.1
+	done
+	sleep 0.5
 	kill_server 3
 	wait "$pid" || st=$?
 	assert_equal "$st" 3
@@ -386,7 +405,7 @@ hosts_file() {
 	for f in "$rd"/points/*.r1/h01-*/result.json "$rd"/points/*.r1/h03-*/result.json; do
 		cmp -s "$f" "$f.before" || fail "$f was rerun"
 	done
-	assert_equal "$(grep -c '"ok"' "$rd/summary.csv")" 6
+	expect_ok_rows "$rd/summary.csv" 6
 }
 
 @test "fleet: hosts-file and option errors exit 2; --dry-run shows each host's job with its target, options and the installed engine" {
