@@ -307,10 +307,12 @@ eio_matrix() {
 		loop_setup 64
 		local dev=$LOOPDEV img
 		img=$(losetup -n -O BACK-FILE "$dev")
-		# 50 passes of write + verify: fio closes and reopens the device
-		# between passes, and the kernel detaches it at that close.
+		# Passes of write + verify: fio closes and reopens the device
+		# between passes, and the kernel detaches it at that close; the
+		# pass after it fails (more passes than fit in the timeout, so a
+		# job that did not fail would time out, not pass).
 		bg_fio "$SCRATCH/detach-$be" --filename="$dev" --size=32m --bs=4m --iodepth=2 \
-			--rw=write --loops=50 --verify=crc32c --verify_fatal=1 \
+			--rw=write --loops=100000 --verify=crc32c --verify_fatal=1 \
 			--tswap_threads=2 --tswap_backend="$be"
 		bg_job_pid 3
 		sleep 1
