@@ -67,6 +67,7 @@ struct tswap_options {
 struct tswap_file {
 	uint32_t dio_align;		/* DIO offset alignment, bytes */
 	uint32_t mem_align;		/* DIO memory alignment, bytes */
+	struct tswap_geom geom;		/* the job's geometry on this file */
 	bool checked;			/* geometry checked against it */
 };
 
@@ -444,8 +445,9 @@ static int dio_alignment(const char *path, struct tswap_file *tf)
 	if (stx.stx_mask & STATX_DIOALIGN) {
 		if (!stx.stx_dio_offset_align)
 			return -EOPNOTSUPP;
-		tf->mem_align = stx.stx_dio_mem_align;
 		tf->dio_align = stx.stx_dio_offset_align;
+		tf->mem_align = stx.stx_dio_mem_align ? stx.stx_dio_mem_align :
+							tf->dio_align;
 		return 0;
 	}
 	if (S_ISBLK(stx.stx_mode)) {
@@ -484,13 +486,14 @@ static int check_file(struct thread_data *td, struct tswap_data *ld,
 		      struct fio_file *f)
 {
 	struct tswap_options *o = td->eo;
-	struct tswap_geom g = { .block_size = o->block_size, .threads = o->threads };
 	struct tswap_file *tf = file_slot(ld, f);
+	struct tswap_geom *gp;
 	const char *rule;
 	int ddir, ret;
 
 	if (!tf)
 		return tswap_fail(td, ENOMEM, "out of memory");
+	gp = &tf->geom;
 	ret = dio_alignment(f->file_name, tf);
 	if (ret == -ENOENT)
 		return ret;
@@ -498,8 +501,10 @@ static int check_file(struct thread_data *td, struct tswap_data *ld,
 		return tswap_fail(td, EOPNOTSUPP,
 				  "%s: the kernel reports no direct I/O support for it (direct=1); use a file on a filesystem or a block device that supports O_DIRECT",
 				  f->file_name);
-	g.dio_align = tf->dio_align;
-	if (tswap_geom_check(&g, &rule))
+	gp->block_size = o->block_size;
+	gp->threads = o->threads;
+	gp->dio_align = tf->dio_align;
+	if (tswap_geom_check(gp, &rule))
 		return tswap_fail(td, EINVAL, "tswap_block_size=%llu: %s (%u bytes for %s)",
 				  o->block_size, rule, tf->dio_align, f->file_name);
 	for (ddir = DDIR_READ; ddir <= DDIR_WRITE; ddir++) {
@@ -508,10 +513,10 @@ static int check_file(struct thread_data *td, struct tswap_data *ld,
 		if ((ddir == DDIR_READ && !td_read(td)) ||
 		    (ddir == DDIR_WRITE && !td_write(td)))
 			continue;
-		ret = tswap_op_check(&g, 0, bs, &rule);
+		ret = tswap_op_check(gp, 0, bs, &rule);
 		if (!ret) {
 			bs = td->o.max_bs[ddir];
-			ret = tswap_op_check(&g, 0, bs, &rule);
+			ret = tswap_op_check(gp, 0, bs, &rule);
 		}
 		if (ret)
 			return tswap_fail(td, EINVAL, "bs=%llu, tswap_threads=%u: %s (%u bytes for %s)",
@@ -665,12 +670,10 @@ static void tswap_io_u_free(struct thread_data *td, struct io_u *io_u)
 
 static enum fio_q_status tswap_queue(struct thread_data *td, struct io_u *io_u)
 {
-	struct tswap_options *o = td->eo;
 	struct tswap_data *ld = td->io_ops_data;
 	struct tswap_op *op = io_u->engine_data;
-	struct tswap_file *tf;
-	struct tswap_geom g;
-	const char *rule;
+	const struct tswap_file *tf;
+	const char *rule = NULL;
 
 	fio_ro_check(td, io_u);
 
@@ -692,17 +695,14 @@ static enum fio_q_status tswap_queue(struct thread_data *td, struct io_u *io_u)
 		return FIO_Q_COMPLETED;
 	}
 
+	/* bsrange/bssplit and offsets can still break the geometry here. */
 	tf = &ld->files[io_u->file->fileno];
-	g.block_size = o->block_size;
-	g.threads = o->threads;
-	g.dio_align = tf->dio_align;
-	if (tswap_op_check(&g, io_u->offset, io_u->xfer_buflen, &rule) ||
+	if (tswap_op_check(&tf->geom, io_u->offset, io_u->xfer_buflen, &rule) ||
 	    ((uintptr_t)io_u->xfer_buf & (tf->mem_align - 1))) {
 		if (!ld->warned_op) {
 			log_err("tswap: %s: operation of %llu bytes at offset %llu: %s\n",
 				td->o.name, io_u->xfer_buflen, io_u->offset,
-				tswap_op_check(&g, io_u->offset, io_u->xfer_buflen, &rule) ?
-				rule : "the I/O buffer is not aligned for direct I/O");
+				rule ? rule : "the I/O buffer is not aligned for direct I/O");
 			ld->warned_op = true;
 		}
 		io_u->error = EINVAL;
