@@ -5,8 +5,11 @@
 #                   print the apt-get line to run
 #   make run        the main job: a short tswap run on a scratch file
 #   make check      C unit tests + bats integration tests (README, .ci/run)
-#   make install    PREFIX=/usr/local: engine, job library, sweep script
+#   make install    PREFIX=/usr/local: engine, job library, sweep script,
+#                   man pages
 #   make uninstall
+#   make man        build/man/tswap-sweep.1 and tswap.7 (help2man, pandoc)
+#   make deb        build/deb/tswap_VERSION_ARCH.deb (debhelper; debian/)
 #
 # Variables: FIO_SRC=DIR (a configured fio tree of the installed fio's
 # version; default: fetched with `apt-get source` into build/), PREFIX,
@@ -25,7 +28,7 @@ TSWAP_VERSION := 0.1.0
 DEB_PKGS := fio libaio-dev liburing-dev libcmocka-dev pkg-config dpkg-dev \
 	bats bats-assert bats-support bats-file jq strace gnuplot-nox \
 	shellcheck util-linux e2fsprogs procps kmod file libfuse3-dev dmsetup valgrind \
-	linux-perf libxml2-utils
+	linux-perf libxml2-utils help2man pandoc debhelper lintian
 
 # --- fio source -----------------------------------------------------------
 ifeq ($(FIO_SRC),)
@@ -55,7 +58,7 @@ fio_version = $(shell cd $(FIO_SRC) 2>/dev/null && ./FIO-VERSION-GEN >/dev/null 
 
 .PHONY: check-asan check-tsan check-valgrind check-sanitizers
 .PHONY: all deps fio-src run check check-unit check-bats install uninstall \
-	clean distclean lint jobs sweep bench
+	clean distclean lint jobs sweep bench man deb
 
 all: $(BUILD)/tswap.so
 
@@ -190,9 +193,37 @@ check-sanitizers: check-asan check-tsan check-valgrind
 lint:
 	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run $(wildcard sweep/tswap-sweep sweep/*.sh tests/bench/tswap-bench)
 
+# --- man pages ------------------------------------------------------------
+# One source each, so they cannot drift: tswap-sweep(1) is its --help
+# (help2man), tswap(7) is docs/engine.md (pandoc).
+MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
+man: $(BUILD)/man/tswap-sweep.1 $(BUILD)/man/tswap.7
+$(BUILD)/man/tswap-sweep.1: sweep/tswap-sweep
+	@mkdir -p $(BUILD)/man
+	help2man --no-info --no-discard-stderr --version-string='$(TSWAP_VERSION)' \
+		--name='find the best DeepSpeed aio settings for a drive with fio and tswap' \
+		--output=$@ sweep/tswap-sweep
+$(BUILD)/man/tswap.7: docs/engine.md
+	@mkdir -p $(BUILD)/man
+	{ printf '# NAME\n\ntswap - fio ioengine for AI tensor swapping to NVMe (DeepSpeed aio)\n\n'; \
+	  sed '1{/^# /d}' docs/engine.md; } | pandoc -s -f markdown -t man -M title=TSWAP -M section=7 \
+		-M date=$(MAN_DATE) -M header='tswap engine' -M footer='tswap $(TSWAP_VERSION)' -o $@
+
+# --- Debian package ---------------------------------------------------------
+# build/deb/tswap_VERSION_ARCH.deb, built with debhelper (debian/) in a copy
+# of the source tree, against the fio source tree this Makefile prepares;
+# the package depends on exactly the installed fio version.
+DEB_TREE := $(BUILD)/deb/tswap-$(TSWAP_VERSION)
+deb: deps $(FIO_CONFIG)
+	@rm -rf $(BUILD)/deb && mkdir -p $(DEB_TREE)
+	@tar -c --exclude=./build --exclude=./.git . | tar -x -C $(DEB_TREE)
+	cd $(DEB_TREE) && TSWAP_FIO_SRC=$(abspath $(FIO_SRC)) dpkg-buildpackage -b -us -uc
+	@ls $(BUILD)/deb/*.deb
+
 # --- install --------------------------------------------------------------
-install: all
+install: all man
 	install -D -m 0755 $(BUILD)/tswap.so $(DESTDIR)$(PREFIX)/lib/fio/tswap.so
+	ln -sf tswap.so $(DESTDIR)$(PREFIX)/lib/fio/fio-tswap.so
 	@if [ -d jobs ]; then \
 		find jobs -name '*.fio' -print0 | while IFS= read -r -d '' f; do \
 			install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/$$f"; done; fi
@@ -200,9 +231,13 @@ install: all
 	@for f in sweep/grids/*.grid; do \
 		install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/grids/$${f##*/}"; done
 	install -D -m 0755 sweep/tswap-sweep $(DESTDIR)$(PREFIX)/bin/tswap-sweep
+	install -D -m 0644 $(BUILD)/man/tswap-sweep.1 $(DESTDIR)$(PREFIX)/share/man/man1/tswap-sweep.1
+	install -D -m 0644 $(BUILD)/man/tswap.7 $(DESTDIR)$(PREFIX)/share/man/man7/tswap.7
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/fio/tswap.so $(DESTDIR)$(PREFIX)/bin/tswap-sweep
+	rm -f $(DESTDIR)$(PREFIX)/lib/fio/tswap.so $(DESTDIR)$(PREFIX)/lib/fio/fio-tswap.so \
+		$(DESTDIR)$(PREFIX)/bin/tswap-sweep \
+		$(DESTDIR)$(PREFIX)/share/man/man1/tswap-sweep.1 $(DESTDIR)$(PREFIX)/share/man/man7/tswap.7
 	rm -rf $(DESTDIR)$(PREFIX)/share/tswap
 	-rmdir $(DESTDIR)$(PREFIX)/lib/fio 2>/dev/null
 
