@@ -2,10 +2,10 @@
 #
 # Owns: the job text (step.fio, layout.fio, jobs/zero-infinity-step-*.fio)
 # and the replay sizes. Reads: plan.json (plan.jq) on stdin and
-#   --arg mode step|layout|totals   the step; a write of every file once (the
+#   --arg mode step|layout|totals|folders   the step; a write of every file once (the
 #                        swap files' initial contents, as DeepSpeed's
-#                        _initialize_parameters writes them); or the replay
-#                        byte totals as JSON
+#                        _initialize_parameters writes them); the replay
+#                        byte totals as JSON; or the swap folders, one a line
 #   --arg engine PATH    tswap.so (literal, e.g. ${TSWAP_ENGINE})
 #   --argjson dirs [DIR...]   per rank, the folder that stands for nvme_path
 #                        (rank R uses dirs[R]; the caller spreads ranks over
@@ -65,6 +65,8 @@ def ceil_div($a; $b): (($a + $b - 1) / $b) | floor;
      write: ((([$plan.phases[].stages[].jobs[] | select(.rw == "write") | .count * replay(.bytes)] | add // 0)) * $ranks),
      layout: ((([$plan.classes[] | .count * replay(.bytes)] | add // 0)) * $ranks),
      per_rank_layout: ([$plan.classes[] | .count * replay(.bytes)] | add // 0)}
+  elif $mode == "folders" then
+    (range(0; $ranks) as $r | [$plan.classes[].dir] | unique[] | folder($r; .))
   elif $mode == "layout" then
     ((if $header != "" then $header else empty end), global[],
      ([range(0; $ranks) as $r | $plan.classes[] as $c

@@ -71,20 +71,21 @@ zero_fio() {
 	fi
 }
 
-# zero_step_figures FIO_JSON: per phase and stage the wall seconds (from the
-# first job start to the last job end of the stage), bytes read and written
+# zero_step_figures FIO_JSON: per phase and stage the wall seconds (fio 3.33
+# has no job start times: a job ends job_runtime ms after its group starts,
+# or after the job it waits for; a stage lasts until its last job ends), bytes read and written
 # (fio io_bytes), as one JSON object.
 zero_step_figures() {
-	jq '[.jobs[] | {name: .jobname, start: .job_start, end: (.job_start + .job_runtime),
+	jq '(reduce .jobs[] as $j ({}; .[$j.jobname] = ((if $j."job options".wait_for then .[$j."job options".wait_for] else 0 end) + $j.job_runtime))) as $fin
+	   | [.jobs | to_entries[] | .key as $i | .value | {name: .jobname, start: $i, end: $fin[.jobname],
 	     read: .read.io_bytes, write: .write.io_bytes}
 	     | (.name | split(".")) as $n | . + {phase: $n[0], stage: $n[1]}]
-	   | group_by(.phase) as $ph
-	   | {phases: [$ph[] | {phase: .[0].phase,
-	       stages: [group_by(.stage)[] | {stage: .[0].stage,
-	         seconds: ((map(.end) | max) - (map(.start) | min)) / 1000,
-	         read: (map(.read) | add), write: (map(.write) | add)}]}
+	   | {phases: [group_by(.phase)[] | {phase: .[0].phase, start: (map(.start) | min),
+	       stages: ([group_by(.stage)[] | {stage: .[0].stage, start: (map(.start) | min),
+	         seconds: ((map(.end) | max) / 1000),
+	         read: (map(.read) | add), write: (map(.write) | add)}] | sort_by(.start))}
 	     | .seconds = ([.stages[].seconds] | add) | .read = ([.stages[].read] | add)
-	     | .write = ([.stages[].write] | add)]}
+	     | .write = ([.stages[].write] | add)] | sort_by(.start)}
 	   | .seconds = ([.phases[].seconds] | add) | .read = ([.phases[].read] | add)
 	   | .write = ([.phases[].write] | add)
 	   | .gbs = (if .seconds > 0 then (.read + .write) / .seconds / 1e9 else 0 end)' "$1"
