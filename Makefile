@@ -110,10 +110,16 @@ run: deps
 
 # --- job-library grid and the sweep -----------------------------------------
 # `make jobs` regenerates jobs/grid/GRID-{read,write}.fio from sweep/grids/.
+# and jobs/zero-infinity-step-{7b,70b}.fio (tswap-zero, DeepSpeed's default
+# offload settings, 8 ranks, tensors scaled down to fit a scratch folder).
 GRIDS := quick deepspeed deepspeed-full full
 jobs:
 	@rm -f jobs/grid/*.fio
 	@for g in $(GRIDS); do sweep/tswap-sweep --grid "$$g" --emit-jobs jobs/grid || exit 1; done
+	sweep/tswap-zero --ds-config jobs/ds_config.zero-infinity-defaults.json --params 7e9 --ranks 8 \
+		--scale 128 --emit-jobs jobs/zero-infinity-step-7b.fio --out $(BUILD)/zero/jobs-7b >/dev/null
+	sweep/tswap-zero --ds-config jobs/ds_config.zero-infinity-defaults.json --params 70e9 --ranks 8 \
+		--scale 1024 --emit-jobs jobs/zero-infinity-step-70b.fio --out $(BUILD)/zero/jobs-70b >/dev/null
 
 # The quick grid on the scratch target: report, summary.csv, best-aio.json
 # and plots in build/sweep/latest/. More options: make sweep SWEEP_ARGS='...'.
@@ -189,6 +195,12 @@ check-sanitizers: check-asan check-tsan check-valgrind
 
 lint:
 	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run $(wildcard sweep/tswap-sweep sweep/*.sh tests/bench/tswap-bench)
+	shellcheck -x sweep/tswap-zero sweep/zero/*.sh
+	@for f in sweep/zero/*.jq; do \
+		if jq -n --arg mode x --arg engine x --arg header x --argjson dirs '[]' --argjson unit 1 \
+			--argjson scale 1 --argjson params 1 --argjson world 1 --argjson ranks 1 \
+			--argjson param_numel 1 -f "$$f" 2>&1 >/dev/null | grep -q 'compile error'; then \
+			echo "jq: $$f does not compile" >&2; exit 1; fi; done
 
 # --- install --------------------------------------------------------------
 install: all
@@ -200,9 +212,15 @@ install: all
 	@for f in sweep/grids/*.grid; do \
 		install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/grids/$${f##*/}"; done
 	install -D -m 0755 sweep/tswap-sweep $(DESTDIR)$(PREFIX)/bin/tswap-sweep
+	install -D -m 0755 sweep/tswap-zero $(DESTDIR)$(PREFIX)/bin/tswap-zero
+	@for f in sweep/zero/*.sh sweep/zero/*.jq; do \
+		install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/zero/$${f##*/}"; done
+	install -D -m 0644 jobs/ds_config.example.json $(DESTDIR)$(PREFIX)/share/tswap/jobs/ds_config.example.json
+	install -D -m 0644 jobs/ds_config.zero-infinity-defaults.json $(DESTDIR)$(PREFIX)/share/tswap/jobs/ds_config.zero-infinity-defaults.json
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/fio/tswap.so $(DESTDIR)$(PREFIX)/bin/tswap-sweep
+	rm -f $(DESTDIR)$(PREFIX)/lib/fio/tswap.so $(DESTDIR)$(PREFIX)/bin/tswap-sweep \
+		$(DESTDIR)$(PREFIX)/bin/tswap-zero
 	rm -rf $(DESTDIR)$(PREFIX)/share/tswap
 	-rmdir $(DESTDIR)$(PREFIX)/lib/fio 2>/dev/null
 

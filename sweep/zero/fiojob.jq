@@ -33,12 +33,16 @@ def ceil_div($a; $b): (($a + $b - 1) / $b) | floor;
 | ($unit * $plan.config.intra_op_parallelism) as $u
 | def replay($b): ceil_div(ceil_div($b; $scale); $u) * $u;
   def dtype_dir: {bf16: "bfloat16params", fp16: "float16params", fp32: "float32params"}[$plan.config.param_dtype];
-  def folder($r; $dir):
-    "\($dirs[$r])/zero_stage_3/" + (if $dir == "optimizer" then "optimizer" else dtype_dir end) + "/rank\($r)";
+  # DeepSpeed's layout under nvme_path (optimizer_utils.py OptimizerSwapper
+  # .__init__, partitioned_param_swapper.py _configure_aio), relative to
+  # dirs[R]: fio creates the folders of a filename_format.
+  def subdir($r; $dir):
+    "zero_stage_3/" + (if $dir == "optimizer" then "optimizer" else dtype_dir end) + "/rank\($r)";
+  def folder($r; $dir): "\($dirs[$r])/" + subdir($r; $dir);
   def job($r; $j; $name):
     ["[\($name)]",
-     "directory=\(folder($r; $j.dir))",
-     "filename_format=\($j.class).$filenum.tensor.swp",
+     "directory=\($dirs[$r])",
+     "filename_format=\(subdir($r; $j.dir))/\($j.class).$filenum.tensor.swp",
      "nrfiles=\($j.count)",
      "filesize=\(replay($j.bytes))",
      "size=\($j.count * replay($j.bytes))",
