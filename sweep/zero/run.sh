@@ -41,7 +41,7 @@ zero_make_run_dirs() {
 	done
 }
 
-# zero_check_room PLAN TARGETS_JSON BYTES_PER_RANK_LIST: refuse (exit 2) a
+# zero_check_room NEED_JSON TARGETS_JSON: refuse (exit 2) a
 # target whose free space is below the swap files its ranks need (+1%).
 # $1: JSON array, per rank the bytes it lays out; $2: per rank its target.
 zero_check_room() {
