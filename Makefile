@@ -8,7 +8,8 @@
 #   make install    PREFIX=/usr/local: engine, job library, sweep script,
 #                   man pages
 #   make uninstall
-#   make man        build/man/tswap-sweep.1 and tswap.7 (help2man, pandoc)
+#   make man        build/man/tswap-sweep.1, tswap-zero.1, tswap.7 (help2man,
+#                   pandoc)
 #   make deb        build/deb/tswap_VERSION_ARCH.deb (debhelper; debian/)
 #
 # Variables: FIO_SRC=DIR (a configured fio tree of the installed fio's
@@ -113,10 +114,16 @@ run: deps
 
 # --- job-library grid and the sweep -----------------------------------------
 # `make jobs` regenerates jobs/grid/GRID-{read,write}.fio from sweep/grids/.
+# and jobs/zero-infinity-step-{7b,70b}.fio (tswap-zero, DeepSpeed's default
+# offload settings, 8 ranks, tensors scaled down to fit a scratch folder).
 GRIDS := quick deepspeed deepspeed-full full
 jobs:
 	@rm -f jobs/grid/*.fio
 	@for g in $(GRIDS); do sweep/tswap-sweep --grid "$$g" --emit-jobs jobs/grid || exit 1; done
+	sweep/tswap-zero --ds-config jobs/ds_config.zero-infinity-defaults.json --params 7e9 --ranks 8 \
+		--scale 128 --emit-jobs jobs/zero-infinity-step-7b.fio --out $(BUILD)/zero/jobs-7b >/dev/null
+	sweep/tswap-zero --ds-config jobs/ds_config.zero-infinity-defaults.json --params 70e9 --ranks 8 \
+		--scale 1024 --emit-jobs jobs/zero-infinity-step-70b.fio --out $(BUILD)/zero/jobs-70b >/dev/null
 
 # The quick grid on the scratch target: report, summary.csv, best-aio.json
 # and plots in build/sweep/latest/. More options: make sweep SWEEP_ARGS='...'.
@@ -192,17 +199,27 @@ check-sanitizers: check-asan check-tsan check-valgrind
 
 lint:
 	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run $(wildcard sweep/tswap-sweep sweep/*.sh tests/bench/tswap-bench)
+	shellcheck -x sweep/tswap-zero sweep/zero/*.sh
+	@for f in sweep/zero/*.jq; do \
+		if jq -n --arg mode x --arg engine x --arg header x --argjson dirs '[]' --argjson unit 1 \
+			--argjson scale 1 --argjson params 1 --argjson world 1 --argjson ranks 1 \
+			--argjson param_numel 1 -f "$$f" 2>&1 >/dev/null | grep -q 'compile error'; then \
+			echo "jq: $$f does not compile" >&2; exit 1; fi; done
 
 # --- man pages ------------------------------------------------------------
-# One source each, so they cannot drift: tswap-sweep(1) is its --help
-# (help2man), tswap(7) is docs/engine.md (pandoc).
+# One source each, so they cannot drift: tswap-sweep(1) and tswap-zero(1)
+# are their --help (help2man), tswap(7) is docs/engine.md (pandoc).
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
-man: $(BUILD)/man/tswap-sweep.1 $(BUILD)/man/tswap.7
+man: $(BUILD)/man/tswap-sweep.1 $(BUILD)/man/tswap-zero.1 $(BUILD)/man/tswap.7
+HELP2MAN := help2man --no-info --no-discard-stderr --version-string='$(TSWAP_VERSION)'
 $(BUILD)/man/tswap-sweep.1: sweep/tswap-sweep
 	@mkdir -p $(BUILD)/man
-	help2man --no-info --no-discard-stderr --version-string='$(TSWAP_VERSION)' \
-		--name='find the best DeepSpeed aio settings for a drive with fio and tswap' \
+	$(HELP2MAN) --name='find the best DeepSpeed aio settings for a drive with fio and tswap' \
 		--output=$@ sweep/tswap-sweep
+$(BUILD)/man/tswap-zero.1: sweep/tswap-zero
+	@mkdir -p $(BUILD)/man
+	$(HELP2MAN) --name='plan and replay one ZeRO-Infinity training step from a ds_config' \
+		--output=$@ sweep/tswap-zero
 $(BUILD)/man/tswap.7: docs/engine.md
 	@mkdir -p $(BUILD)/man
 	{ printf '# NAME\n\ntswap - fio ioengine for AI tensor swapping to NVMe (DeepSpeed aio)\n\n'; \
@@ -231,13 +248,20 @@ install: all man
 	@for f in sweep/grids/*.grid; do \
 		install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/grids/$${f##*/}"; done
 	install -D -m 0755 sweep/tswap-sweep $(DESTDIR)$(PREFIX)/bin/tswap-sweep
+	install -D -m 0755 sweep/tswap-zero $(DESTDIR)$(PREFIX)/bin/tswap-zero
+	@for f in sweep/zero/*.sh sweep/zero/*.jq; do \
+		install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/zero/$${f##*/}"; done
+	install -D -m 0644 jobs/ds_config.example.json $(DESTDIR)$(PREFIX)/share/tswap/jobs/ds_config.example.json
+	install -D -m 0644 jobs/ds_config.zero-infinity-defaults.json $(DESTDIR)$(PREFIX)/share/tswap/jobs/ds_config.zero-infinity-defaults.json
 	install -D -m 0644 $(BUILD)/man/tswap-sweep.1 $(DESTDIR)$(PREFIX)/share/man/man1/tswap-sweep.1
+	install -D -m 0644 $(BUILD)/man/tswap-zero.1 $(DESTDIR)$(PREFIX)/share/man/man1/tswap-zero.1
 	install -D -m 0644 $(BUILD)/man/tswap.7 $(DESTDIR)$(PREFIX)/share/man/man7/tswap.7
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/fio/tswap.so $(DESTDIR)$(PREFIX)/lib/fio/fio-tswap.so \
-		$(DESTDIR)$(PREFIX)/bin/tswap-sweep \
-		$(DESTDIR)$(PREFIX)/share/man/man1/tswap-sweep.1 $(DESTDIR)$(PREFIX)/share/man/man7/tswap.7
+		$(DESTDIR)$(PREFIX)/bin/tswap-sweep $(DESTDIR)$(PREFIX)/bin/tswap-zero \
+		$(DESTDIR)$(PREFIX)/share/man/man1/tswap-sweep.1 $(DESTDIR)$(PREFIX)/share/man/man1/tswap-zero.1 \
+		$(DESTDIR)$(PREFIX)/share/man/man7/tswap.7
 	rm -rf $(DESTDIR)$(PREFIX)/share/tswap
 	-rmdir $(DESTDIR)$(PREFIX)/lib/fio 2>/dev/null
 

@@ -76,6 +76,8 @@ tswap_version() {
 	run -0 timeout 60 fio --enghelp=/usr/lib/fio/tswap.so
 	assert_output --partial tswap_block_size
 	run -0 man -w tswap-sweep
+	run -0 man -w tswap-zero
+	assert_file_executable /usr/bin/tswap-zero
 	run -0 man -w 7 tswap
 	assert_file_exists /usr/share/tswap/grids/quick.grid
 

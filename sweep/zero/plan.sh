@@ -1,0 +1,79 @@
+# shellcheck shell=bash
+# sweep/zero/plan.sh - build a tswap-zero plan and its fio jobs, print it.
+#
+# Owns: checking the ds_config file, running plan.jq and fiojob.jq, the
+# dry-run table. Reads: the ds_config, $ZERO_LIB/plan.jq, fiojob.jq.
+# Writes: the files named by its callers (plan.json, *.fio).
+
+# zero_make_plan DS_CONFIG PARAMS WORLD RANKS PARAM_NUMEL OUT: plan.json to
+# OUT; a file that is not a JSON object or a ds_config DeepSpeed would
+# reject: one line, exit 2.
+zero_make_plan() {
+	local cfg=$1 params=$2 world=$3 ranks=$4 pnumel=$5 out=$6 err
+	if [ ! -f "$cfg" ] || [ ! -r "$cfg" ]; then
+		usage_error "--ds-config $cfg: no such readable file"
+	fi
+	if ! jq -e 'type == "object"' "$cfg" >/dev/null 2>&1; then
+		usage_error "--ds-config $cfg: not a JSON object (a DeepSpeed ds_config)"
+	fi
+	jq --argjson params "$params" --argjson world "$world" --argjson ranks "$ranks" \
+		--argjson param_numel "$pnumel" -f "$ZERO_LIB/plan.jq" "$cfg" >"$out.tmp" ||
+		die "$EXIT_ERROR" "plan.jq failed on $cfg"
+	err=$(jq -r '.error // empty' "$out.tmp")
+	if [ -n "$err" ]; then
+		rm -f "$out.tmp"
+		usage_error "--ds-config $cfg: ${err#ds_config: }"
+	fi
+	mv -f "$out.tmp" "$out"
+}
+
+# zero_jobs PLAN MODE DIRS_JSON SCALE ENGINE [HEADER]: fiojob.jq's output
+# (fio job text, or the totals object for MODE=totals) on stdout.
+zero_jobs() {
+	local plan=$1 mode=$2 dirs=$3 scale=$4 engine=$5 header=${6:-}
+	jq -r --arg mode "$mode" --arg engine "$engine" --argjson dirs "$dirs" \
+		--argjson unit "$ZERO_DIO_UNIT" --argjson scale "$scale" --arg header "$header" \
+		-f "$ZERO_LIB/fiojob.jq" "$plan"
+}
+
+# zero_print_plan PLAN: the dry-run table on stdout: the settings, the
+# tensors of one rank, and per phase and stage the bytes per rank and node.
+zero_print_plan() {
+	local plan=$1
+	jq -r '
+	def gb: . / 1e9 * 1000 | round / 1000 | tostring;
+	"ZeRO-Infinity step: \(.inputs.params) params, world \(.inputs.world), \(.inputs.ranks) ranks on this node, \(.config.optimizer) (\(.config.optimizer_state | join(", "))), \(.config.param_dtype) params",
+	"swapper: \(.config.swapper) (pipeline_read=\(.config.pipeline_read), pipeline_write=\(.config.pipeline_write)); sub_group_size \(.config.sub_group_size); aio block_size=\(.config.block_size) queue_depth=\(.config.queue_depth) intra_op_parallelism=\(.config.intra_op_parallelism) single_submit=\(.config.single_submit) overlap_events=\(.config.overlap_events)",
+	(.defaults[] | "default: \(.)"), (.notes[] | "note: \(.)"),
+	"",
+	"per rank: partition \(.per_rank.partition_numel) elements in \(.per_rank.sub_groups | length) sub-groups; \(.per_rank.files) swap files, \(.per_rank.file_bytes) bytes",
+	"",
+	(["sub-group", "elements", "params", "optimizer-swap", "params-on-nvme", "state-tensor-bytes", "grad-files", "param-files"] | @tsv),
+	(.per_rank.sub_groups[] | [.id, .numel, .params, .optimizer_swap, .params_on_nvme,
+	   "\(.state_tensors | length) x \(.state_bytes)", (.grad_bytes | length), (.param_bytes | length)] | @tsv),
+	"",
+	(["phase", "stage", "tensors/rank", "read B/rank", "write B/rank", "read B/node", "write B/node"] | @tsv),
+	(.inputs.ranks as $r | .phases[] | (.stages[] as $s | [.name, $s.name, ([$s.jobs[].count] | add),
+	   $s.read_bytes_per_rank, $s.write_bytes_per_rank, $s.read_bytes_per_rank * $r, $s.write_bytes_per_rank * $r] | @tsv),
+	   ([.name, "(total)", "", .read_bytes_per_rank, .write_bytes_per_rank, .read_bytes, .write_bytes] | @tsv)),
+	"",
+	"per step (node): read \(.read_bytes_per_step) B (\(.read_bytes_per_step | gb) GB), write \(.write_bytes_per_step) B (\(.write_bytes_per_step | gb) GB), \(.files) files"
+	' "$plan" | zero_columns
+}
+
+# zero_columns: align the TSV runs of stdin (no `column` dependency).
+zero_columns() {
+	awk -F '\t' '
+	function flush(   i, j, line) {
+		for (i = 1; i <= n; i++) {
+			line = ""
+			for (j = 1; j <= nf[i]; j++)
+				line = line sprintf(j < nf[i] ? "%-" w[j] "s  " : "%s", cell[i, j])
+			print line
+		}
+		n = 0; split("", w)
+	}
+	NF <= 1 { flush(); print; next }
+	{ n++; nf[n] = NF; for (j = 1; j <= NF; j++) { cell[n, j] = $j; if (length($j) > w[j]) w[j] = length($j) } }
+	END { flush() }'
+}

@@ -1,0 +1,114 @@
+# shellcheck shell=bash
+# sweep/zero/run.sh - lay out the swap files of a plan and replay its steps.
+#
+# Owns: the per-run folders under the targets (created fresh, never reused,
+# removed at the end unless --keep), the room check, running fio, the
+# per-step report. Reads: plan.json, step.fio, layout.fio, fio's JSON.
+# Writes: in the run's --out DIR: step-N.json (fio), steps.json, report.txt;
+# under each target: tswap-zero-RUNID/ (the swap files only).
+
+ZERO_CREATED=()
+
+# zero_cleanup: remove the run folders this run created (and only those).
+zero_cleanup() {
+	local d
+	[ "${ZERO_KEEP:-0}" = 1 ] && return 0
+	for d in "${ZERO_CREATED[@]}"; do
+		if [ -f "$d/.tswap-zero-run" ]; then
+			rm -rf -- "$d"
+		fi
+	done
+}
+
+# zero_make_run_dirs RUNID TARGET...: create TARGET/tswap-zero-RUNID in each
+# target (a directory; created when missing). Refuses (exit 2) a target that
+# is not a directory and a run folder that already exists: nothing of the
+# user's is ever written to. Prints nothing.
+zero_make_run_dirs() {
+	local runid=$1 t d
+	shift
+	for t in "$@"; do
+		if [ -e "$t" ] && [ ! -d "$t" ]; then
+			usage_error "--target $t: not a directory (tswap-zero lays out swap files in a folder, like nvme_path)"
+		fi
+		mkdir -p -- "$t" || usage_error "--target $t: cannot create the directory"
+		d=$t/tswap-zero-$runid
+		if ! mkdir -- "$d" 2>/dev/null; then
+			usage_error "--target $t: $d already exists and was not created by this run: refusing to write into it"
+		fi
+		: >"$d/.tswap-zero-run"
+		ZERO_CREATED+=("$d")
+	done
+}
+
+# zero_check_room NEED_JSON TARGETS_JSON: refuse (exit 2) a
+# target whose free space is below the swap files its ranks need (+1%).
+# $1: JSON array, per rank the bytes it lays out; $2: per rank its target.
+zero_check_room() {
+	local need_json=$1 tmap_json=$2 t need avail
+	while IFS=$'\t' read -r t need; do
+		avail=$(df -B1 --output=avail -- "$t" 2>/dev/null | tail -n 1 | tr -d ' ') ||
+			usage_error "--target $t: cannot read its free space (df)"
+		[[ $avail =~ ^[0-9]+$ ]] || usage_error "--target $t: cannot read its free space (df)"
+		if ((need + need / 100 > avail)); then
+			usage_error "--target $t: needs $need bytes for its ranks' swap files, $avail free"
+		fi
+	done < <(jq -rn --argjson need "$need_json" --argjson t "$tmap_json" '
+		[range(0; $t | length) | {t: $t[.], b: $need[.]}] | group_by(.t)[]
+		| [.[0].t, (map(.b) | add)] | @tsv')
+}
+
+# zero_fio JOBFILE OUTJSON: run fio with JSON output; exit 3 with fio's
+# stderr tail when it fails.
+zero_fio() {
+	local job=$1 out=$2
+	if ! fio --output-format=json --output="$out" "$job" 2>"$out.stderr"; then
+		tail -n 5 "$out.stderr" >&2
+		die "$EXIT_ERROR" "fio failed on $job (see $out.stderr)"
+	fi
+	if jq -e '[.jobs[].error] | any(. != 0)' "$out" >/dev/null; then
+		die "$EXIT_ERROR" "a job of $job reported an I/O error (see $out)"
+	fi
+}
+
+# zero_step_figures FIO_JSON: per phase and stage the wall seconds (fio 3.33
+# has no job start times: a job ends job_runtime ms after its group starts,
+# or after the job it waits for; a stage lasts until its last job ends), bytes read and written
+# (fio io_bytes), as one JSON object.
+zero_step_figures() {
+	jq '(reduce .jobs[] as $j ({}; .[$j.jobname] = ((if $j."job options".wait_for then .[$j."job options".wait_for] else 0 end) + $j.job_runtime))) as $fin
+	   | [.jobs | to_entries[] | .key as $i | .value | {name: .jobname, start: $i, end: $fin[.jobname],
+	     read: .read.io_bytes, write: .write.io_bytes}
+	     | (.name | split(".")) as $n | . + {phase: $n[0], stage: $n[1]}]
+	   | {phases: [group_by(.phase)[] | {phase: .[0].phase, start: (map(.start) | min),
+	       stages: ([group_by(.stage)[] | {stage: .[0].stage, start: (map(.start) | min),
+	         seconds: ((map(.end) | max) / 1000),
+	         read: (map(.read) | add), write: (map(.write) | add)}] | sort_by(.start))}
+	     | .seconds = ([.stages[].seconds] | add) | .read = ([.stages[].read] | add)
+	     | .write = ([.stages[].write] | add)] | sort_by(.start)}
+	   | .seconds = ([.phases[].seconds] | add) | .read = ([.phases[].read] | add)
+	   | .write = ([.phases[].write] | add)
+	   | .gbs = (if .seconds > 0 then (.read + .write) / .seconds / 1e9 else 0 end)' "$1"
+}
+
+# zero_run_steps LABEL STEPFIO STEPS OUTDIR TOTALS_JSON: run the step STEPS
+# times; check every step moved exactly the planned replay bytes; print one
+# line per step; write OUTDIR/LABEL-steps.json (a list of step figures).
+zero_run_steps() {
+	local label=$1 job=$2 steps=$3 out=$4 totals=$5 i f
+	local want_r want_w
+	want_r=$(jq -r .read <<<"$totals")
+	want_w=$(jq -r .write <<<"$totals")
+	for ((i = 1; i <= steps; i++)); do
+		zero_fio "$job" "$out/$label-step$i.fio.json"
+		f=$(zero_step_figures "$out/$label-step$i.fio.json")
+		if [ "$(jq -r .read <<<"$f")" != "$want_r" ] || [ "$(jq -r .write <<<"$f")" != "$want_w" ]; then
+			die "$EXIT_ERROR" "step $i ($label) moved $(jq -r '"\(.read) B read, \(.write) B written"' <<<"$f"), the plan says $want_r and $want_w"
+		fi
+		printf '%s\n' "$f" >"$out/$label-step$i.json"
+		jq -r --arg l "$label" --argjson i "$i" '
+			"\($l) step \($i): " + ([.phases[] | "\(.phase) \(.seconds * 1000 | round / 1000) s"] | join(", "))
+			+ "; total \(.seconds * 1000 | round / 1000) s, \(.gbs * 100 | round / 100) GB/s"' <<<"$f"
+	done
+	for ((i = 1; i <= steps; i++)); do cat "$out/$label-step$i.json"; done | jq -s . >"$out/$label-steps.json"
+}

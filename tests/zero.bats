@@ -1,0 +1,153 @@
+#!/usr/bin/env bats
+# tests/zero.bats - sweep/tswap-zero: the plan of one ZeRO-Infinity step
+# against a hand calculation of DeepSpeed's rules (docs/zero-infinity.md,
+# "The hand calculation"), a tiny real replay whose fio byte counts equal the
+# plan, and bad inputs (one line, exit 2). Small sizes: well under a minute.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+ZERO=$REPO/sweep/tswap-zero
+EXAMPLE=$REPO/jobs/ds_config.example.json
+
+setup() {
+	common_setup
+	OUT=$BATS_TEST_TMPDIR/out
+}
+teardown() { common_teardown; }
+
+# pad N A: N rounded up to a multiple of A (DeepSpeed _io_aligned_numel).
+pad() { echo $(( ($1 + $2 - 1) / $2 * $2 )); }
+# head N A: N rounded down to a multiple of A (_adjust_for_misaligned_lengths).
+head_aligned() { echo $(( $1 / $2 * $2 )); }
+
+# cfg FILE SUB_GROUP_SIZE PIPELINE(true|false) PARAM_DEVICE(nvme|cpu): a
+# stage-3 AdamW bf16 ds_config with the optimizer on NVMe.
+cfg() {
+	jq --argjson sgs "$2" --argjson pipe "$3" --arg pdev "$4" '
+		.zero_optimization.sub_group_size = $sgs
+		| .zero_optimization.offload_optimizer.pipeline_read = $pipe
+		| .zero_optimization.offload_optimizer.pipeline_write = $pipe
+		| .zero_optimization.offload_param.device = $pdev' "$EXAMPLE" >"$1"
+}
+
+# hand P WORLD RANKS PARAM_NUMEL SGS MAX_IN_CPU PARAM_NVME(0|1): the node's
+# read and write bytes per step and the file count, by the rules of
+# docs/zero-infinity.md, in bash arithmetic (AdamW: 3 state tensors, fp32
+# alignment 256 elements, bf16 alignment 512, 1 MiB minimum swap).
+hand() {
+	local P=$1 W=$2 R=$3 T=$4 S=$5 M=$6 PN=$7
+	local n=$(( (P + T - 1) / T )) t=$(( (T + W - 1) / W ))
+	local k=$(( (S + t - 1) / t ))           # params per sub-group
+	(( S >= n * t )) && k=$n                # one sub-group when it fits
+	local read=0 write=0 files=0 i left=$n end=0 np numel
+	while (( left > 0 )); do
+		np=$(( left < k ? left : k )); left=$(( left - np ))
+		numel=$(( np * t )); end=$(( end + numel ))
+		state=$(( 3 * $(pad "$numel" 256) * 4 ))
+		grads=$(( np * $(head_aligned "$t" 256) * 4 ))
+		read=$(( read + state + grads )); write=$(( write + state + grads )); files=$(( files + 3 + np ))
+		if (( PN && end > M )); then
+			params=$(( np * $(pad "$t" 512) * 2 ))
+			read=$(( read + 2 * params )); write=$(( write + params )); files=$(( files + np ))
+		fi
+	done
+	echo "$(( read * R )) $(( write * R )) $(( files * R ))"
+}
+
+plan_numbers() { jq -r '"\(.read_bytes_per_step) \(.write_bytes_per_step) \(.files)"' "$1"; }
+
+@test "zero: the Done-when plan (jobs/ds_config.example.json, 1.3e9, 2 ranks) equals the hand calculation" {
+	run --separate-stderr "$ZERO" --ds-config "$EXAMPLE" --params 1.3e9 --ranks 2 \
+		--target "$REPO/build/scratch" --dry-run --out "$OUT"
+	assert_success
+	# 26 tensors of 5e7 -> 25e6 per rank each; 7 sub-groups; params past 3e8 on NVMe
+	expected=$(hand 1300000000 2 2 50000000 100000000 300000000 1)
+	assert_equal "$(plan_numbers "$OUT/plan.json")" "$expected"
+	assert_equal "$expected" "23600039936 22200014848 122"
+	assert_output --partial "per step (node): read 23600039936 B"
+	assert_file_exists "$OUT/step.fio"
+	# the replay's jobs: one per rank, class and direction, bs = tensor size
+	run grep -c '^rw=read' "$OUT/step.fio"
+	assert [ "$output" -gt 0 ]
+	run jq -r '[.phases[].name] | join(",")' "$OUT/plan.json"
+	assert_output "forward,backward,optimizer"
+}
+
+@test "zero: two sub_group_sizes, pipeline on/off, with and without param offload match the hand calculation" {
+	local sgs pipe pdev pn c
+	for sgs in 100000000 1000000000; do
+		for pipe in true false; do
+			for pdev in nvme cpu; do
+				c=$BATS_TEST_TMPDIR/ds-$sgs-$pipe-$pdev.json
+				cfg "$c" "$sgs" "$pipe" "$pdev"
+				pn=0; [ "$pdev" = nvme ] && pn=1
+				run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 \
+					--target "$SCRATCH" --dry-run --out "$OUT/$sgs-$pipe-$pdev"
+				assert_success
+				assert_equal "$(plan_numbers "$OUT/$sgs-$pipe-$pdev/plan.json")" \
+					"$(hand 1300000000 2 2 50000000 "$sgs" 300000000 "$pn")"
+			done
+		done
+	done
+	# pipelined: stage k reads sub-group k while sub-group k-1 is written
+	run jq -r '[.phases[2].stages[1].jobs[] | "\(.class).\(.rw)"] | join(" ")' "$OUT/100000000-true-nvme/plan.json"
+	assert_output "sg1-state.read sg1-grad0.read sg0-state.write"
+	# not pipelined: state in, gradients in, out, one after the other
+	run jq -r '[.phases[2].stages[0:3][].name] | join(" ")' "$OUT/100000000-false-nvme/plan.json"
+	assert_output "sg0-in sg0-in-grad sg0-out"
+}
+
+@test "zero: a tiny real step moves exactly the plan's bytes (fio io_bytes)" {
+	[ -f "$ENGINE" ] || skip "requires the engine: $ENGINE is missing (run 'make')"
+	local c=$BATS_TEST_TMPDIR/ds.json
+	# 48 Mi params in 2^23-element tensors: every tensor a multiple of 4096 B,
+	# so the replay has no DIO round-up and fio's bytes are DeepSpeed's.
+	cfg "$c" 8388608 true nvme
+	jq '.zero_optimization.offload_param.max_in_cpu = 8388608' "$c" >"$c.2" && mv "$c.2" "$c"
+	run --separate-stderr timeout 300 "$ZERO" --ds-config "$c" --params 50331648 --param-numel 8388608 \
+		--ranks 2 --target "$SCRATCH/t" --out "$OUT" --steps 1
+	[ "$status" -eq 0 ] || echo "$stderr"
+	assert_success
+	assert_output --regexp 'base step 1: forward [0-9.]+ s, backward [0-9.]+ s, optimizer [0-9.]+ s; total [0-9.]+ s'
+	read -r want_r want_w _ < <(plan_numbers "$OUT/plan.json")
+	assert_equal "$want_r $want_w" "$(hand 50331648 2 2 8388608 8388608 8388608 1 | cut -d' ' -f1,2)"
+	assert_equal "$(jq '[.jobs[].read.io_bytes] | add' "$OUT/base-step1.fio.json")" "$want_r"
+	assert_equal "$(jq '[.jobs[].write.io_bytes] | add' "$OUT/base-step1.fio.json")" "$want_w"
+	# the swap files it created are gone, the target folder stays
+	assert_dir_exists "$SCRATCH/t"
+	run find "$SCRATCH/t" -mindepth 1
+	assert_output ""
+}
+
+@test "zero: bad inputs get one line on stderr and exit 2" {
+	local c=$BATS_TEST_TMPDIR/c.json
+	check() { # check TEXT ARGS...
+		local text=$1; shift
+		run --separate-stderr "$ZERO" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT" "$@"
+		assert_failure 2
+		assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 1
+		assert_equal "$output" ""
+		[[ $stderr == *"$text"* ]] || { echo "stderr: $stderr"; return 1; }
+	}
+	echo 'not json {' >"$c"
+	check "not a JSON object" --ds-config "$c"
+	jq '.zero_optimization.stage = 2' "$EXAMPLE" >"$c"
+	check "stage=2" --ds-config "$c"
+	jq '.optimizer.type = "SGD"' "$EXAMPLE" >"$c"
+	check "optimizer.type=SGD" --ds-config "$c"
+	jq 'del(.zero_optimization.offload_optimizer.nvme_path)' "$EXAMPLE" >"$c"
+	check "nvme_path is missing" --ds-config "$c"
+	check "--params=0" --ds-config "$EXAMPLE" --params 0
+	check "--ds-config" --ds-config "$BATS_TEST_TMPDIR/nonexistent.json"
+}
+
+@test "zero: a target that is a file is refused and left as it was" {
+	[ -f "$ENGINE" ] || skip "requires the engine: $ENGINE is missing (run 'make')"
+	printf 'keep me' >"$SCRATCH/userfile"
+	run --separate-stderr "$ZERO" --ds-config "$EXAMPLE" --params 50e6 --ranks 1 \
+		--target "$SCRATCH/userfile" --out "$OUT"
+	assert_failure 2
+	[[ $stderr == *"not a directory"* ]]
+	assert_equal "$(cat "$SCRATCH/userfile")" "keep me"
+}
