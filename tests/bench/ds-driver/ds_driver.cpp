@@ -16,8 +16,8 @@
  *                  whole file: --size must equal --tensor).
  * Tensors are taken in file order, from offset 0, wrapping at --size, like
  * fio's rw=read/write with bs=TENSOR.  Writes send a buffer filled with the
- * 32-bit --pattern (fio's buffer_pattern); --check compares every tensor
- * read with it.  DeepSpeed's messages go to stdout (as in a real run); the
+ * 32-bit --pattern, most significant byte first (fio's buffer_pattern);
+ * --check compares every tensor read with it.  DeepSpeed's messages go to stdout (as in a real run); the
  * result is one JSON object in --json:
  *   {"ops":N,"bytes":N,"seconds":S,"gbs":G,"check_errors":N}
  * Exit 0; 1 on a failed call or check; 2 on bad usage (one line on stderr).
@@ -142,8 +142,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ds_driver: out of memory for a %lld-byte tensor\n", a.tensor);
 		return 1;
 	}
-	for (long long i = 0; i < a.tensor / 4; i++)
-		((unsigned int *)mem)[i] = a.pattern;
+	/* The pattern's bytes in fio's order (buffer_pattern=0xdeadbeef
+	 * writes de ad be ef), so both sides write the same bytes. */
+	unsigned char pat[4] = { (unsigned char)(a.pattern >> 24), (unsigned char)(a.pattern >> 16),
+				 (unsigned char)(a.pattern >> 8), (unsigned char)a.pattern };
+	for (long long i = 0; i < a.tensor; i++)
+		((unsigned char *)mem)[i] = pat[i % 4];
 	torch::Tensor buf(mem, a.tensor, true);
 
 	{
@@ -169,8 +173,8 @@ int main(int argc, char **argv)
 			}
 			ops++;
 			if (a.check && a.read) {
-				for (long long i = 0; i < a.tensor / 4; i++) {
-					if (((unsigned int *)mem)[i] != a.pattern) {
+				for (long long i = 0; i < a.tensor; i++) {
+					if (((unsigned char *)mem)[i] != pat[i % 4]) {
 						bad++;
 						break;
 					}
