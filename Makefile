@@ -29,7 +29,7 @@ TSWAP_VERSION := 0.1.0
 DEB_PKGS := fio libaio-dev liburing-dev libcmocka-dev pkg-config dpkg-dev \
 	bats bats-assert bats-support bats-file jq strace gnuplot-nox \
 	shellcheck util-linux e2fsprogs procps kmod file libfuse3-dev dmsetup valgrind \
-	linux-perf libxml2-utils help2man pandoc debhelper lintian
+	linux-perf libxml2-utils help2man pandoc debhelper lintian g++ curl
 
 # --- fio source -----------------------------------------------------------
 ifeq ($(FIO_SRC),)
@@ -59,7 +59,7 @@ fio_version = $(shell cd $(FIO_SRC) 2>/dev/null && ./FIO-VERSION-GEN >/dev/null 
 
 .PHONY: check-asan check-tsan check-valgrind check-sanitizers
 .PHONY: all deps fio-src run check check-unit check-bats install uninstall \
-	clean distclean lint jobs sweep bench man deb
+	clean distclean lint jobs sweep bench bench-deepspeed man deb
 
 all: $(BUILD)/tswap.so
 
@@ -139,6 +139,15 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	tests/bench/tswap-bench $(BENCH_ARGS)
 
+# tswap beside DeepSpeed's own AIO handle (docs/performance.md): DeepSpeed's
+# unmodified csrc/aio built with tests/bench/ds-driver, from
+# DEEPSPEED_SRC=DIR or the pinned v0.16.4 release downloaded from GitHub;
+# results.{md,json} in build/bench-ds/latest/. Options in BENCH_DS_ARGS
+# (tests/bench/tswap-bench-deepspeed --help).
+bench-deepspeed: deps
+	@$(MAKE) --no-print-directory all
+	tests/bench/tswap-bench-deepspeed $(BENCH_DS_ARGS)
+
 # --- tests ----------------------------------------------------------------
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
 UNIT_CFLAGS := $(BASE_CFLAGS) -iquote engine -fsanitize=undefined -fno-sanitize-recover
@@ -198,7 +207,7 @@ check-valgrind: all
 check-sanitizers: check-asan check-tsan check-valgrind
 
 lint:
-	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run $(wildcard sweep/tswap-sweep sweep/*.sh tests/bench/tswap-bench)
+	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run $(wildcard sweep/tswap-sweep sweep/*.sh tests/bench/tswap-bench tests/bench/tswap-bench-deepspeed)
 	shellcheck -x sweep/tswap-zero sweep/zero/*.sh
 	@for f in sweep/zero/*.jq; do \
 		if jq -n --arg mode x --arg engine x --arg header x --argjson dirs '[]' --argjson unit 1 \

@@ -5,16 +5,16 @@
  * Each worker owns one backend context, a FIFO of operations and the state
  * of the part it is on.  The window loop is DeepSpeed's
  * do_aio_operation_sequential / do_aio_operation_overlap, written as steps
- * so that the same code runs inline in fio's job thread (P == 1) and in
- * worker threads (P > 1):
+ * so that the same code runs inline in fio's job thread (P == 1 without
+ * handoff) and in worker threads (P > 1, or handoff):
  *
  *   submit_round()  prepares and submits what the window allows,
  *   reap_once()     is one wait call with the window's min_nr / max_nr,
  *   finish_part()   hands the part back; the last part completes the op.
  *
  * Hot path: no allocation, no lock but the completion list (one per op,
- * and only with worker threads: with P == 1 everything runs in the
- * caller's thread).
+ * and only with worker threads: inline, everything runs in the caller's
+ * thread).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -125,7 +125,7 @@ static struct tswap_op *fifo_pop(struct worker *w)
 
 /* --- completion ----------------------------------------------------------- */
 
-/* The completion list is shared only with worker threads (P > 1). */
+/* The completion list is shared only with worker threads. */
 static void done_lock(struct tswap_sched *s)
 {
 	if (s->threaded)
@@ -419,7 +419,7 @@ static bool worker_step(struct worker *w, bool wait, const struct timespec *time
 	}
 }
 
-/* --- worker threads (P > 1) -------------------------------------------------- */
+/* --- worker threads (P > 1, or handoff) ------------------------------------- */
 
 static void *worker_main(void *arg)
 {
@@ -722,7 +722,13 @@ int tswap_sched_create(const struct tswap_sched_conf *conf,
 	s->conf = *conf;
 	s->be = conf->be;
 	s->nworkers = conf->threads;
-	s->threaded = conf->threads > 1;
+	/*
+	 * DeepSpeed's handle always runs an async operation on its worker
+	 * threads, one per intra-op part, even when there is one
+	 * (deepspeed_io_handle_t::pread/pwrite -> _schedule_aio_work ->
+	 * deepspeed_aio_thread_t::run); handoff models that for P == 1.
+	 */
+	s->threaded = conf->threads > 1 || conf->handoff;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_mutex_init(&s->done_mu, NULL);

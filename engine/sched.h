@@ -8,11 +8,14 @@
  * tswap_sched_kick() (fio's commit), and collects finished operations with
  * tswap_sched_reap() (fio's getevents).
  *
- * Threads: with threads == 1 the caller's thread is the only worker and all
- * I/O happens inside kick() and reap() (like fio's libaio engine: no
- * hand-off).  With threads == P > 1, P worker threads each own one backend
- * context and process their part of each operation in FIFO order, one
- * operation at a time, as DeepSpeed's per-thread work queue does.
+ * Threads: with threads == P > 1, or with handoff, P worker threads each
+ * own one backend context and process their part of each operation in FIFO
+ * order, one operation at a time, as DeepSpeed's per-thread work queue does
+ * (deepspeed_io_handle_t::_schedule_aio_work, deepspeed_aio_thread_t::run;
+ * its async_pread/async_pwrite hand even a one-part operation to a thread).
+ * With threads == 1 and no handoff the caller's thread is the only worker
+ * and all I/O happens inside kick() and reap() (DeepSpeed's synchronous
+ * deepspeed_io_handle_t::read/write; fio's libaio engine: no hand-off).
  */
 #ifndef TSWAP_SCHED_H
 #define TSWAP_SCHED_H
@@ -66,6 +69,7 @@ struct tswap_sched_conf {
 	struct tswap_be_conf be_conf;	/* queue_depth is Q */
 	uint64_t block_size;		/* B, bytes */
 	unsigned int threads;		/* P >= 1 */
+	bool handoff;			/* P == 1 too runs on a worker thread */
 	enum tswap_submit_mode submit;
 	enum tswap_window window;
 	unsigned int max_ops;		/* operations queued at once (iodepth) */
@@ -76,7 +80,8 @@ struct tswap_sched;
 
 /*
  * tswap_sched_create - set up P backend contexts (and P worker threads
- * when P > 1).  Returns 0, or -errno with a one-line reason in err.
+ * when P > 1 or handoff).  Returns 0, or -errno with a one-line reason in
+ * err.
  */
 int tswap_sched_create(const struct tswap_sched_conf *conf,
 		       struct tswap_sched **out, char *err, size_t errlen);
@@ -85,8 +90,8 @@ int tswap_sched_create(const struct tswap_sched_conf *conf,
 void tswap_sched_queue(struct tswap_sched *s, struct tswap_op *op);
 
 /*
- * Start queued operations: with P == 1 submit the first round of the
- * operation at the head of the FIFO; with P > 1 wake the workers.
+ * Start queued operations: inline (P == 1, no handoff) submit the first
+ * round of the operation at the head of the FIFO; else wake the workers.
  */
 void tswap_sched_kick(struct tswap_sched *s);
 

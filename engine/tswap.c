@@ -47,6 +47,7 @@
 #define TSWAP_MAX_URING_DEPTH 32768u	/* IORING_MAX_ENTRIES */
 
 enum { TSWAP_BE_LIBAIO = 0, TSWAP_BE_IO_URING = 1 };
+enum { TSWAP_HANDOFF_WORKER = 0, TSWAP_HANDOFF_INLINE = 1 };
 
 struct tswap_options {
 	void *pad;			/* fio overwrites this with td */
@@ -56,6 +57,8 @@ struct tswap_options {
 	unsigned int submit;
 	unsigned int window;
 	unsigned int threads;
+	unsigned int handoff;
+	unsigned int reopen;
 	char *stats;
 	unsigned int sqpoll;
 	unsigned int sqpoll_idle;
@@ -71,6 +74,15 @@ struct tswap_file {
 	bool checked;			/* geometry checked against it */
 };
 
+/*
+ * fio's io_u->engine_data: the operation, and the descriptor tswap_reopen
+ * opened for it (slot in tswap_data.rfds, -1 when none).
+ */
+struct tswap_uop {
+	struct tswap_op op;		/* first: engine_data points here */
+	int rslot;
+};
+
 struct tswap_data {
 	struct tswap_sched *sched;
 	const struct tswap_backend *be;
@@ -82,6 +94,9 @@ struct tswap_data {
 	int *fds;			/* registered files (io_uring) */
 	bool files_registered;
 	bool warned_op;
+	int *rfds;			/* tswap_reopen: per-op fds, -1 free */
+	unsigned int *rfree;		/* free slots of rfds (a stack) */
+	unsigned int nrfree;
 	uint64_t ops, op_errors, op_short;
 	uint64_t t_first_ns, t_last_ns;
 	char stats_path[PATH_MAX];
@@ -178,6 +193,36 @@ static struct fio_option options[] = {
 		.off1	= offsetof(struct tswap_options, threads),
 		.help	= "Worker threads per job, 1..1024, each with its own I/O context and one part of every operation; bs must be divisible by it (DeepSpeed aio.intra_op_parallelism)",
 		.def	= "1",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_handoff",
+		.lname	= "tswap hand-off",
+		.type	= FIO_OPT_STR,
+		.off1	= offsetof(struct tswap_options, handoff),
+		.help	= "Where the I/O of an operation runs when tswap_threads=1 (DeepSpeed: async_pread/async_pwrite = worker, read/write = inline)",
+		.def	= "worker",
+		.posval = {
+			  { .ival = "worker",
+			    .oval = TSWAP_HANDOFF_WORKER,
+			    .help = "On a worker thread even with tswap_threads=1, as DeepSpeed's aio handle does (deepspeed_py_io_handle.cpp, _schedule_aio_work)",
+			  },
+			  { .ival = "inline",
+			    .oval = TSWAP_HANDOFF_INLINE,
+			    .help = "tswap_threads=1: in fio's job thread, no hand-off (DeepSpeed's synchronous read()/write(); fio's libaio engine)",
+			  },
+		},
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_reopen",
+		.lname	= "tswap open per operation",
+		.type	= FIO_OPT_BOOL,
+		.off1	= offsetof(struct tswap_options, reopen),
+		.help	= "1: per operation, in fio's job thread, stat (reads) and open(O_DIRECT) the file, close it once the operation is reaped (DeepSpeed deepspeed_io_handle_t::pread/pwrite, wait)",
+		.def	= "0",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
 	},
@@ -387,6 +432,9 @@ static int tswap_init(struct thread_data *td)
 					  "tswap_queue_depth=%u: above fs.aio-max-nr=%lu, the most io_setup can give (raise it with sysctl fs.aio-max-nr)",
 					  o->queue_depth, aio_max);
 	}
+	if (o->reopen && o->registerfiles)
+		return tswap_fail(td, EINVAL,
+				  "tswap_reopen=1: not with tswap_registerfiles=1 (registered files are opened once per job)");
 	if (check_bs(td, o->threads))
 		return 1;
 
@@ -399,6 +447,19 @@ static int tswap_init(struct thread_data *td)
 	ld->events = calloc(td->o.iodepth, sizeof(*ld->events));
 	if (!ld->pending || !ld->events)
 		return tswap_fail(td, ENOMEM, "out of memory");
+	if (o->reopen) {
+		unsigned int i;
+
+		ld->rfds = calloc(td->o.iodepth, sizeof(*ld->rfds));
+		ld->rfree = calloc(td->o.iodepth, sizeof(*ld->rfree));
+		if (!ld->rfds || !ld->rfree)
+			return tswap_fail(td, ENOMEM, "out of memory");
+		for (i = 0; i < td->o.iodepth; i++) {
+			ld->rfds[i] = -1;
+			ld->rfree[i] = td->o.iodepth - 1 - i;
+		}
+		ld->nrfree = td->o.iodepth;
+	}
 	if (o->stats && *o->stats && check_stats_path(td, ld, o->stats))
 		return 1;
 	return 0;
@@ -576,6 +637,7 @@ static int tswap_post_init(struct thread_data *td)
 		},
 		.block_size = o->block_size,
 		.threads = o->threads,
+		.handoff = o->handoff == TSWAP_HANDOFF_WORKER,
 		.submit = o->submit,
 		.window = o->window,
 		.max_ops = td->o.iodepth,
@@ -651,21 +713,71 @@ static int tswap_close_file(struct thread_data *td, struct fio_file *f)
 
 static int tswap_io_u_init(struct thread_data *td, struct io_u *io_u)
 {
-	struct tswap_op *op = calloc(1, sizeof(*op));
+	struct tswap_uop *u = calloc(1, sizeof(*u));
 
 	(void)td;
-	if (!op)
+	if (!u)
 		return 1;
-	op->user = io_u;
-	io_u->engine_data = op;
+	u->op.user = io_u;
+	u->rslot = -1;
+	io_u->engine_data = &u->op;
 	return 0;
 }
 
 static void tswap_io_u_free(struct thread_data *td, struct io_u *io_u)
 {
 	(void)td;
-	free(io_u->engine_data);
+	free(io_u->engine_data);	/* the tswap_uop: op is its first member */
 	io_u->engine_data = NULL;
+}
+
+/*
+ * tswap_reopen=1: what deepspeed_io_handle_t::pread does before it hands
+ * the operation over (deepspeed_py_io_handle.cpp): get_file_size() (a
+ * stat() of the path, reads only; pwrite has none), then open_file()
+ * (deepspeed_aio_common.cpp: O_RDONLY | O_DIRECT for reads, O_WRONLY |
+ * O_CREAT | O_DIRECT, mode 0600, for writes), in the caller's thread.
+ * The descriptor is the operation's; reopen_close() closes it when fio
+ * collects the operation, as deepspeed_io_handle_t::wait() does.
+ * Returns 0, or a positive errno (nothing left open).
+ */
+static int reopen_open(struct tswap_data *ld, struct tswap_uop *u,
+		       const struct fio_file *f)
+{
+	bool rd = u->op.dir == TSWAP_READ;
+	struct stat st;
+	unsigned int slot;
+	int fd;
+
+	if (!ld->nrfree)
+		return EBUSY;	/* more operations than iodepth: a bug */
+	if (rd && stat(f->file_name, &st))
+		return errno;
+	fd = open(f->file_name, rd ? O_RDONLY | O_DIRECT :
+				     O_WRONLY | O_CREAT | O_DIRECT, 0600);
+	if (fd < 0)
+		return errno;
+	slot = ld->rfree[--ld->nrfree];
+	ld->rfds[slot] = fd;
+	u->rslot = (int)slot;
+	u->op.fd = fd;
+	return 0;
+}
+
+/* Close the operation's own descriptor; 0 or a positive errno. */
+static int reopen_close(struct tswap_data *ld, struct tswap_uop *u)
+{
+	int fd, ret = 0;
+
+	if (u->rslot < 0)
+		return 0;
+	fd = ld->rfds[u->rslot];
+	ld->rfds[u->rslot] = -1;
+	ld->rfree[ld->nrfree++] = (unsigned int)u->rslot;
+	u->rslot = -1;
+	if (close(fd))
+		ret = errno;
+	return ret;
 }
 
 static enum fio_q_status tswap_queue(struct thread_data *td, struct io_u *io_u)
@@ -715,6 +827,20 @@ static enum fio_q_status tswap_queue(struct thread_data *td, struct io_u *io_u)
 	op->dir = io_u->ddir == DDIR_READ ? TSWAP_READ : TSWAP_WRITE;
 	op->fd = io_u->file->fd;
 	op->fidx = (unsigned int)io_u->file->fileno;
+	if (ld->rfds) {
+		int err = reopen_open(ld, (struct tswap_uop *)op, io_u->file);
+
+		if (err) {
+			if (!ld->warned_op) {
+				log_err("tswap: %s: tswap_reopen=1: cannot %s %s: %s\n",
+					td->o.name, err == EBUSY ? "track" : "stat/open",
+					io_u->file->file_name, strerror(err));
+				ld->warned_op = true;
+			}
+			io_u->error = err;
+			return FIO_Q_COMPLETED;
+		}
+	}
 	ld->pending[ld->npending++] = io_u;
 	return FIO_Q_QUEUED;
 }
@@ -770,6 +896,12 @@ static struct io_u *tswap_event(struct thread_data *td, int event)
 
 	ld->ops++;
 	io_u->error = op->error;
+	if (ld->rfds) {
+		int err = reopen_close(ld, (struct tswap_uop *)op);
+
+		if (err && !io_u->error)
+			io_u->error = err;
+	}
 	if (op->error) {
 		ld->op_errors++;
 		io_u->resid = 0;
@@ -842,6 +974,11 @@ static void tswap_cleanup(struct thread_data *td)
 			write_stats(td, ld);
 		tswap_sched_destroy(ld->sched);	/* joins the workers */
 	}
+	/* tswap_reopen: operations fio never collected (an aborted job). */
+	for (i = 0; ld->rfds && i < td->o.iodepth; i++)
+		if (ld->rfds[i] >= 0 && close(ld->rfds[i]))
+			log_err("tswap: %s: tswap_reopen=1: close: %s\n", td->o.name,
+				strerror(errno));
 	if (ld->files_registered) {
 		for_each_file(td, f, i) {
 			if (ld->fds[i] >= 0)
@@ -850,6 +987,8 @@ static void tswap_cleanup(struct thread_data *td)
 		}
 	}
 	free(ld->fds);
+	free(ld->rfds);
+	free(ld->rfree);
 	free(ld->files);
 	free(ld->pending);
 	free(ld->events);

@@ -77,3 +77,53 @@ teardown() { common_teardown; }
 	run -0 --separate-stderr "$BENCH" --report "$out"
 	assert_line "$row"
 }
+
+# --- tests/bench/tswap-bench-deepspeed (make bench-deepspeed) ------------------
+
+DS_BENCH=$REPO/tests/bench/tswap-bench-deepspeed
+
+# ds_source - DeepSpeed's source for the smoke test: $DEEPSPEED_SRC, or the
+# release make bench-deepspeed downloaded; skip, saying why, without one.
+ds_source() {
+	DS_SRC=${DEEPSPEED_SRC:-$REPO/build/deepspeed-v0.16.4}
+	if [ ! -d "$DS_SRC/csrc/aio/common" ]; then
+		skip "no DeepSpeed source: set DEEPSPEED_SRC=DIR (a DeepSpeed checkout or release) or run make bench-deepspeed once with network access"
+	fi
+}
+
+@test "bench-deepspeed: --list, and bad usage is one line and exit 2" {
+	run -0 "$DS_BENCH" --list --targets ram,loop
+	assert_line "ram read-32m-1m-q32-block-overlap-p1-async read 32m 1m 32 block overlap 1 async"
+	assert_line "ram write-8m-128k-q64-block-overlap-p1-sync write 8m 128k 64 block overlap 1 sync"
+	assert_line "ram read-32m-1m-q32-block-overlap-p1-aa read 32m 1m 32 block overlap 1 aa"
+	assert_line "loop read-32m-1m-q32-single-sequential-p1-async read 32m 1m 32 single sequential 1 async"
+	refute_line --regexp '^loop .*-sync '
+	local bad
+	for bad in "--pairs 0" "--runtime x" "--targets zram" "--size 12" "--bogus"; do
+		# shellcheck disable=SC2086 # the option and its value
+		run -2 --separate-stderr "$DS_BENCH" $bad
+		assert_equal "${#stderr_lines[@]}" 1
+		assert_regex "${stderr_lines[0]}" '^tswap-bench-deepspeed: .*see --help'
+	done
+}
+
+@test "bench-deepspeed: one row end to end against DeepSpeed's handle (pairs, ratios, CI fields, shapes, bytes)" {
+	ds_source
+	local out=$SCRATCH/ds-out row=read-32m-1m-q32-block-sequential-p1-async
+	run -0 --separate-stderr "$DS_BENCH" --ds-src "$DS_SRC" --targets disk \
+		--disk-file "$SCRATCH/ds.swap" --size 64m --rows "^$row\$" --pairs 2 \
+		--runtime 1 --out "$out"
+	assert_line --regexp "^\| disk\.$row \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \[n/a\] \|"
+	assert_file_exists "$out/results.json"
+	# Two pairs, alternating: A B, then B A.
+	run -0 jq -s -c '[.[] | select(.kind == "timed") | .side]' "$out/runs.jsonl"
+	assert_output '["tswap","ds","ds","tswap"]'
+	run -0 jq -r '.rows[0] | [.a, .b, (.gbs.a > 0), (.gbs.b > 0), .ratio_gbs.n,
+		(.ratio_gbs.median > 0), (.cpu_s_per_gb.a > 0), (.cpu_s_per_gb.b > 0),
+		.bytes_ok, .shape.same, .shape.a.hist, .shape.b.hist] | @tsv' "$out/results.json"
+	# 32m tensors of 1m blocks, Q=32, sequential: one io_submit of 32 per
+	# tensor on both sides, same bytes written and read back.
+	assert_output "$(printf 'tswap\tds\ttrue\ttrue\t2\ttrue\ttrue\ttrue\tyes\ttrue\t32:8\t32:8')"
+	run -0 jq -r '.meta.ds_version' "$out/results.json"
+	assert_output v0.16.4
+}

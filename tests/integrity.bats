@@ -2,7 +2,8 @@
 # shellcheck disable=SC2016,SC2154  # awk/jq programs in single quotes; bats sets $stderr
 #
 # Data integrity with the real fio and the built engine: every submit x
-# window combination, tswap_threads 1, 2 and 4, tail blocks, iodepth > 1,
+# window combination, tswap_threads 1, 2 and 4 (and 1 without the hand-off
+# to a worker thread), tail blocks, iodepth > 1,
 # numjobs > 1, on a file of a block-backed filesystem and, as root, on a
 # loop block device.
 #
@@ -72,6 +73,11 @@ integrity_matrix() {
 			done
 		done
 	done
+	# tswap_threads=1 above runs on a worker thread (tswap_handoff=worker,
+	# the default); in fio's job thread too, and with an open per operation.
+	integrity_case "$t" single overlap 1 1392 128 4 2 6 --tswap_handoff=inline
+	integrity_case "$t" block sequential 1 1392 128 4 2 6 --tswap_handoff=inline
+	integrity_case "$t" block overlap 2 1392 128 4 2 6 --tswap_reopen=1
 	# bs not a multiple of B: 1m + 512k tail; 4 parts of 384k = 256k + 128k.
 	integrity_case "$t" block overlap 1 1536 1024 4 1 6
 	integrity_case "$t" single sequential 4 1536 256 2 2 6

@@ -230,6 +230,8 @@ static void fake_prep(void *ctx, uint32_t slot, enum tswap_dir dir, int fd,
 	pthread_mutex_lock(&F.lock);
 	q = c->rec.queue_depth;
 	c->rec.nprep++;
+	if (pthread_equal(pthread_self(), F.main))
+		c->rec.main_calls++;
 	if (c->rec.torn_down)
 		violation(true, "ctx %u: prep after teardown", c->rec.id);
 	if (slot >= q) {
@@ -323,6 +325,8 @@ static int fake_submit(void *ctx)
 	int ret, scripted;
 
 	pthread_mutex_lock(&F.lock);
+	if (pthread_equal(pthread_self(), F.main))
+		c->rec.main_calls++;
 	if (c->rec.torn_down)
 		violation(true, "ctx %u: submit after teardown", c->rec.id);
 	callno = c->rec.nsubmit + 1;
@@ -414,6 +418,8 @@ static int fake_reap(void *ctx, unsigned int min_nr, unsigned int max_nr,
 	int scripted;
 
 	pthread_mutex_lock(&F.lock);
+	if (pthread_equal(pthread_self(), F.main))
+		c->rec.main_calls++;
 	if (c->rec.torn_down)
 		violation(true, "ctx %u: reap after teardown", c->rec.id);
 	inf = inflight(c);

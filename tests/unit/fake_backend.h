@@ -92,6 +92,8 @@ struct fake_ctx_rec {
 	unsigned int max_inflight;	/* accepted and not reaped */
 	unsigned int max_busy;		/* pending + in flight */
 	unsigned int ncalls;		/* submit + reap calls */
+	unsigned int main_calls;	/* prep + submit + reap calls made on
+					 * the test's main thread */
 	unsigned int ndiscard;		/* discard() calls */
 	unsigned int discarded;		/* blocks they dropped */
 	unsigned int inflight_at_teardown;

@@ -3,7 +3,8 @@
  * test_sched.c - the scheduler (sched.h) over the fake backend: byte
  * coverage, the exact call shapes of every window x submit mode, FIFO
  * order, tails, errors, short transfers, EAGAIN / EINTR / partial submits,
- * setup failures and the stats counters (design.md section 1).
+ * setup failures and the stats counters (design.md section 1), inline and
+ * with the hand-off to a worker thread at P == 1 (conf.handoff).
  *
  * Every test runs under a watchdog: a scheduler that hangs fails the binary
  * instead of stalling the suite.
@@ -41,6 +42,7 @@ static struct run {
 	struct tswap_sched_conf conf;
 	struct tswap_sched *s;
 	bool timing;
+	bool handoff;			/* conf.handoff, from the combo */
 	uint64_t used;			/* arena bytes handed out */
 	struct tswap_op ops[FAKE_MAX_OPS];
 	unsigned int nops;
@@ -62,11 +64,15 @@ static void watchdog(int sig)
 	_exit(4);
 }
 
+struct combo;
+static bool combo_handoff(const struct combo *cb);
+
 static int setup(void **state)
 {
-	(void)state;
 	fake_reset();
 	memset(&R, 0, sizeof(R));
+	if (*state)
+		R.handoff = combo_handoff(*state);
 	alarm(WATCHDOG_S);
 	return 0;
 }
@@ -100,6 +106,7 @@ static void start(enum tswap_submit_mode sm, enum tswap_window win,
 	R.conf.be_conf.buf_len = ARENA_LEN;
 	R.conf.block_size = B;
 	R.conf.threads = P;
+	R.conf.handoff = R.handoff;
 	R.conf.submit = sm;
 	R.conf.window = win;
 	R.conf.max_ops = FAKE_MAX_OPS;
@@ -597,7 +604,31 @@ struct combo {
 	enum tswap_window window;
 	unsigned int threads;
 	enum variant var;
+	bool handoff;		/* conf.handoff (set by setup()) */
 };
+
+static bool combo_handoff(const struct combo *cb)
+{
+	return cb->handoff;
+}
+
+/*
+ * Where the I/O ran: every backend call on the test's (the caller's)
+ * thread inline, none of them with a worker thread (P > 1, or handoff).
+ */
+static void check_thread_placement(void)
+{
+	bool threaded = R.conf.threads > 1 || R.conf.handoff;
+
+	for (unsigned int c = 0; c < fake_nctx(); c++) {
+		const struct fake_ctx_rec *r = fake_ctx(c);
+		unsigned int calls = r->nprep + r->nsubmit + r->nreap;
+
+		if (r->main_calls != (threaded ? 0 : calls))
+			fail_msg("ctx %u: %u of %u backend calls on the caller's thread, want %s",
+				 c, r->main_calls, calls, threaded ? "none" : "all");
+	}
+}
 
 /*
  * Three ops per run, queued before one kick: a write of 10 full blocks per
@@ -640,6 +671,7 @@ static void test_matrix(void **state)
 	check_ctx_parts(P);
 	check_drained();
 	check_rules();
+	check_thread_placement();
 	check_stats(P, cb->var != V_FAULTS);
 	if (cb->var != V_FAULTS)
 		check_shape(cb->var == V_SLOW ? 1 : 0);
@@ -777,6 +809,52 @@ static void test_kick_submits_first_round(void **state)
 	finish();
 	check_op_ok(&R.ops[0]);
 	check_blocks(B16, 1, all_ops());
+}
+
+/*
+ * The hand-off (DeepSpeed's async_pread/async_pwrite at
+ * intra_op_parallelism=1): kick() only wakes the worker, which makes every
+ * backend call; the call shapes are those of the inline run; the worker's
+ * CPU time is counted (never with the inline worker, whose CPU is fio's).
+ */
+static void test_handoff_one_worker(void **state)
+{
+	static struct ev inl[MAX_EV];
+	unsigned int ninl;
+
+	(void)state;
+	/* Inline first: the reference shape, all calls on this thread. */
+	start(TSWAP_SUBMIT_BLOCK, TSWAP_WINDOW_OVERLAP, 1, 4, B16);
+	add_op(0, 10 * B16, TSWAP_WRITE);
+	add_op(1024 * KiB, 7 * B16 + 4096, TSWAP_READ);
+	queue_kick();
+	reap_all();
+	finish();
+	check_thread_placement();
+	assert_int_equal(R.st.worker_usr_ns + R.st.worker_sys_ns, 0);
+	ninl = actual_calls(fake_ctx(0), inl);
+	assert_true(ninl > 2);
+
+	tswap_stats_free(&R.st);
+	fake_reset();
+	memset(&R, 0, sizeof(R));
+	R.handoff = true;
+	start(TSWAP_SUBMIT_BLOCK, TSWAP_WINDOW_OVERLAP, 1, 4, B16);
+	add_op(0, 10 * B16, TSWAP_WRITE);
+	add_op(1024 * KiB, 7 * B16 + 4096, TSWAP_READ);
+	queue_kick();
+	reap_all();
+	finish();
+	assert_int_equal(fake_nctx(), 1);
+	assert_int_equal(fake_ctx(0)->main_calls, 0);
+	check_thread_placement();
+	check_got_once();
+	check_fifo_order();
+	check_op_ok(&R.ops[0]);
+	check_op_ok(&R.ops[1]);
+	check_blocks(B16, 1, all_ops());
+	check_stats(1, true);
+	check_calls(0, inl, ninl);
 }
 
 /* --- tails ------------------------------------------------------------------- */
@@ -1493,7 +1571,7 @@ static void test_create_bad_conf(void **state)
 
 #define T(f, name, sub, win, p, var)                                        \
 	{ #f "_" name, f, setup, teardown,                                   \
-	  &(struct combo){ SUB_##sub, WIN_##win, p, VAR_##var } }
+	  &(struct combo){ SUB_##sub, WIN_##win, p, VAR_##var, false } }
 #define M(sub, win, p, var) \
 	T(test_matrix, #sub "_" #win "_p" #p "_" #var, sub, win, p, var)
 #define M_P(sub, win, var) \
@@ -1506,6 +1584,16 @@ static void test_create_bad_conf(void **state)
 		T(f, #sub "_" #win "_p2", sub, win, 2, plain),              \
 		T(f, #sub "_" #win "_p4", sub, win, 4, plain)
 #define U(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+/* P == 1 with the hand-off to a worker thread. */
+#define TH(f, name, sub, win, var)                                          \
+	{ #f "_" name "_handoff", f, setup, teardown,                        \
+	  &(struct combo){ SUB_##sub, WIN_##win, 1, VAR_##var, true } }
+#define MH(sub, win, var) \
+	TH(test_matrix, #sub "_" #win "_p1_" #var, sub, win, var)
+#define MH_ALL(var)                                                         \
+	MH(block, seq, var), MH(block, ovl, var), MH(single, seq, var),      \
+		MH(single, ovl, var)
+#define BY_H(f, sub, win) TH(f, #sub "_" #win "_p1", sub, win, plain)
 
 int main(void)
 {
@@ -1513,6 +1601,19 @@ int main(void)
 		M_ALL(plain),
 		M_ALL(slow),
 		M_ALL(faults),
+		MH_ALL(plain),
+		MH_ALL(slow),
+		MH_ALL(faults),
+		U(test_handoff_one_worker),
+		BY_H(test_fifo_many_ops, block, ovl),
+		BY_H(test_queue_while_busy, single, ovl),
+		BY_H(test_eio_middle, block, seq),
+		BY_H(test_reap_hard_error_last_op, block, ovl),
+		BY_H(test_reap_timeout_waits, single, ovl),
+		BY_H(test_reap_poll, block, ovl),
+		BY_H(test_destroy_busy, block, ovl),
+		BY_H(test_destroy_busy, single, seq),
+		BY_H(test_setup_fails, block, ovl),
 		U(test_shape_seq_block),
 		U(test_shape_seq_single),
 		U(test_shape_overlap_refill),

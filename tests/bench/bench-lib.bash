@@ -1,0 +1,85 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034  # CPU_USR_MS / CPU_SYS_MS are read by the caller
+# tests/bench/bench-lib.bash - functions shared by tests/bench/tswap-bench
+# and tests/bench/tswap-bench-deepspeed (sourced, never run).  The caller
+# sets PROG and EXIT_USAGE before using die/usage_error, TIMES_FILE before
+# cpu_snapshot, RUNS_JSONL before record.
+
+say() { printf '%s\n' "$*"; }
+note() { printf '%s: %s\n' "$PROG" "$*" >&2; }
+die() { # die CODE MESSAGE...
+	local code=$1
+	shift
+	printf '%s: %s\n' "$PROG" "$*" >&2
+	exit "$code"
+}
+usage_error() { die "$EXIT_USAGE" "$* (see --help)"; }
+
+size_bytes() { # size_bytes 128k -> 131072
+	local n=${1%[kmgKMG]}
+	case ${1: -1} in
+	k | K) echo $((n << 10)) ;;
+	m | M) echo $((n << 20)) ;;
+	g | G) echo $((n << 30)) ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# cpu_snapshot: CPU_USR_MS and CPU_SYS_MS of every child this shell has
+# waited for (bash `times`, milliseconds).  fio's job
+# processes and threads, tswap's workers and io_uring's io-wq threads all
+# end up there once fio is reaped.
+to_ms() { # to_ms 1m2.345s -> 62345
+	[[ $1 =~ ^([0-9]+)m([0-9]+)[.]([0-9]+)s$ ]] || {
+		echo 0
+		return
+	}
+	local frac=${BASH_REMATCH[3]}000
+	echo $((10#${BASH_REMATCH[1]} * 60000 + 10#${BASH_REMATCH[2]} * 1000 + 10#${frac:0:3}))
+}
+cpu_snapshot() {
+	local l1 l2 u s
+	times >"$TIMES_FILE"
+	{
+		read -r l1
+		read -r l2
+	} <"$TIMES_FILE"
+	: "$l1"
+	read -r u s <<<"$l2"
+	CPU_USR_MS=$(to_ms "$u")
+	CPU_SYS_MS=$(to_ms "$s")
+}
+
+# busy_ms: CPU time of the whole machine that was not idle, in ms (from
+# /proc/stat, all CPUs; 10 ms resolution).  Around a run, minus fio's own
+# CPU, it is what other processes took from the benchmark.
+busy_ms() {
+	local cpu user nice system idle iowait irq softirq steal rest
+	read -r cpu user nice system idle iowait irq softirq steal rest </proc/stat
+	: "$cpu" "$idle" "$iowait" "$rest"
+	echo $(((user + nice + system + irq + softirq + steal) * 1000 / $(getconf CLK_TCK)))
+}
+
+# fio_summary JSON: "bytes runtime_ms bw_bytes" of the job in fio's JSON.
+fio_summary() {
+	jq -r '.jobs[0] | [(.read.io_bytes + .write.io_bytes),
+		.job_runtime, (.read.bw_bytes + .write.bw_bytes)] | @tsv' "$1"
+}
+
+# record KEY=VALUE...: one line of runs.jsonl (numbers stay numbers).
+record() {
+	local kv k v
+	local -a jqargs=()
+	for kv in "$@"; do
+		k=${kv%%=*}
+		v=${kv#*=}
+		if [[ $v =~ ^-?[0-9]+([.][0-9]+)?$ ]]; then
+			jqargs+=(--argjson "$k" "$v")
+		else
+			jqargs+=(--arg "$k" "$v")
+		fi
+	done
+	jq -cn "${jqargs[@]}" '$ARGS.named' >>"$RUNS_JSONL"
+}
+
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
