@@ -5,7 +5,8 @@
 #                   print the apt-get line to run
 #   make run        the main job: a short tswap run on a scratch file
 #   make check      C unit tests + bats integration tests (README, .ci/run)
-#   make install    PREFIX=/usr/local: engine, job library, sweep script
+#   make install    PREFIX=/usr/local: engine, job library, sweep script (its
+#                   modules and jq programs in PREFIX/share/tswap/{lib,jq})
 #   make uninstall
 #
 # Variables: FIO_SRC=DIR (a configured fio tree of the installed fio's
@@ -187,8 +188,10 @@ check-valgrind: all
 	@bash tests/sanitize valgrind
 check-sanitizers: check-asan check-tsan check-valgrind
 
+# Every shell script and sweep module (sweep/lib/*.sh are sourced by
+# sweep/tswap-sweep; each is also checked on its own).
 lint:
-	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run $(wildcard sweep/tswap-sweep sweep/*.sh tests/bench/tswap-bench)
+	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run $(wildcard sweep/tswap-sweep sweep/*.sh sweep/lib/*.sh tests/bench/tswap-bench)
 
 # --- install --------------------------------------------------------------
 install: all
@@ -199,6 +202,8 @@ install: all
 	install -D -m 0644 jobs/env.sh $(DESTDIR)$(PREFIX)/share/tswap/jobs/env.sh
 	@for f in sweep/grids/*.grid; do \
 		install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/grids/$${f##*/}"; done
+	@for f in sweep/lib/*.sh sweep/jq/*.jq; do \
+		install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/$${f#sweep/}"; done
 	install -D -m 0755 sweep/tswap-sweep $(DESTDIR)$(PREFIX)/bin/tswap-sweep
 
 uninstall:

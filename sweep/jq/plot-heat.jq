@@ -1,0 +1,6 @@
+[.points[] | select(.rw == $rw)] as $all
+| ($all | map(.block) | unique) as $bs | ($all | map(.qd) | unique) as $qs
+| [$all[] | select(.window == $w and .submit == $s and .gbs != null)]
+| group_by([.block, .qd])[]
+| max_by(.gbs)
+| "\(. as $p | $bs | index($p.block)) \(. as $p | $qs | index($p.qd)) \(.gbs)"

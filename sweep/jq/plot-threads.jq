@@ -1,0 +1,3 @@
+[.points[] | select(.gbs != null)] as $p
+| ($p | map(.threads) | unique)[] as $t
+| "\($t) \([$p[] | select(.threads == $t and .rw == "read") | .gbs] | max // "-") \([$p[] | select(.threads == $t and .rw == "write") | .gbs] | max // "-")"

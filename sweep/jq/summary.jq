@@ -1,0 +1,4 @@
+def g: if . == null then "-" else (. * 1000 | round / 1000 | tostring) end;
+"best read:  \(.best.read.gbs | g) GB/s\(if .best.read then " (\(.best.read.point))" else "" end)",
+"best write: \(.best.write.gbs | g) GB/s\(if .best.write then " (\(.best.write.point))" else "" end)",
+"ceiling:    " + (if .ceiling == {} then "not measured" else "read \(.ceiling.read | g) GB/s, write \(.ceiling.write | g) GB/s" end)
