@@ -1,3 +1,7 @@
+# aggregate.jq - Per-point medians and CV over the runs (input: an array of
+# result.json), the ceiling per direction, % of ceiling, CV and cache flags,
+# and the best read, write, combined and libaio (best-aio) points. $plan:
+# the plan (plan.jq). Used by results.sh aggregate_json.
 def median: sort | if length == 0 then null
 	elif length % 2 == 1 then .[length / 2 | floor]
 	else (.[length / 2 - 1] + .[length / 2]) / 2 end;

@@ -1,3 +1,5 @@
+# fleet-csv.jq - The fleet's summary.csv rows from results.json; $fl:
+# fleet.json (each host's ceiling). Used by fleet-report.sh write_csv_fleet.
 ($fl[0].hosts) as $H
 | def r(n): if . == null then "" else (. * n | round / n) end;
 .[] | select(.kind == "tswap") | ($H[.host_index].ceiling // {}) as $c

@@ -1,3 +1,6 @@
+# fleet-report.jq - The fleet's report.md from sweep.json, fleet.json ($fl),
+# aggregate.json ($agg), the hosts' aggregates ($hagg) and best-aio.json
+# ($aio). Used by fleet-report.sh write_fleet_report.
 ($fl[0]) as $f | ($agg[0]) as $a | ($hagg[0]) as $ha
 | def g: if . == null then "-" else (. * 1000 | round / 1000 | tostring) end;
   def p0: if . == null then "-" elif . < 10 then (. * 10 | round / 10 | tostring) else (round | tostring) end;

@@ -1,3 +1,6 @@
+# fleet-results.jq - Each host's aggregate (input, jq -s) as one run per
+# host and point, for the fleet's aggregate.json; $plan: the plan. Used by
+# fleet-report.sh collect_fleet.
 [to_entries[] | .key as $i | .value as $a
  | ($a.points | map({key: .point, value: .}) | from_entries) as $P
  | $plan[0][] | . as $p

@@ -1,3 +1,6 @@
+# fleet-summary.jq - The fleet summary on stdout: each host's verdict and
+# figures, the fleet median (fleet.json). Used by fleet-report.sh
+# print_fleet_summary.
 def g: if . == null then "-" else (. * 1000 | round / 1000 | tostring) end;
 .directions as $dirs
 | (.hosts[] | . as $h

@@ -1,3 +1,6 @@
+# fleet-verdicts.jq - fleet.json: each host's figures and checks (run,
+# DIR_min_gbs, DIR_vs_fleet), the fleet's median, spread and outliers. Used
+# by fleet-report.sh fleet_verdicts.
 def median: sort | if length == 0 then null
 	elif length % 2 == 1 then .[length / 2 | floor]
 	else (.[length / 2 - 1] + .[length / 2]) / 2 end;

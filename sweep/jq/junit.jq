@@ -1,3 +1,5 @@
+# junit.jq - junit.xml from fleet.json: one testsuite per host, one testcase
+# per check. Used by fleet-report.sh write_junit.
 def x: tostring | gsub("[\u0000-\u0008\u000b\u000c\u000e-\u001f]"; " ") | @html;
 def n(s): [.[] | select(.status == s)] | length;
 ($cfg[0].created) as $ts

@@ -1,3 +1,5 @@
+# report-head.jq - report.md's header and best-settings table from
+# sweep.json; $agg: aggregate.json. Used by report.sh write_report.
 ($agg[0]) as $a
 | def g: if . == null then "-" else (. * 1000 | round / 1000 | tostring) end;
   def p1: if . == null then "-" else (. * 10 | round / 10 | tostring) end;

@@ -1,3 +1,5 @@
+# report-points.jq - report.md's table of all points from aggregate.json.
+# Used by report.sh write_report.
 def g: if . == null then "-" else (. * 1000 | round / 1000 | tostring) end;
 def p1: if . == null then "-" else (. * 10 | round / 10 | tostring) end;
 def ms: if . == null then "-" else (. / 1000 * 100 | round / 100 | tostring) end;

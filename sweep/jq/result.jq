@@ -1,3 +1,6 @@
+# result.jq - One run of a point: fio JSON ($fio), tswap_stats ($stats) and
+# the plan line (--arg/--argjson) into result.json. Used by results.sh
+# result_json.
 ($fio[0] // null) as $f
 | ($stats[0] // null) as $st
 | (if $f then [$f.jobs[] | .[$rw]] else [] end) as $d

@@ -1,3 +1,6 @@
+# summary-csv.jq - summary.csv rows (one per tswap run and repeat) from
+# results.json; $agg: aggregate.json (the ceiling). Used by results.sh
+# write_csv.
 ($agg[0].ceiling) as $c
 | def r(n): if . == null then "" else (. * n | round / n) end;
 .[] | select(.kind == "tswap")

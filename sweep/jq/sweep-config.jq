@@ -1,3 +1,5 @@
+# sweep-config.jq - sweep.json: the run settings (--arg/--argjson) and the
+# fleet part ($fleet). Used by settings.sh save_config.
 {target: $target, target_kind: $target_kind, size: $size, size_bytes: $size_bytes,
  grid: $grid, grid_description: $grid_desc, runtime: $runtime, ramp: $ramp,
  io_size: $io_size, repeat: $repeat, engine: $engine, ceiling: ($ceiling == 1),
