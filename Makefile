@@ -5,8 +5,9 @@
 #                   print the apt-get line to run
 #   make run        the main job: a short tswap run on a scratch file
 #   make check      C unit tests + bats integration tests (README, .ci/run)
-#   make install    PREFIX=/usr/local: engine, job library, sweep script,
-#                   man pages
+#   make install    PREFIX=/usr/local: engine, job library, sweep script (its
+#                   modules and jq programs in PREFIX/share/tswap/{lib,jq}),
+#                   tswap-zero, man pages
 #   make uninstall
 #   make man        build/man/tswap-sweep.1, tswap-zero.1, tswap.7 (help2man,
 #                   pandoc)
@@ -206,8 +207,10 @@ check-valgrind: all
 	@bash tests/sanitize valgrind
 check-sanitizers: check-asan check-tsan check-valgrind
 
+# Every shell script and sweep module (sweep/lib/*.sh are sourced by
+# sweep/tswap-sweep; each is also checked on its own).
 lint:
-	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run $(wildcard sweep/tswap-sweep sweep/*.sh tests/bench/tswap-bench tests/bench/tswap-bench-deepspeed)
+	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run $(wildcard sweep/tswap-sweep sweep/*.sh sweep/lib/*.sh tests/bench/tswap-bench tests/bench/tswap-bench-deepspeed)
 	shellcheck -x sweep/tswap-zero sweep/zero/*.sh
 	@for f in sweep/zero/*.jq; do \
 		if jq -n --arg mode x --arg engine x --arg header x --argjson dirs '[]' --argjson unit 1 \
@@ -221,7 +224,7 @@ lint:
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
 man: $(BUILD)/man/tswap-sweep.1 $(BUILD)/man/tswap-zero.1 $(BUILD)/man/tswap.7
 HELP2MAN := help2man --no-info --no-discard-stderr --version-string='$(TSWAP_VERSION)'
-$(BUILD)/man/tswap-sweep.1: sweep/tswap-sweep
+$(BUILD)/man/tswap-sweep.1: sweep/tswap-sweep sweep/lib/args.sh
 	@mkdir -p $(BUILD)/man
 	$(HELP2MAN) --name='find the best DeepSpeed aio settings for a drive with fio and tswap' \
 		--output=$@ sweep/tswap-sweep
@@ -256,6 +259,8 @@ install: all man
 	install -D -m 0644 jobs/env.sh $(DESTDIR)$(PREFIX)/share/tswap/jobs/env.sh
 	@for f in sweep/grids/*.grid; do \
 		install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/grids/$${f##*/}"; done
+	@for f in sweep/lib/*.sh sweep/jq/*.jq; do \
+		install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/$${f#sweep/}"; done
 	install -D -m 0755 sweep/tswap-sweep $(DESTDIR)$(PREFIX)/bin/tswap-sweep
 	install -D -m 0755 sweep/tswap-zero $(DESTDIR)$(PREFIX)/bin/tswap-zero
 	@for f in sweep/zero/*.sh sweep/zero/*.jq; do \

@@ -94,6 +94,21 @@ teardown() { common_teardown; }
 	fi
 	if [ -f "$REPO/sweep/tswap-sweep" ]; then
 		assert_file_executable "$prefix/bin/tswap-sweep"
+		# The installed sweep finds its modules, jq programs and grids,
+		# also through a symlink from elsewhere.
+		assert_file_exists "$prefix/share/tswap/lib/state.sh"
+		assert_file_exists "$prefix/share/tswap/jq/aggregate.jq"
+		mkdir -p "$SCRATCH/bin"
+		ln -s "$prefix/bin/tswap-sweep" "$SCRATCH/bin/tswap-sweep"
+		local via
+		for via in "$prefix/bin/tswap-sweep" "$SCRATCH/bin/tswap-sweep"; do
+			run -0 "$via" --list-grids
+			assert_output --partial quick
+			# the default engine is the installed one, found from the
+			# script's real directory
+			run -0 "$via" --grid quick --rw read --target "$SCRATCH/t" --dry-run
+			assert_output --partial "TSWAP_ENGINE=$(readlink -f "$prefix")/lib/fio/tswap.so "
+		done
 	fi
 	run -0 timeout 300 make -C "$REPO" --no-print-directory uninstall PREFIX="$prefix"
 	assert_file_not_exists "$prefix/lib/fio/tswap.so"

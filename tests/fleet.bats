@@ -3,7 +3,7 @@
 # real `fio --server` processes on loopback addresses 127.0.0.2, .3 and .4
 # (one random free port), each with its own target directory on a
 # block-backed filesystem. The sweep runs from an installed layout
-# (PREFIX/bin, PREFIX/share/tswap/grids, PREFIX/lib/fio/tswap.so), so the
+# (PREFIX/bin, PREFIX/share/tswap/{grids,lib,jq}, PREFIX/lib/fio/tswap.so), so the
 # engine path it gives the servers is its default, the installed one.
 #
 # Every server is started by a test and stopped by the teardown, by PID
@@ -24,6 +24,9 @@ setup_file() {
 	install -D -m 0755 "$REPO/sweep/tswap-sweep" "$FLEET_PREFIX/bin/tswap-sweep"
 	for g in "$REPO"/sweep/grids/*.grid; do
 		install -D -m 0644 "$g" "$FLEET_PREFIX/share/tswap/grids/${g##*/}"
+	done
+	for g in "$REPO"/sweep/lib/*.sh "$REPO"/sweep/jq/*.jq; do
+		install -D -m 0644 "$g" "$FLEET_PREFIX/share/tswap/${g#"$REPO"/sweep/}"
 	done
 	install -D -m 0755 "$ENGINE" "$FLEET_PREFIX/lib/fio/tswap.so"
 	export FLEET_PREFIX

@@ -1,0 +1,51 @@
+# aggregate.jq - Per-point medians and CV over the runs (input: an array of
+# result.json), the ceiling per direction, % of ceiling, CV and cache flags,
+# and the best read, write, combined and libaio (best-aio) points. $plan:
+# the plan (plan.jq). Used by results.sh aggregate_json.
+def median: sort | if length == 0 then null
+	elif length % 2 == 1 then .[length / 2 | floor]
+	else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+def cv: if length < 2 then null else
+	(add / length) as $m
+	| if $m == 0 then null else
+	  ((map((. - $m) * (. - $m)) | add) / (length - 1) | sqrt) / $m end end;
+(reduce .[] as $x ({}; .[$x.point] += [$x])) as $by
+| [$plan[0][] | . as $p
+   | ($by[$p.point] // []) as $r
+   | [$r[] | select(.status == "ok")] as $ok
+   | $p + {runs: ($r | length), ok_runs: ($ok | length),
+	   status: (if ($ok | length) > 0 and ($ok | length) == ($r | length) then "ok"
+		    elif ($ok | length) > 0 then "partial"
+		    elif ($r | length) == 0 then "not run" else "error" end),
+	   errors: [$r[] | select(.status != "ok") | .error],
+	   gbs: ($ok | map(.gbs) | median), cv: ($ok | map(.gbs) | cv),
+	   ops_per_s: ($ok | map(.ops_per_s) | median),
+	   clat_p50_us: ($ok | map(.clat_p50_us) | median),
+	   clat_p99_us: ($ok | map(.clat_p99_us) | median),
+	   clat_p999_us: ($ok | map(.clat_p999_us) | median),
+	   submit_per_gb: ($ok | map(.submit_per_gb | select(. != null)) | median)}]
+| . as $pts
+| {ceiling: ([$pts[] | select(.kind == "ceiling" and .gbs != null) | {key: .rw, value: .gbs}] | from_entries)}
+| . as $c
+| {ceiling: $c.ceiling,
+   points: [$pts[] | select(.kind == "tswap")
+	    | . + {pct_ceiling: (if $c.ceiling[.rw] and .gbs then 100 * .gbs / $c.ceiling[.rw] else null end),
+		   cv_flag: ((.cv // 0) > $cvflag),
+		   above_ceiling: (if $c.ceiling[.rw] and .gbs then .gbs > $cache * $c.ceiling[.rw] else false end)}]}
+| . as $a
+| ($a.points | map(select(.gbs != null))) as $good
+| def best(f): ($good | map(select(f)) | max_by(.gbs)) // null;
+  def cfg: {backend, tensor, block, qd, submit, window, threads, iodepth};
+  # the write of the same settings, by a key (a scan per read is
+  # quadratic: seconds per thousand points)
+(reduce ($good[] | select(.rw == "write")) as $w ({}; .[$w | cfg | tojson] = $w)) as $W
+| ([$good[] | select(.rw == "read") | . as $r
+    | $W[$r | cfg | tojson] | select(. != null) as $w
+    | ($r | cfg) + {read_gbs: $r.gbs, write_gbs: $w.gbs, sum_gbs: ($r.gbs + $w.gbs)}]) as $pairs
+| ($pairs | max_by(.sum_gbs)) as $combined
+| ($pairs | map(select(.backend == "libaio"))
+   | max_by(.sum_gbs) | if . then del(.read_gbs, .write_gbs) + {why: "Best libaio read + write GB/s (sum)"} else null end) as $aio_both
+| ($good | map(select(.backend == "libaio")) | max_by(.gbs)
+   | if . then cfg + {why: "Best libaio \(.rw) GB/s"} else null end) as $aio_one
+| $a + {best: {read: best(.rw == "read"), write: best(.rw == "write"),
+	       combined: $combined, aio_source: ($aio_both // $aio_one)}}

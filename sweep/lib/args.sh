@@ -1,0 +1,188 @@
+# shellcheck shell=bash
+# args.sh - the command line: --help and the options.
+#
+# Owns: usage, parse_args (every option, its value's syntax and which
+# options go together). Reads: the arguments. Writes: the settings globals
+# of state.sh (TARGET, SIZE, GRID, ..., SWEEP_OPTS_SEEN); --help and
+# --list-grids print and exit 0; a bad option exits 2 (usage_error).
+# shellcheck disable=SC2034 # sets the settings of state.sh, read by the other modules
+
+usage() {
+	cat <<'EOF'
+Usage: tswap-sweep [OPTIONS]
+
+Run a grid of tswap fio jobs against a file or block device and report the
+best tensor-swap settings, as a table, plots and a DeepSpeed "aio" config.
+
+Target and sizes
+  --target PATH        file or block device (default: build/scratch/tswap.swap
+                       in the checkout, ./tswap-scratch.swap when installed)
+  --size SIZE          bytes of the target to use (default: the grid's size,
+                       else 1g; capped at a block device's size)
+  --engine PATH        tswap.so (default: $TSWAP_ENGINE, build/tswap.so in
+                       the checkout, or PREFIX/lib/fio/tswap.so)
+
+Grid
+  --grid NAME|FILE     quick (default), deepspeed, deepspeed-full, full, or
+                       a grid file (format: docs/sweep.md)
+  --list-grids         print the built-in grids and exit
+  --rw LIST            directions, comma separated: read,write
+  --backend LIST       libaio,io_uring
+  --tensor-size LIST   tensor sizes (fio bs), e.g. 64m,400m
+  --runtime SEC        seconds per point, time based (default: the grid's)
+  --ramp SEC           ramp seconds before each point is measured
+  --io-size SIZE       bytes per point instead of a runtime (no ramp)
+  --repeat N           run every point N times (median and CV in the report)
+  --no-ceiling         skip the fio libaio device-ceiling runs
+
+Run directory
+  --out DIR            run directory (default: build/sweep/DATE-TIME in the
+                       checkout, ./tswap-sweep-DATE-TIME when installed)
+  --resume DIR         finish an interrupted run in DIR without redoing
+                       finished points (the run's own settings are used)
+  --compare DIR        also write compare.md: this run against run DIR, per
+                       point, with the ratio (--resume NEW --compare OLD
+                       compares two finished runs)
+  --dry-run            print the points and their job files; run nothing
+
+Pass/fail
+  --min-read-gbs X     exit 1 unless the best read reaches X GB/s (1e9 B/s)
+  --min-write-gbs X    exit 1 unless the best write reaches X GB/s
+
+Safety
+  --destructive        allow writes to a block device (destroys its data)
+  --force              with --destructive: write even to a device that is
+                       mounted, in use, or holds a filesystem or partition
+                       table signature
+
+Fleet (docs/fleet.md)
+  --hosts FILE         run every point on all hosts of FILE at once through
+                       fio's client mode (`fio --server` on each host); one
+                       host per line: HOST[,PORT] [target=PATH] [engine=PATH]
+                       [name=LABEL] [FIO_OPTION=VALUE...]
+                       --target is the default target path on the hosts;
+                       --engine defaults to PREFIX/lib/fio/tswap.so
+                       (/usr/local/lib/fio/tswap.so from a checkout)
+  --outlier-pct N      flag hosts more than N% below the fleet median
+                       (default 20)
+  --connect-timeout S  seconds for a host to answer the probe (default 10)
+  --host-timeout S     seconds a host may take for a point beyond its ramp
+                       and runtime (default 120)
+  --fio-version VER    fio version every host must run (default: this
+                       machine's `fio --version`)
+  --junit FILE         also copy the JUnit XML (RUN/junit.xml) to FILE
+
+  --emit-jobs DIR      write the grid as fio job files DIR/GRID-DIR.fio
+                       (used by `make jobs`) and exit
+  -h, --help           this help
+
+Exit codes: 0 pass; 1 threshold missed (fleet: a host below the bar or an
+outlier); 2 usage error or refused target; 3 run error (a point failed, a
+host failed or was unreachable, fio or the engine missing); 130 interrupted.
+EOF
+}
+
+parse_args() {
+	local opt val
+	while [ "$#" -gt 0 ]; do
+		opt=$1
+		val=
+		case $opt in
+		--*=*)
+			val=${opt#*=}
+			opt=${opt%%=*}
+			shift
+			set -- "$opt" "$val" "$@"
+			;;
+		esac
+		case $opt in
+		-h | --help)
+			usage
+			exit "$EXIT_OK"
+			;;
+		--dry-run) DRY_RUN=1 ;;
+		--destructive) DESTRUCTIVE=1 ;;
+		--force) FORCE=1 ;;
+		--no-ceiling)
+			CEILING=0
+			SWEEP_OPTS_SEEN=1
+			;;
+		--list-grids)
+			list_grids
+			exit "$EXIT_OK"
+			;;
+		--target | --size | --grid | --rw | --backend | --tensor-size | --runtime | --ramp | \
+			--io-size | --repeat | --out | --resume | --min-read-gbs | --min-write-gbs | \
+			--compare | --engine | --emit-jobs | --hosts | --outlier-pct | --connect-timeout | \
+			--host-timeout | --junit | --fio-version)
+			[ "$#" -ge 2 ] || usage_error "$opt needs a value"
+			val=$2
+			shift
+			case $opt in
+			--target) TARGET=$val ;;
+			--size) SIZE=$val ;;
+			--grid) GRID=$val ;;
+			--rw) RW_OPT=$val ;;
+			--backend) BACKEND_OPT=$val ;;
+			--tensor-size) TENSOR_OPT=$val ;;
+			--runtime) RUNTIME=$val ;;
+			--ramp) RAMP=$val ;;
+			--io-size) IO_SIZE=$val ;;
+			--repeat) REPEAT=$val ;;
+			--out) OUT=$val ;;
+			--resume) RESUME=$val ;;
+			--min-read-gbs) MIN_READ=$val ;;
+			--min-write-gbs) MIN_WRITE=$val ;;
+			--compare) COMPARE=$val ;;
+			--engine) ENGINE=$val ;;
+			--emit-jobs) EMIT_DIR=$val ;;
+			--hosts) HOSTS_FILE=$val ;;
+			--outlier-pct) OUTLIER_PCT=$val ;;
+			--connect-timeout) CONNECT_TIMEOUT=$val ;;
+			--host-timeout) HOST_TIMEOUT=$val ;;
+			--junit) JUNIT_OUT=$val ;;
+			--fio-version) FIO_WANT=$val ;;
+			esac
+			case $opt in
+			--target | --size | --grid | --rw | --backend | --tensor-size | --runtime | --ramp | --io-size | --repeat | --out | --engine | --hosts)
+				SWEEP_OPTS_SEEN=1
+				;;
+			esac
+			;;
+		*) usage_error "unknown argument '$opt'" ;;
+		esac
+		shift
+	done
+	[ -z "$MIN_READ" ] || is_number "$MIN_READ" || usage_error "--min-read-gbs: not a number: $MIN_READ"
+	[ -z "$MIN_WRITE" ] || is_number "$MIN_WRITE" || usage_error "--min-write-gbs: not a number: $MIN_WRITE"
+	[ -z "$RUNTIME" ] || { is_uint "$RUNTIME" && ((10#$RUNTIME >= 1)); } || usage_error "--runtime: not a positive integer: $RUNTIME"
+	[ -z "$RAMP" ] || is_uint "$RAMP" || usage_error "--ramp: not an integer: $RAMP"
+	[ -z "$REPEAT" ] || { is_uint "$REPEAT" && ((10#$REPEAT >= 1)); } || usage_error "--repeat: not a positive integer: $REPEAT"
+	[ -z "$IO_SIZE" ] || size_to_bytes "$IO_SIZE" >/dev/null || usage_error "--io-size: not a size: $IO_SIZE"
+	[ -z "$SIZE" ] || size_to_bytes "$SIZE" >/dev/null || usage_error "--size: not a size: $SIZE"
+	[ -z "$IO_SIZE" ] || [ -z "$RUNTIME" ] || usage_error "--runtime and --io-size exclude each other"
+	if [ -n "$OUTLIER_PCT" ]; then
+		{ is_number "$OUTLIER_PCT" && awk -v p="$OUTLIER_PCT" 'BEGIN { exit !(p <= 100) }'; } ||
+			usage_error "--outlier-pct: not a percentage from 0 to 100: $OUTLIER_PCT"
+	fi
+	[ -z "$CONNECT_TIMEOUT" ] || { is_uint "$CONNECT_TIMEOUT" && ((10#$CONNECT_TIMEOUT >= 1)); } ||
+		usage_error "--connect-timeout: not a positive integer: $CONNECT_TIMEOUT"
+	[ -z "$HOST_TIMEOUT" ] || { is_uint "$HOST_TIMEOUT" && ((10#$HOST_TIMEOUT >= 1)); } ||
+		usage_error "--host-timeout: not a positive integer: $HOST_TIMEOUT"
+	if [ -n "$RESUME" ] && [ "$SWEEP_OPTS_SEEN" = 1 ]; then
+		usage_error "--resume uses the run's own settings (and hosts); only --min-read-gbs, --min-write-gbs, --compare, --dry-run, --destructive, --force and the fleet options --outlier-pct, --connect-timeout, --host-timeout, --fio-version, --junit go with it"
+	fi
+	if [ -n "$EMIT_DIR" ] && [ -n "$HOSTS_FILE" ]; then
+		usage_error "--emit-jobs writes the grid's job files; it takes no --hosts"
+	fi
+	if [ -z "$HOSTS_FILE" ] && [ -z "$RESUME" ]; then
+		local o
+		for o in OUTLIER_PCT CONNECT_TIMEOUT HOST_TIMEOUT JUNIT_OUT FIO_WANT; do
+			[ -z "${!o}" ] || usage_error "--outlier-pct, --connect-timeout, --host-timeout, --fio-version and --junit need --hosts (fleet mode)"
+		done
+	fi
+	if [ "$FORCE" = 1 ] && [ "$DESTRUCTIVE" = 0 ]; then
+		usage_error "--force only means something with --destructive"
+	fi
+	return 0
+}

@@ -1,0 +1,115 @@
+# shellcheck shell=bash
+# fleet-report.sh - the fleet's outputs: per-host results and aggregates,
+# the verdicts, summary.csv, junit.xml, report.md and the summary on stdout.
+#
+# Owns: collect_fleet (jq/fleet-results.jq), fleet_preflight_results,
+# fleet_verdicts (jq/fleet-verdicts.jq), write_csv_fleet (jq/fleet-csv.jq),
+# write_junit (jq/junit.jq), write_fleet_report (jq/fleet-report.jq),
+# print_fleet_summary (jq/fleet-summary.jq). Reads: RUN/points/*/*/result.json,
+# RUN/preflight/, RUN/sweep.json, the H_* arrays, MIN_READ, MIN_WRITE,
+# OUTLIER_PCT. Writes: RUN/results.json, hosts/ID/{results,aggregate}.json,
+# fleet-results.json, aggregate.json, fleet.json, summary.csv, junit.xml,
+# report.md.
+
+# collect_fleet: results.json (every host and repeat), hosts/ID/ (each
+# host's results and aggregate, as for one host), and aggregate.json for the
+# fleet: a host's median per point counts as one run of the point, so the
+# fleet's figures are medians over hosts (and the CV is across hosts).
+collect_fleet() {
+	local h hd
+	local -a aggs=()
+	# points x hosts files: too many for one command line on a big grid
+	find "$RUN/points" -mindepth 3 -maxdepth 3 -name result.json -exec cat -- {} + 2>/dev/null |
+		jq -s 'sort_by([.host_index, .runkey])' >"$RUN/results.json.tmp"
+	mv -f "$RUN/results.json.tmp" "$RUN/results.json"
+	for ((h = 0; h < ${#H_ADDR[@]}; h++)); do
+		hd="$RUN/hosts/${H_ID[h]}"
+		mkdir -p "$hd"
+		jq --argjson i "$h" 'map(select(.host_index == $i))' "$RUN/results.json" >"$hd/results.json"
+		aggregate_json "$hd/results.json" >"$hd/aggregate.json.tmp"
+		mv -f "$hd/aggregate.json.tmp" "$hd/aggregate.json"
+		aggs+=("$hd/aggregate.json")
+	done
+	jq -s --slurpfile plan <(plan_json) -f "$JQ_DIR/fleet-results.jq" "${aggs[@]}" >"$RUN/fleet-results.json.tmp"
+	mv -f "$RUN/fleet-results.json.tmp" "$RUN/fleet-results.json"
+	aggregate_json "$RUN/fleet-results.json" >"$RUN/aggregate.json.tmp"
+	mv -f "$RUN/aggregate.json.tmp" "$RUN/aggregate.json"
+}
+
+# fleet_preflight_results: each host's preflight result.json, or null, in
+# host order.
+fleet_preflight_results() {
+	local h
+	for ((h = 0; h < ${#H_ADDR[@]}; h++)); do
+		if [ -f "$RUN/preflight/${H_ID[h]}/result.json" ]; then
+			cat -- "$RUN/preflight/${H_ID[h]}/result.json"
+		else
+			printf 'null\n'
+		fi
+	done
+}
+
+# fleet_verdicts: fleet.json, each host's figures and checks, the fleet's
+# median, spread and outliers. A host's read (write) figure is its best read
+# (write) point, the median over repeats.
+fleet_verdicts() {
+	local h
+	local -a aggs=() res=()
+	for ((h = 0; h < ${#H_ADDR[@]}; h++)); do
+		aggs+=("$RUN/hosts/${H_ID[h]}/aggregate.json")
+		res+=("$RUN/hosts/${H_ID[h]}/results.json")
+	done
+	jq -n --slurpfile cfg "$RUN/sweep.json" --slurpfile aggs <(jq -s . "${aggs[@]}") \
+		--slurpfile res <(jq -s . "${res[@]}") --slurpfile pre <(fleet_preflight_results) \
+		--slurpfile plan <(plan_json) --arg minr "$MIN_READ" --arg minw "$MIN_WRITE" \
+		--argjson out "$OUTLIER_PCT" -f "$JQ_DIR/fleet-verdicts.jq" >"$RUN/fleet.json.tmp"
+	mv -f "$RUN/fleet.json.tmp" "$RUN/fleet.json"
+}
+
+write_csv_fleet() {
+	{
+		printf 'host,address,point,repeat,status,direction,backend,tensor_size,block_size,queue_depth,submit,window,threads,iodepth,gbs,ops_per_s,clat_p50_us,clat_p99_us,clat_p999_us,usr_cpu_pct,sys_cpu_pct,io_submit_per_gb,pct_of_ceiling,error\n'
+		jq -r --slurpfile fl "$RUN/fleet.json" -f "$JQ_DIR/fleet-csv.jq" "$RUN/results.json"
+	} >"$RUN/summary.csv.tmp"
+	mv -f "$RUN/summary.csv.tmp" "$RUN/summary.csv"
+}
+
+# write_junit: junit.xml, one testsuite per host, one testcase per check
+# (run, DIR_min_gbs, DIR_vs_fleet): pass, <failure> (below the bar, or an
+# outlier) or <error> (the host or its runs failed).
+write_junit() {
+	jq -r --slurpfile cfg "$RUN/sweep.json" -f "$JQ_DIR/junit.jq" "$RUN/fleet.json" >"$RUN/junit.xml.tmp"
+	mv -f "$RUN/junit.xml.tmp" "$RUN/junit.xml"
+}
+
+write_fleet_report() {
+	local notes='' png h
+	local -a aggs=()
+	if [ -f "$RUN/notes.txt" ]; then notes=$(sort -u "$RUN/notes.txt"); fi
+	for ((h = 0; h < ${#H_ADDR[@]}; h++)); do
+		aggs+=("$RUN/hosts/${H_ID[h]}/aggregate.json")
+	done
+	{
+		jq -r --slurpfile fl "$RUN/fleet.json" --slurpfile agg "$RUN/aggregate.json" \
+			--slurpfile hagg <(jq -s . "${aggs[@]}") --slurpfile aio "$RUN/best-aio.json" \
+			--arg notes "$notes" -f "$JQ_DIR/fleet-report.jq" "$RUN/sweep.json"
+		printf '## Plots\n\n'
+		for png in "$RUN"/plots/*.png; do
+			[ -f "$png" ] || continue
+			png=${png##*/}
+			printf '![%s](plots/%s)\n\n' "${png%.png}" "$png"
+		done
+		printf 'Files: junit.xml (one testcase per host and check), summary.csv (one row per host, point and repeat), fleet.json (figures and checks per host), results.json, aggregate.json (fleet medians), best-aio.json, hosts/ID/ (per host), preflight/ID/ (the probe), points/POINT.rN/ID/ (job.fio, run.sh, fio.client.out, fio.json, fio.stderr, result.json).\n'
+	} >"$RUN/report.md.tmp"
+	mv -f "$RUN/report.md.tmp" "$RUN/report.md"
+}
+
+# print_fleet_summary: each host's verdict and figures, the fleet median
+# and the output files, on stdout.
+print_fleet_summary() {
+	say ""
+	jq -r -f "$JQ_DIR/fleet-summary.jq" "$RUN/fleet.json"
+	say "report:     $RUN/report.md"
+	say "csv:        $RUN/summary.csv"
+	say "junit:      $RUN/junit.xml${JUNIT_OUT:+ (copied to $JUNIT_OUT)}"
+}

@@ -1,0 +1,342 @@
+# shellcheck shell=bash
+# fleet-run.sh - running the points on the hosts: the preflight, one fio
+# client per host and point, and why a host gave no result.
+#
+# Owns: fleet_launch, fleet_run_sh, fleet_split, first_match,
+# fleet_classify, fleet_tag_result, fleet_result, fleet_preflight,
+# fleet_load_done, run_plan_fleet (jq/fleet-progress.jq), dry_run_fleet.
+# Reads: PLAN_TEXT, REPEAT, the H_* arrays, CONNECT_TIMEOUT, HOST_TIMEOUT,
+# FIO_WANT. Writes: FLEET_PIDS, FLEET_TMPS, FINISHED, H_LOST, REASON,
+# FATAL; RUN/preflight/ID/, RUN/points/RUNKEY/ID/ (job.fio, run.sh,
+# fio.client.out, fio.text, fio.json, fio.stderr, result.json).
+# shellcheck disable=SC2164 # cd in a subshell under the entry point's set -e
+# shellcheck disable=SC2016 # $(...) in run.sh text is literal
+
+# fleet_launch DIR H LIMIT: fio's client for DIR/job.fio on host H, in the
+# background, stopped after LIMIT seconds; its pid goes to FLEET_PIDS.
+fleet_launch() {
+	local dir=$1 h=$2 limit=$3
+	(
+		cd "$dir"
+		exec timeout -k 5 "$limit" fio --client="${H_ADDR[h]}" --output-format=json job.fio \
+			>fio.client.out 2>fio.stderr </dev/null
+	) &
+	FLEET_PIDS+=("$!")
+}
+
+# fleet_run_sh DIR H: a script that reruns the point on host H.
+fleet_run_sh() {
+	local dir=$1 h=$2
+	{
+		printf '#!/usr/bin/env bash\n'
+		printf '# Rerun this point on %s through fio'"'"'s client mode (tswap-sweep %s).\n' "${H_LABEL[h]}" "$G_NAME"
+		printf 'set -euo pipefail\ncd "$(dirname "$0")"\n'
+		printf 'exec fio --client=%q --output-format=json job.fio\n' "${H_ADDR[h]}"
+	} >"$dir/run.sh"
+	chmod +x "$dir/run.sh"
+}
+
+# fleet_split DIR: fio's client prints the server's messages ("<hostname>
+# text") and its own notes first, then its JSON. The messages go to
+# fio.text (prefix removed), the JSON to fio.client.json, and as fio.stdout
+# in the single-host shape ({jobs: [...]}) for result_json.
+fleet_split() {
+	local dir=$1
+	: >"$dir/fio.text"
+	[ -f "$dir/fio.client.out" ] || return 0
+	awk '/^\{/ { exit } { print }' "$dir/fio.client.out" | sed 's/^<[^>]*> //' >"$dir/fio.text"
+	sed -n '/^{/,$p' "$dir/fio.client.out" >"$dir/fio.client.json"
+	if jq -e '.client_stats | type == "array"' "$dir/fio.client.json" >/dev/null 2>&1; then
+		jq '{"fio version": .["fio version"], timestamp, time,
+		     jobs: [.client_stats[] | select(.jobname != "All clients")]}' \
+			"$dir/fio.client.json" >"$dir/fio.stdout"
+	else
+		rm -f "$dir/fio.client.json"
+	fi
+}
+
+# first_match PATTERN TEXT: the first line of TEXT matching PATTERN (grep -i).
+first_match() {
+	grep -i -m 1 -- "$1" <<<"$2" || true
+}
+
+# fleet_classify DIR RC LIMIT H: why host H gave no result, into REASON,
+# from the exit status of its fio client and the messages it printed;
+# FATAL=1 when the host itself is the problem (unreachable, hung, gone,
+# no engine, another fio version): it is then left out of the rest of the run.
+# REASON is empty when the messages say nothing more than the exit status.
+fleet_classify() {
+	local dir=$1 rc=$2 limit=$3 h=$4 text line
+	text=$(cat -- "$dir/fio.text" "$dir/fio.stderr" 2>/dev/null | tr -d '\r' | grep -v '^[[:space:]]*$' || true)
+	FATAL=1
+	line=$(first_match 'timeout on cmd\|timed out' "$text")
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] || [ -n "$line" ]; then
+		if [ -z "$line" ]; then line="within $limit s (timeout)"; else line="($line)"; fi
+		REASON="no answer $line: the host is down, a firewall drops port ${H_ADDR[h]##*,}, or fio --server hangs; a job it started may still be running there"
+		return 0
+	fi
+	line=$(first_match 'connection refused\|failed to connect\|no route to host\|network is unreachable\|failed to resolve' "$text")
+	if [ -n "$line" ]; then
+		REASON="unreachable: $line (is fio --server running on ${H_ADDR[h]}, and the port open?)"
+		return 0
+	fi
+	line=$(first_match 'version mismatch' "$text")
+	if [ -n "$line" ]; then
+		REASON="fio version differs from this machine's: $line"
+		return 0
+	fi
+	line=$(first_match 'invalid external ioengine path\|not loadable\|failed to load engine' "$text")
+	if [ -n "$line" ]; then
+		REASON="engine missing or not loadable on the host: ${H_ENGINE[h]} ($line); install it there (make install) or give engine= in the hosts file"
+		return 0
+	fi
+	line=$(first_match 'was built for .* but is loaded by' "$text")
+	if [ -n "$line" ]; then
+		line=${line#tswap: }            # the engine's "tswap: JOB: message"
+		REASON="fio version differs from the engine's: ${line#*: }"
+		return 0
+	fi
+	# after the engine checks: a server closes the connection when its job fails
+	line=$(first_match 'disconnected\|connection reset\|broken pipe' "$text")
+	if [ -n "$line" ]; then
+		REASON="connection lost mid-run (fio --server or the host died): $line"
+		return 0
+	fi
+	# the job itself failed there: its first message, or nothing to add
+	FATAL=0
+	REASON=$(first_match 'tswap:\|fio:\|error' "$text")
+}
+
+# fleet_tag_result FILE H [REASON]: add the host to a result.json (and
+# REASON as its error).
+fleet_tag_result() {
+	local file=$1 h=$2 reason=${3:-}
+	jq --argjson i "$h" --arg host "${H_LABEL[h]}" --arg id "${H_ID[h]}" --arg address "${H_ADDR[h]}" \
+		--arg target "${H_TARGET[h]}" --arg reason "${reason:0:600}" \
+		'. + {host_index: $i, host: $host, host_id: $id, address: $address, target: $target}
+		 | if $reason != "" then .error = $reason | .status = "error" else . end' "$file" >"$file.tmp"
+	mv -f "$file.tmp" "$file"
+}
+
+# fleet_result DIR RUNKEY REPEAT RC WALL PLANLINE H LIMIT: DIR/result.json
+# for host H; FATAL=1 when the host is lost (fleet_classify).
+fleet_result() {
+	local dir=$1 runkey=$2 rep=$3 rc=$4 wall=$5 line=$6 h=$7 limit=$8 reason=''
+	fleet_split "$dir"
+	result_json "$dir" "$runkey" "$rep" "$rc" "$wall" "$line"
+	FATAL=0
+	if [ "$(jq -r .status "$dir/result.json")" != ok ]; then
+		fleet_classify "$dir" "$rc" "$limit" "$h"
+		reason=$REASON
+	fi
+	fleet_tag_result "$dir/result.json" "$h" "$reason"
+}
+
+# fleet_preflight H...: every host given parses its first point's job
+# (`fio --client --parse-only`: fio's probe answer gives its hostname and
+# fio version, and the parse loads the engine; no I/O, no job runs), all at
+# once, within --connect-timeout. A host that does not answer, runs another
+# fio version, or cannot load the engine or parse the job is lost for this
+# run (H_LOST): its points say why.
+fleet_preflight() {
+	local h dir rc line ver name i=0 ok reason first
+	first=$(awk -F '\t' '$2 == "tswap" { print; exit }' <<<"$PLAN_TEXT")
+	FLEET_PIDS=()
+	for h in "$@"; do
+		dir="$RUN/preflight/${H_ID[h]}"
+		rm -rf -- "$dir"
+		mkdir -p "$dir"
+		{
+			printf '; tswap-sweep preflight of %s: parsed only (fio --client --parse-only):
+' "${H_LABEL[h]}"
+			printf '; fio'"'"'s probe answer (hostname, fio version), and the engine loads.
+'
+			point_job "$first" "$h"
+		} >"$dir/job.fio"
+		(
+			cd "$dir"
+			exec timeout -k 2 "$CONNECT_TIMEOUT" fio --client="${H_ADDR[h]}" --parse-only job.fio \
+				>fio.client.out 2>fio.stderr </dev/null
+		) &
+		FLEET_PIDS+=("$!")
+	done
+	for h in "$@"; do
+		rc=0
+		wait "${FLEET_PIDS[i]}" 2>/dev/null || rc=$? # no "Killed" notice: the status says it
+		i=$((i + 1))
+		dir="$RUN/preflight/${H_ID[h]}"
+		line=$(grep -m 1 '^hostname=.*, fio=' "$dir/fio.client.out" 2>/dev/null || true)
+		name=$(sed -n 's/^hostname=\([^,]*\),.*/\1/p' <<<"$line")
+		ver=$(sed -n 's/.*, fio=\([^,]*\),.*/\1/p' <<<"$line")
+		ok=true
+		reason=''
+		fleet_split "$dir"
+		if [ -z "$line" ]; then
+			fleet_classify "$dir" "$rc" "$CONNECT_TIMEOUT" "$h"
+			reason=${REASON:-no probe answer from fio --client=${H_ADDR[h]} (exit $rc)}
+		elif [ "$ver" != "$FIO_WANT" ]; then
+			reason="fio version differs: the host runs $ver, this run wants ${FIO_WANT:-unknown} (this machine's fio, or --fio-version); the engine is built for one fio version, and hosts are compared on one"
+		else
+			fleet_classify "$dir" "$rc" "$CONNECT_TIMEOUT" "$h"
+			line=$(first_match 'bad option\|failed parsing\|dropped' "$(cat -- "$dir/fio.text")")
+			if [ "$FATAL" = 1 ] && [ -n "$REASON" ]; then
+				reason=$REASON
+			elif [ -n "$line" ]; then
+				reason="the host's fio rejects the job: $line (preflight/${H_ID[h]}/job.fio)"
+			elif [ "$rc" -ne 0 ]; then
+				reason="the host answered (hostname $name, $ver) but fio --client exited $rc parsing the job"
+			fi
+		fi
+		if [ -n "$reason" ]; then
+			ok=false
+			H_LOST[h]="preflight: $reason"
+		fi
+		jq -n --argjson i "$h" --arg host "${H_LABEL[h]}" --arg address "${H_ADDR[h]}" \
+			--arg hostname "$name" --arg fio "$ver" --argjson ok "$ok" --arg reason "$reason" \
+			--argjson rc "$rc" \
+			'{host_index: $i, host: $host, address: $address, ok: $ok, reason: $reason, fio_rc: $rc,
+			  hostname: (if $hostname == "" then null else $hostname end),
+			  fio_version: (if $fio == "" then null else $fio end)}' >"$dir/result.json"
+	done
+	FLEET_PIDS=()
+}
+
+# fleet_load_done: FINISHED[RUNKEY/HOSTID]=GB/s for every host run whose
+# result.json says ok.
+fleet_load_done() {
+	local k v
+	FINISHED=()
+	while IFS=$'\t' read -r k v; do
+		# shellcheck disable=SC2004 # FINISHED is associative (state.sh)
+		[ -n "$k" ] && FINISHED[$k]=$v
+	done < <(find "$RUN/points" -mindepth 3 -maxdepth 3 -name result.json -exec \
+		jq -r 'select(.status == "ok") | "\(.runkey)/\(.host_id)\t\((.gbs // 0) * 1000 | round / 1000)"' {} + 2>/dev/null || true)
+	return 0
+}
+
+run_plan_fleet() {
+	local total idx=0 line key rep runkey label h tmp final start end wall rc limit i k n res
+	local spent=0 ran=0 left eta per nhosts=${#H_ADDR[@]}
+	local -a todo=() need=()
+	local -A done_per_host=() launched=() rcs=()
+	total=$(($(grep -c . <<<"$PLAN_TEXT") * REPEAT))
+	mkdir -p "$RUN/points" "$RUN/preflight"
+	find "$RUN/points" -mindepth 2 -maxdepth 2 -name '.tmp-*' -exec rm -rf -- {} + 2>/dev/null || true
+	fleet_load_done
+	for k in "${!FINISHED[@]}"; do
+		h=${k##*/}
+		done_per_host[$h]=$((${done_per_host[$h]:-0} + 1))
+	done
+	for ((h = 0; h < nhosts; h++)); do
+		H_LOST[h]=''
+		if [ "${done_per_host[${H_ID[h]}]:-0}" -lt "$total" ]; then
+			need+=("$h")
+		fi
+	done
+	if [ "${#need[@]}" -gt 0 ]; then
+		say "preflight: probing ${#need[@]} host(s) (fio --client, ${CONNECT_TIMEOUT} s at most)"
+		fleet_preflight "${need[@]}"
+		for h in "${need[@]}"; do
+			if [ -n "${H_LOST[h]}" ]; then
+				say "  ${H_LABEL[h]}: ERROR ${H_LOST[h]#preflight: }"
+			else
+				say "  ${H_LABEL[h]}: $(jq -r '"\(.hostname), \(.fio_version)"' "$RUN/preflight/${H_ID[h]}/result.json")"
+			fi
+		done
+	fi
+	# a host may take the point's own time, plus --host-timeout (fio
+	# startup, laying out a new file, stats)
+	limit=$((HOST_TIMEOUT + 10#${RUNTIME:-0} + 10#${RAMP:-0}))
+	for ((rep = 1; rep <= REPEAT; rep++)); do
+		while IFS= read -r line; do
+			IFS=$'\t' read -r key _ <<<"$line"
+			idx=$((idx + 1))
+			runkey="$key.r$rep"
+			point_label label "$line"
+			[ "$REPEAT" -gt 1 ] && label="$label r$rep"
+			todo=()
+			for ((h = 0; h < nhosts; h++)); do
+				if [ -z "${FINISHED[$runkey/${H_ID[h]}]+set}" ]; then
+					todo+=("$h")
+				fi
+			done
+			if [ "${#todo[@]}" -eq 0 ]; then
+				printf '[%*d/%d] %s  done earlier on all %d hosts\n' "${#total}" "$idx" "$total" "$label" "$nhosts"
+				continue
+			fi
+			mkdir -p "$RUN/points/$runkey"
+			FLEET_PIDS=() FLEET_TMPS=()
+			launched=() rcs=()
+			start=$(date +%s.%N)
+			for h in "${todo[@]}"; do
+				tmp="$RUN/points/$runkey/.tmp-${H_ID[h]}.$$"
+				rm -rf -- "$tmp"
+				mkdir -p "$tmp"
+				FLEET_TMPS+=("$tmp")
+				point_job "$line" "$h" >"$tmp/job.fio"
+				fleet_run_sh "$tmp" "$h"
+				[ -z "${H_LOST[h]}" ] || continue
+				fleet_launch "$tmp" "$h" "$limit"
+				launched[$h]=$((${#FLEET_PIDS[@]} - 1))
+			done
+			for h in "${!launched[@]}"; do
+				rc=0
+				wait "${FLEET_PIDS[${launched[$h]}]}" 2>/dev/null || rc=$?
+				rcs[$h]=$rc
+			done
+			FLEET_PIDS=()
+			end=$(date +%s.%N)
+			wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')
+			for h in "${todo[@]}"; do
+				tmp="$RUN/points/$runkey/.tmp-${H_ID[h]}.$$"
+				final="$RUN/points/$runkey/${H_ID[h]}"
+				if [ -n "${launched[$h]+set}" ]; then
+					fleet_result "$tmp" "$runkey" "$rep" "${rcs[$h]}" "$wall" "$line" "$h" "$limit"
+					if [ "$FATAL" = 1 ]; then
+						H_LOST[h]="$REASON (at $runkey)"
+					fi
+				else
+					result_json "$tmp" "$runkey" "$rep" 0 0 "$line"
+					fleet_tag_result "$tmp/result.json" "$h" "not run: ${H_LOST[h]}"
+				fi
+				rm -rf -- "$final"
+				mv -T -- "$tmp" "$final"
+			done
+			FLEET_TMPS=()
+			ran=$((ran + 1))
+			spent=$(awk -v s="$spent" -v w="$wall" 'BEGIN { printf "%.3f", s + w }')
+			per=$(awk -v s="$spent" -v n="$ran" 'BEGIN { printf "%d", s / n + 0.5 }')
+			left=$((total - idx))
+			eta=$(fmt_secs "$((left * per))")
+			res=$(jq -rs -f "$JQ_DIR/fleet-progress.jq" "$RUN/points/$runkey"/*/result.json)
+			if [ "${#todo[@]}" -lt "$nhosts" ]; then
+				res="$res (${#todo[@]} run now, $((nhosts - ${#todo[@]})) done earlier)"
+			fi
+			printf '[%*d/%d] %s  %s  (eta %s)\n' "${#total}" "$idx" "$total" "$label" "$res" "$eta"
+			for h in "${!launched[@]}"; do
+				n=$(jq -r 'if .status == "ok" then "" else .error end' "$RUN/points/$runkey/${H_ID[h]}/result.json")
+				[ -z "$n" ] || printf '    %s: ERROR %s\n' "${H_LABEL[h]}" "$n"
+			done
+		done <<<"$PLAN_TEXT"
+	done
+	return 0
+}
+
+dry_run_fleet() {
+	local line key total rep idx=0 h
+	total=$(($(grep -c . <<<"$PLAN_TEXT") * REPEAT))
+	say "dry run: $total fio run(s) on each of ${#H_ADDR[@]} host(s) through fio's client mode, grid $G_NAME, $SIZE of each target; nothing is run"
+	for ((h = 0; h < ${#H_ADDR[@]}; h++)); do
+		say "host ${H_LABEL[h]}: fio --client=${H_ADDR[h]}, target ${H_TARGET[h]}, engine ${H_ENGINE[h]}${H_OPTS[h]:+, options: ${H_OPTS[h]//$'\n'/ }}"
+	done
+	while IFS= read -r line; do
+		key=${line%%$'\t'*}
+		for ((rep = 1; rep <= REPEAT; rep++)); do
+			idx=$((idx + 1))
+			for ((h = 0; h < ${#H_ADDR[@]}; h++)); do
+				printf '\n### [%d/%d] %s.r%d on %s\n' "$idx" "$total" "$key" "$rep" "${H_LABEL[h]}"
+				point_job "$line" "$h"
+			done
+		done
+	done <<<"$PLAN_TEXT"
+}

@@ -1,0 +1,210 @@
+# shellcheck shell=bash
+# grid.sh - grid files, their validation, and the plan (the points).
+#
+# A grid file: one "key value..." line per parameter, '#' comments.
+# List keys (cartesian product): rw backend tensor iodepth block qd window
+# submit threads. Scalar keys (defaults for options): size runtime ramp
+# repeat ceiling description. Format: docs/sweep.md.
+#
+# A plan line (PLAN_TEXT, RUN/plan.tsv), tab separated, sizes in bytes:
+#   key kind rw backend tensor block qd submit window threads iodepth
+# kind is tswap, or ceiling (fio's libaio: backend fio-libaio, tensor = bs,
+# qd = iodepth, submit/window "-").
+#
+# Owns: grid_file_for, list_grid_names, list_grids, check_values, load_grid,
+# expand_grid, add_ceilings, plan_writes. Reads: grids_dir (paths.sh),
+# PLAN_TEXT, CEILING_BS/QD. Writes: the G_* globals (load_grid).
+# shellcheck disable=SC2034 # sets the G_* globals of state.sh
+
+grid_file_for() {
+	local g=$1 d
+	if [[ $g == */* || $g == *.grid ]] || [ -f "$g" ]; then
+		[ -f "$g" ] || usage_error "grid file not found: $g"
+		abspath "$g"
+		return 0
+	fi
+	d=$(grids_dir) || die "$EXIT_ERROR" "cannot find the built-in grids (sweep/grids/ or PREFIX/share/tswap/grids/)"
+	[ -f "$d/$g.grid" ] || usage_error "unknown grid '$g' (built in: $(list_grid_names | tr '\n' ' '))"
+	printf '%s\n' "$d/$g.grid"
+}
+
+list_grid_names() {
+	local d f
+	d=$(grids_dir) || return 0
+	for f in "$d"/*.grid; do
+		[ -f "$f" ] || continue
+		f=${f##*/}
+		printf '%s\n' "${f%.grid}"
+	done
+}
+
+list_grids() {
+	local g f desc
+	while IFS= read -r g; do
+		f=$(grid_file_for "$g") || exit
+		desc=$(sed -n 's/^description[[:space:]]*//p' "$f" | head -n 1)
+		printf '%-16s %s\n' "$g" "$desc"
+	done < <(list_grid_names)
+}
+
+# check_values KEY FILE:LINE VALUE...: validate the values of a list key.
+check_values() {
+	local key=$1 where=$2 v
+	shift 2
+	[ "$#" -gt 0 ] || die "$EXIT_USAGE" "$where: '$key' needs at least one value"
+	for v in "$@"; do
+		case $key in
+		rw) [[ $v == read || $v == write ]] || die "$EXIT_USAGE" "$where: rw must be read or write, not '$v'" ;;
+		backend) [[ $v == libaio || $v == io_uring ]] || die "$EXIT_USAGE" "$where: backend must be libaio or io_uring, not '$v'" ;;
+		window) [[ $v == sequential || $v == overlap ]] || die "$EXIT_USAGE" "$where: window must be sequential or overlap, not '$v'" ;;
+		submit) [[ $v == single || $v == block ]] || die "$EXIT_USAGE" "$where: submit must be single or block, not '$v'" ;;
+		tensor | block)
+			local bytes
+			bytes=$(size_to_bytes "$v") || die "$EXIT_USAGE" "$where: $key: not a size: '$v'"
+			((bytes > 0)) || die "$EXIT_USAGE" "$where: $key: must not be 0"
+			;;
+		iodepth | qd | threads)
+			{ is_uint "$v" && ((10#$v >= 1)); } || die "$EXIT_USAGE" "$where: $key: not a positive integer: '$v'"
+			;;
+		esac
+	done
+}
+
+load_grid() {
+	local file=$1 line key n=0 where
+	local -a vals
+	G_NAME=${file##*/}
+	G_NAME=${G_NAME%.grid}
+	while IFS= read -r line || [ -n "$line" ]; do
+		n=$((n + 1))
+		line=${line%%#*}
+		read -r -a vals <<<"$line"
+		[ "${#vals[@]}" -gt 0 ] || continue
+		key=${vals[0]}
+		vals=("${vals[@]:1}")
+		where="$file:$n"
+		case $key in
+		rw | backend | tensor | iodepth | block | qd | window | submit | threads)
+			check_values "$key" "$where" "${vals[@]}"
+			case $key in
+			rw) G_RW=("${vals[@]}") ;;
+			backend) G_BACKEND=("${vals[@]}") ;;
+			tensor) G_TENSOR=("${vals[@]}") ;;
+			iodepth) G_IODEPTH=("${vals[@]}") ;;
+			block) G_BLOCK=("${vals[@]}") ;;
+			qd) G_QD=("${vals[@]}") ;;
+			window) G_WINDOW=("${vals[@]}") ;;
+			submit) G_SUBMIT=("${vals[@]}") ;;
+			threads) G_THREADS=("${vals[@]}") ;;
+			esac
+			;;
+		size)
+			if [ "${#vals[@]}" -ne 1 ] || ! size_to_bytes "${vals[0]}" >/dev/null; then
+				die "$EXIT_USAGE" "$where: size needs one size"
+			fi
+			G_SIZE=${vals[0]}
+			;;
+		runtime | ramp | repeat)
+			if [ "${#vals[@]}" -ne 1 ] || ! is_uint "${vals[0]}"; then
+				die "$EXIT_USAGE" "$where: $key needs one integer"
+			fi
+			if [ "$key" != ramp ] && ((10#${vals[0]} < 1)); then
+				die "$EXIT_USAGE" "$where: $key must be at least 1"
+			fi
+			case $key in
+			runtime) G_RUNTIME=${vals[0]} ;;
+			ramp) G_RAMP=${vals[0]} ;;
+			repeat) G_REPEAT=${vals[0]} ;;
+			esac
+			;;
+		ceiling)
+			if [ "${#vals[@]}" -ne 1 ] || [[ ${vals[0]} != on && ${vals[0]} != off ]]; then
+				die "$EXIT_USAGE" "$where: ceiling needs on or off"
+			fi
+			G_CEILING=${vals[0]}
+			;;
+		description) G_DESC=${vals[*]} ;;
+		*) die "$EXIT_USAGE" "$where: unknown grid key '$key' (rw backend tensor iodepth block qd window submit threads size runtime ramp repeat ceiling description)" ;;
+		esac
+	done <"$file"
+	# Defaults for keys the grid leaves out: DeepSpeed's ds_config aio defaults.
+	[ "${#G_RW[@]}" -gt 0 ] || G_RW=(read write)
+	[ "${#G_BACKEND[@]}" -gt 0 ] || G_BACKEND=(libaio)
+	[ "${#G_TENSOR[@]}" -gt 0 ] || G_TENSOR=(64m)
+	[ "${#G_IODEPTH[@]}" -gt 0 ] || G_IODEPTH=(1)
+	[ "${#G_BLOCK[@]}" -gt 0 ] || G_BLOCK=(1m)
+	[ "${#G_QD[@]}" -gt 0 ] || G_QD=(8)
+	[ "${#G_WINDOW[@]}" -gt 0 ] || G_WINDOW=(overlap)
+	[ "${#G_SUBMIT[@]}" -gt 0 ] || G_SUBMIT=(block)
+	[ "${#G_THREADS[@]}" -gt 0 ] || G_THREADS=(1)
+	return 0
+}
+
+# expand_grid: the grid's valid points as plan lines (tab separated):
+# key kind rw backend tensor block qd submit window threads iodepth
+# (sizes in bytes). Points whose tensor cannot be cut into aligned parts
+# are left out, with a note on stderr.
+expand_grid() {
+	local rw be t tb tn d p w s b bb bn q skipped=0
+	for rw in "${G_RW[@]}"; do
+		for be in "${G_BACKEND[@]}"; do
+			for t in "${G_TENSOR[@]}"; do
+				tb=$(size_to_bytes "$t")
+				szname tn "$tb"
+				for d in "${G_IODEPTH[@]}"; do
+					for p in "${G_THREADS[@]}"; do
+						if ((tb % p != 0 || (tb / p) % 4096 != 0)); then
+							skipped=$((skipped + ${#G_WINDOW[@]} * ${#G_SUBMIT[@]} * ${#G_BLOCK[@]} * ${#G_QD[@]}))
+							continue
+						fi
+						for w in "${G_WINDOW[@]}"; do
+							for s in "${G_SUBMIT[@]}"; do
+								for b in "${G_BLOCK[@]}"; do
+									bb=$(size_to_bytes "$b")
+									szname bn "$bb"
+									if ((bb % 4096 != 0)); then
+										skipped=$((skipped + ${#G_QD[@]}))
+										continue
+									fi
+									for q in "${G_QD[@]}"; do
+										printf '%s-%s-t%s-b%s-q%s-%s-%s-p%s-d%s\ttswap\t' \
+											"$rw" "$be" "$tn" "$bn" "$((10#$q))" "$s" "$w" "$((10#$p))" "$((10#$d))"
+										printf '%s\t' "$rw" "$be" "$tb" "$bb" "$((10#$q))" "$s" "$w" "$((10#$p))"
+										printf '%s\n' "$((10#$d))"
+									done
+								done
+							done
+						done
+					done
+				done
+			done
+		done
+	done
+	if ((skipped > 0)); then
+		warn "left out $skipped point(s) whose tensor size is not divisible into 4096-aligned parts per thread, or whose block size is not a multiple of 4096"
+	fi
+	return 0
+}
+
+# add_ceilings PLAN: a ceiling line before the first point of each direction.
+add_ceilings() {
+	local line rw seen=' ' key
+	while IFS= read -r line; do
+		rw=$(cut -f3 <<<"$line")
+		if [[ $seen != *" $rw "* ]]; then
+			seen="$seen$rw "
+			key="ceiling-$rw-fio-libaio-bs$CEILING_BS-qd$CEILING_QD"
+			printf '%s\tceiling\t%s\tfio-libaio\t%s\t0\t%s\t-\t-\t0\t%s\n' \
+				"$key" "$rw" "$(size_to_bytes "$CEILING_BS")" "$CEILING_QD" "$CEILING_QD"
+		fi
+		printf '%s\n' "$line"
+	done <<<"$1"
+}
+
+plan_writes() {
+	if awk -F '\t' '$3 == "write" { found = 1 } END { exit !found }' <<<"$PLAN_TEXT"; then
+		printf '1\n'
+	else
+		printf '0\n'
+	fi
+}

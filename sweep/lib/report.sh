@@ -1,0 +1,96 @@
+# shellcheck shell=bash
+# report.sh - the run's verdict and report.md, the comparison with another
+# run, and the summary on stdout (one host).
+#
+# Owns: check_thresholds, write_report (jq/report-*.jq), write_compare
+# (jq/compare-*.jq), print_summary (jq/summary.jq). Reads: RUN/sweep.json,
+# aggregate.json, best-aio.json, notes.txt, plots/, MIN_READ, MIN_WRITE.
+# Writes: THRESHOLD_FAILED, THRESHOLD_LINES; RUN/report.md, compare.md.
+# shellcheck disable=SC2034 # sets THRESHOLD_FAILED (state.sh)
+# shellcheck disable=SC2016 # `...` is markdown
+
+check_thresholds() {
+	local rw min best ok
+	THRESHOLD_LINES=()
+	for rw in read write; do
+		if [ "$rw" = read ]; then min=$MIN_READ; else min=$MIN_WRITE; fi
+		[ -n "$min" ] || continue
+		best=$(jq -r --arg rw "$rw" '.best[$rw].gbs // "none"' "$RUN/aggregate.json")
+		if [ "$best" = none ]; then
+			ok=0
+		else
+			ok=$(jq -n --argjson b "$best" --argjson m "$min" 'if $b >= $m then 1 else 0 end')
+		fi
+		if [ "$ok" = 1 ]; then
+			THRESHOLD_LINES+=("PASS: best $rw $(printf '%.3f' "$best") GB/s >= $min GB/s")
+		else
+			THRESHOLD_FAILED=1
+			THRESHOLD_LINES+=("FAIL: best $rw ${best/#none/(no successful point)} GB/s < $min GB/s")
+		fi
+	done
+}
+
+write_report() {
+	local cfg="$RUN/sweep.json" notes='' l png dropped=0
+	if [ -f "$RUN/notes.txt" ]; then notes=$(sort -u "$RUN/notes.txt"); fi
+	[ -f "$RUN/cache-dropped" ] && dropped=1
+	{
+		jq -r --slurpfile agg "$RUN/aggregate.json" --arg notes "$notes" --argjson dropped "$dropped" -f "$JQ_DIR/report-head.jq" "$cfg"
+		printf '## DeepSpeed aio config (best-aio.json)\n\n'
+		if [ "$(jq 'length' "$RUN/best-aio.json")" = 0 ]; then
+			printf 'No successful libaio point: no config.\n\n'
+		else
+			printf '%s\n\n' "$(jq -r '.best.aio_source.why' "$RUN/aggregate.json"). Paste into the ds_config (see docs/deepspeed.md):"
+			printf '```json\n%s\n```\n\n' "$(jq . "$RUN/best-aio.json")"
+			jq -r -f "$JQ_DIR/report-other-backend.jq" "$RUN/aggregate.json"
+		fi
+		if [ "${#THRESHOLD_LINES[@]}" -gt 0 ]; then
+			printf '## Thresholds\n\n'
+			for l in "${THRESHOLD_LINES[@]}"; do printf -- '- %s\n' "$l"; done
+			printf '\n'
+		fi
+		printf '## Warnings\n\n'
+		jq -r --argjson cvflag "$CV_FLAG" -f "$JQ_DIR/report-warnings.jq" "$RUN/aggregate.json"
+		printf '\n## All points\n\n'
+		printf 'Sorted by direction, then GB/s. CV: coefficient of variation over repeats (! above 5%%). %% of ceiling: ! more than 10%% above it. Latencies are fio completion latencies of whole tensor operations.\n\n'
+		printf '| point | GB/s | CV %% | %% of ceiling | op/s | p50 ms | p99 ms | p99.9 ms | io_submit per GB | status |\n'
+		printf '|---|---|---|---|---|---|---|---|---|---|\n'
+		jq -r -f "$JQ_DIR/report-points.jq" \
+			"$RUN/aggregate.json"
+		printf '\n## Plots\n\n'
+		for png in "$RUN"/plots/*.png; do
+			[ -f "$png" ] || continue
+			png=${png##*/}
+			printf '![%s](plots/%s)\n\n' "${png%.png}" "$png"
+		done
+		printf 'Files: summary.csv (one row per point and repeat), results.json, aggregate.json, best-aio.json, points/POINT.rN/ (job.fio, run.sh, fio.json, fio.stderr, stats.json).\n'
+	} >"$RUN/report.md.tmp"
+	mv -f "$RUN/report.md.tmp" "$RUN/report.md"
+}
+
+write_compare() {
+	local other=$1
+	[ -f "$other/aggregate.json" ] || die "$EXIT_USAGE" "--compare: $other has no aggregate.json (not a finished tswap-sweep run)"
+	{
+		printf '# tswap sweep comparison\n\n'
+		printf -- '- A (this run): `%s`\n- B: `%s`\n\n' "$RUN" "$other"
+		printf 'GB/s medians per point; ratio = A / B (above 1: A is faster). Points present in one run only are listed with "-".\n\n'
+		printf '| point | A GB/s | B GB/s | A / B |\n|---|---|---|---|\n'
+		jq -r --slurpfile b "$other/aggregate.json" -f "$JQ_DIR/compare-points.jq" \
+			"$RUN/aggregate.json"
+		printf '\n| ceiling | A GB/s | B GB/s |\n|---|---|---|\n'
+		jq -r --slurpfile b "$other/aggregate.json" -f "$JQ_DIR/compare-ceiling.jq" \
+			"$RUN/aggregate.json"
+	} >"$RUN/compare.md.tmp"
+	mv -f "$RUN/compare.md.tmp" "$RUN/compare.md"
+	cat "$RUN/compare.md"
+}
+
+# print_summary: the best points, the ceiling and the output files, on stdout.
+print_summary() {
+	say ""
+	jq -r -f "$JQ_DIR/summary.jq" "$RUN/aggregate.json"
+	say "report:     $RUN/report.md"
+	say "csv:        $RUN/summary.csv"
+	say "best-aio:   $RUN/best-aio.json $(jq -c .aio "$RUN/best-aio.json")"
+}

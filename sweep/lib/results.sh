@@ -1,0 +1,90 @@
+# shellcheck shell=bash
+# results.sh - results: one run's result.json, the aggregation over
+# repeats, the ceiling and the best pick, summary.csv and best-aio.json.
+#
+# Owns: result_json (jq/result.jq), collect, aggregate_json (medians, CV,
+# % of ceiling, cache and CV flags, the best read/write/combined points and
+# the libaio point best-aio.json comes from: jq/aggregate.jq), plan_json
+# (jq/plan.jq), write_csv (jq/summary-csv.jq), write_best_aio
+# (jq/best-aio.jq, DeepSpeed's aio keys). Reads: POINTDIR/fio.stdout,
+# stats.json, RUN/points/*/result.json, PLAN_TEXT, CV_FLAG, CACHE_FACTOR.
+# Writes: POINTDIR/fio.json, result.json; RUN/results.json,
+# aggregate.json, summary.csv, best-aio.json.
+
+# result_json DIR RUNKEY REPEAT FIO_RC WALL PLANLINE: DIR/result.json.
+result_json() {
+	local dir=$1 runkey=$2 rep=$3 rc=$4 wall=$5 line=$6
+	local key kind rw be t b q s w p d err='' fiojson=/dev/null stats=/dev/null
+	IFS=$'\t' read -r key kind rw be t b q s w p d <<<"$line"
+	if [ -s "$dir/fio.stdout" ]; then
+		if jq -e '.jobs | type == "array"' "$dir/fio.stdout" >/dev/null 2>&1; then
+			mv -f "$dir/fio.stdout" "$dir/fio.json"
+		elif sed -n '/^{/,$p' "$dir/fio.stdout" >"$dir/fio.json.tmp" &&
+			jq -e '.jobs | type == "array"' "$dir/fio.json.tmp" >/dev/null 2>&1; then
+			# fio printed notes before its JSON: keep both, JSON alone in fio.json
+			mv -f "$dir/fio.json.tmp" "$dir/fio.json"
+		else
+			rm -f "$dir/fio.json.tmp"
+		fi
+	fi
+	[ -f "$dir/fio.json" ] && fiojson="$dir/fio.json"
+	if [ -s "$dir/stats.json" ] && jq -e . "$dir/stats.json" >/dev/null 2>&1; then
+		stats="$dir/stats.json"
+	fi
+	if [ "$fiojson" = /dev/null ]; then
+		err="fio gave no JSON (exit $rc)"
+	elif [ "$rc" -ne 0 ]; then
+		err="fio exited $rc"
+	fi
+	if [ -n "$err" ] && [ -s "$dir/fio.stderr" ]; then
+		err="$err: $(grep -v '^[[:space:]]*$' "$dir/fio.stderr" | tail -n 2 | tr '\n' ' ' | cut -c1-300)"
+	fi
+	jq -n \
+		--arg runkey "$runkey" --arg point "$key" --argjson repeat "$rep" --arg kind "$kind" \
+		--arg rw "$rw" --arg backend "$be" --argjson tensor "$t" --argjson block "$b" \
+		--argjson qd "$q" --arg submit "$s" --arg window "$w" --argjson threads "$p" \
+		--argjson iodepth "$d" --argjson rc "$rc" --arg err "$err" --argjson wall "$wall" \
+		--slurpfile fio "$fiojson" --slurpfile stats "$stats" -f "$JQ_DIR/result.jq" >"$dir/result.json.tmp"
+	mv -f "$dir/result.json.tmp" "$dir/result.json"
+}
+
+# collect: results.json (every repeat) and aggregate.json (per point).
+collect() {
+	local f
+	local -a files=()
+	for f in "$RUN"/points/*/result.json; do
+		[ -f "$f" ] && files+=("$f")
+	done
+	if [ "${#files[@]}" -eq 0 ]; then
+		printf '[]\n' >"$RUN/results.json.tmp"
+	else
+		jq -s 'sort_by(.runkey)' "${files[@]}" >"$RUN/results.json.tmp"
+	fi
+	mv -f "$RUN/results.json.tmp" "$RUN/results.json"
+	aggregate_json "$RUN/results.json" >"$RUN/aggregate.json.tmp"
+	mv -f "$RUN/aggregate.json.tmp" "$RUN/aggregate.json"
+}
+
+# aggregate_json RESULTS: per-point medians over the runs in RESULTS (a JSON
+# array of result.json objects), CV, ceiling, best points; on stdout.
+aggregate_json() {
+	jq --slurpfile plan <(plan_json) --argjson cvflag "$CV_FLAG" --argjson cache "$CACHE_FACTOR" -f "$JQ_DIR/aggregate.jq" "$1"
+}
+
+# plan_json: the plan as a JSON array.
+plan_json() {
+	jq -R -s -f "$JQ_DIR/plan.jq" <<<"$PLAN_TEXT"
+}
+
+write_csv() {
+	{
+		printf 'point,repeat,status,direction,backend,tensor_size,block_size,queue_depth,submit,window,threads,iodepth,gbs,ops_per_s,clat_p50_us,clat_p99_us,clat_p999_us,usr_cpu_pct,sys_cpu_pct,io_submit_per_gb,pct_of_ceiling,error\n'
+		jq -r --slurpfile agg "$RUN/aggregate.json" -f "$JQ_DIR/summary-csv.jq" "$RUN/results.json"
+	} >"$RUN/summary.csv.tmp"
+	mv -f "$RUN/summary.csv.tmp" "$RUN/summary.csv"
+}
+
+write_best_aio() {
+	jq -f "$JQ_DIR/best-aio.jq" "$RUN/aggregate.json" >"$RUN/best-aio.json.tmp"
+	mv -f "$RUN/best-aio.json.tmp" "$RUN/best-aio.json"
+}

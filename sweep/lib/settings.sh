@@ -1,0 +1,138 @@
+# shellcheck shell=bash
+# settings.sh - a run's settings: resolved for a new run, saved in and
+# read back from its run directory.
+#
+# Owns: setup_new_run (options over the grid's values over defaults; the
+# plan), new_run_dir, save_config, load_config. Reads: the option globals,
+# the grid (grid.sh). Writes: RUNTIME, RAMP, REPEAT, SIZE, SIZE_BYTES,
+# TARGET, ENGINE, CEILING, PLAN_TEXT, RUN; RUN/sweep.json (jq/sweep-config.jq),
+# RUN/plan.tsv, RUN/hosts.txt (fleet), build/sweep/latest (checkout).
+# shellcheck disable=SC2034 # sets the settings of state.sh
+# shellcheck disable=SC2153 # FLEET: a global of state.sh
+
+# setup_new_run: resolve the settings of a new run and its plan.
+setup_new_run() {
+	local gfile item t tb max_t=0
+	local -a list
+	gfile=$(grid_file_for "$GRID") || exit # its own message and status
+	load_grid "$gfile"
+	if [ -n "$RW_OPT" ]; then
+		mapfile -t list < <(split_list "$RW_OPT")
+		check_values rw --rw "${list[@]}"
+		G_RW=("${list[@]}")
+	fi
+	if [ -n "$BACKEND_OPT" ]; then
+		mapfile -t list < <(split_list "$BACKEND_OPT")
+		check_values backend --backend "${list[@]}"
+		G_BACKEND=("${list[@]}")
+	fi
+	if [ -n "$TENSOR_OPT" ]; then
+		mapfile -t list < <(split_list "$TENSOR_OPT")
+		check_values tensor --tensor-size "${list[@]}"
+		G_TENSOR=("${list[@]}")
+	fi
+	if [ -z "$IO_SIZE" ]; then
+		: "${RUNTIME:=${G_RUNTIME:-5}}"
+		: "${RAMP:=${G_RAMP:-1}}"
+	else
+		RUNTIME=
+		RAMP=
+		IO_SIZE=$(bytes_to_size "$(size_to_bytes "$IO_SIZE")")
+	fi
+	: "${REPEAT:=${G_REPEAT:-1}}"
+	REPEAT=$((10#$REPEAT))
+	: "${SIZE:=${G_SIZE:-1g}}"
+	if [ "$G_CEILING" = off ]; then
+		CEILING=0
+	fi
+	if [ "$FLEET" = 1 ]; then
+		# paths on the hosts: taken as given (absolute, checked per host)
+		: "${ENGINE:=$(fleet_default_engine)}"
+	else
+		: "${TARGET:=$(default_target)}"
+		TARGET=$(abspath "$TARGET")
+		: "${ENGINE:=$(default_engine)}"
+		ENGINE=$(abspath "$ENGINE")
+	fi
+	SIZE_BYTES=$(size_to_bytes "$SIZE")
+	for item in "${G_TENSOR[@]}"; do
+		tb=$(size_to_bytes "$item")
+		((tb > max_t)) && max_t=$tb
+	done
+	if [ "$FLEET" = 0 ] && [ -b "$TARGET" ]; then
+		t=$(blockdev --getsize64 "$TARGET" 2>/dev/null) || die "$EXIT_ERROR" "cannot read the size of $TARGET"
+		if ((SIZE_BYTES > t)); then
+			warn "--size $SIZE is larger than $TARGET ($t bytes): using the whole device"
+			SIZE_BYTES=$((t / 4096 * 4096))
+		fi
+	fi
+	SIZE=$(bytes_to_size "$SIZE_BYTES")
+	((max_t <= SIZE_BYTES)) || usage_error "tensor size $(bytes_to_size "$max_t") does not fit in --size $SIZE"
+	PLAN_TEXT=$(expand_grid | awk -F '\t' '!seen[$1]++')
+	[ -n "$PLAN_TEXT" ] || usage_error "the grid has no valid point"
+	if [ "$CEILING" = 1 ]; then
+		PLAN_TEXT=$(add_ceilings "$PLAN_TEXT")
+	fi
+}
+
+# save_config: sweep.json and plan.tsv describe the run for --resume.
+save_config() {
+	local tmp="$RUN/sweep.json.tmp" fleet=/dev/null
+	if [ "$FLEET" = 1 ]; then
+		fleet="$RUN/fleet-config.json.tmp"
+		fleet_config_json >"$fleet"
+		cp -- "$HOSTS_FILE" "$RUN/hosts.txt"
+	fi
+	jq -n --slurpfile fleet "$fleet" \
+		--arg target "$TARGET" --arg target_kind "$TARGET_KIND" --arg size "$SIZE" \
+		--argjson size_bytes "$SIZE_BYTES" --arg grid "$G_NAME" --arg grid_desc "$G_DESC" \
+		--arg runtime "$RUNTIME" --arg ramp "$RAMP" --arg io_size "$IO_SIZE" \
+		--argjson repeat "$REPEAT" --arg engine "$ENGINE" --argjson ceiling "$CEILING" \
+		--arg created "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg host "$(hostname)" \
+		--arg kernel "$(uname -r)" --arg fio "$(fio --version 2>/dev/null || echo unknown)" \
+		--arg ceiling_bs "$CEILING_BS" --argjson ceiling_qd "$CEILING_QD" \
+		-f "$JQ_DIR/sweep-config.jq" >"$tmp"
+	mv -f "$tmp" "$RUN/sweep.json"
+	[ "$fleet" = /dev/null ] || rm -f -- "$fleet"
+	printf '%s\n' "$PLAN_TEXT" >"$RUN/plan.tsv.tmp"
+	mv -f "$RUN/plan.tsv.tmp" "$RUN/plan.tsv"
+}
+
+load_config() {
+	local cfg="$RUN/sweep.json" v
+	if [ ! -f "$cfg" ] || [ ! -f "$RUN/plan.tsv" ]; then
+		die "$EXIT_USAGE" "$RUN is not a tswap-sweep run directory (no sweep.json/plan.tsv)"
+	fi
+	jq -e . "$cfg" >/dev/null 2>&1 || die "$EXIT_ERROR" "$cfg does not parse"
+	TARGET=$(jq -r .target "$cfg")
+	SIZE=$(jq -r .size "$cfg")
+	SIZE_BYTES=$(jq -r .size_bytes "$cfg")
+	G_NAME=$(jq -r .grid "$cfg")
+	G_DESC=$(jq -r .grid_description "$cfg")
+	RUNTIME=$(jq -r .runtime "$cfg")
+	RAMP=$(jq -r .ramp "$cfg")
+	IO_SIZE=$(jq -r .io_size "$cfg")
+	REPEAT=$(jq -r .repeat "$cfg")
+	v=$(jq -r .engine "$cfg")
+	ENGINE=${ENGINE:-$v}
+	CEILING=$(jq -r 'if .ceiling then 1 else 0 end' "$cfg")
+	PLAN_TEXT=$(cat "$RUN/plan.tsv")
+	if jq -e '.fleet' "$cfg" >/dev/null 2>&1; then
+		fleet_load_config "$cfg"
+	fi
+}
+
+# new_run_dir: RUN for a new run (--out, or a dated directory), which must
+# be empty, with its sweep.json and plan.tsv; build/sweep/latest points at it
+# in a checkout.
+new_run_dir() {
+	RUN=$(abspath "${OUT:-$(default_out)}")
+	if [ -e "$RUN" ] && [ -n "$(ls -A "$RUN" 2>/dev/null)" ]; then
+		die "$EXIT_USAGE" "$RUN exists and is not empty (use --resume to finish it, or another --out)"
+	fi
+	mkdir -p "$RUN"
+	save_config
+	if [ -n "$ROOT" ] && [ -z "$OUT" ]; then
+		ln -sfn "${RUN##*/}" "$ROOT/build/sweep/latest" 2>/dev/null || true
+	fi
+}

@@ -1,0 +1,78 @@
+# shellcheck shell=bash
+# state.sh - every global of tswap-sweep, named in one place: constants,
+# the settings (from the command line, the grid, or a resumed run's
+# sweep.json), the run's state, and the fleet's hosts.
+#
+# Owns: nothing but the declarations. Reads: SCRIPT_DIR, SWEEP_HOME (the
+# entry point). Sourced first; declare -g keeps the arrays global even when
+# a test sources the modules from a function (tests/sweep-lib.bats). The
+# comment over each variable names the module that writes it; the others
+# only read it.
+#
+# Single-quoted ${TSWAP_*} and `...` in the modules are literal on purpose:
+# fio expands ${VAR} in job files, and backticks are markdown.
+# shellcheck disable=SC2034 # used by the other modules
+
+readonly PROG=tswap-sweep
+readonly EXIT_OK=0 EXIT_THRESHOLD=1 EXIT_USAGE=2 EXIT_ERROR=3 EXIT_INTERRUPTED=130
+# The device ceiling: fio's own libaio engine at this bs and iodepth.
+readonly CEILING_BS=1m CEILING_QD=64
+# A point's CV above CV_FLAG is flagged; GB/s above CACHE_FACTOR x the
+# ceiling is taken for a cache serving reads (report warnings).
+readonly CV_FLAG=0.05 CACHE_FACTOR=1.10
+# The jq programs (jq/*.jq, run with jq -f).
+readonly JQ_DIR="$SWEEP_HOME/jq"
+
+# ROOT: the checkout when the script runs from one (sweep/../Makefile and
+# engine/), else empty (installed): it picks the defaults (paths.sh).
+ROOT=
+if [ -f "$SCRIPT_DIR/../Makefile" ] && [ -d "$SCRIPT_DIR/../engine" ]; then
+	ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
+fi
+readonly ROOT
+
+# --- settings: args.sh (options), then settings.sh / fleet.sh (defaults,
+# the grid's values, or a resumed run's sweep.json) --------------------------
+TARGET='' SIZE='' GRID=quick RW_OPT='' BACKEND_OPT='' TENSOR_OPT='' RUNTIME='' RAMP=''
+IO_SIZE='' REPEAT='' OUT='' RESUME='' DRY_RUN=0 MIN_READ='' MIN_WRITE='' COMPARE=''
+DESTRUCTIVE=0 FORCE=0 ENGINE='' CEILING=1 EMIT_DIR='' SWEEP_OPTS_SEEN=0
+# TARGET_KIND: file, block (target.sh) or fleet (fleet.sh); SIZE_BYTES:
+# bytes of the target used (settings.sh).
+TARGET_KIND='' SIZE_BYTES=''
+
+# --- the grid (grid.sh): list keys (the cartesian product) and scalar keys
+# (defaults for options) of the grid file --------------------------------------
+declare -ga G_RW=() G_BACKEND=() G_TENSOR=() G_IODEPTH=() G_BLOCK=() G_QD=()
+declare -ga G_WINDOW=() G_SUBMIT=() G_THREADS=()
+G_SIZE='' G_RUNTIME='' G_RAMP='' G_REPEAT='' G_DESC='' G_NAME='' G_CEILING=''
+
+# --- the run --------------------------------------------------------------------
+# PLAN_TEXT: the plan, one tab-separated line per point (grid.sh, format
+# there); RUN: the run directory (settings.sh); NOTES: notes for the report
+# (util.sh note, also in RUN/notes.txt).
+PLAN_TEXT='' RUN=''
+declare -ga NOTES=()
+# run.sh: the fio running now and the point directory it writes (the signal
+# trap stops and removes them); FINISHED[RUNKEY]=GB/s of the runs done
+# earlier (fleet: RUNKEY/HOSTID); DROP_NOTED: the page-cache note was given.
+FIO_PID='' TMP_POINT='' DROP_NOTED=0
+declare -gA FINISHED=()
+# report.sh: the --min-*-gbs checks.
+THRESHOLD_FAILED=0
+declare -ga THRESHOLD_LINES=()
+
+# --- fleet mode (--hosts): settings (args.sh, fleet.sh), one entry per host
+# in the H_* arrays (fleet.sh), the fio clients running now (fleet-run.sh) ----
+HOSTS_FILE='' FLEET=0 OUTLIER_PCT='' CONNECT_TIMEOUT='' HOST_TIMEOUT='' JUNIT_OUT='' FIO_WANT=''
+readonly FLEET_PORT=8765 OUTLIER_PCT_DEFAULT=20 CONNECT_TIMEOUT_DEFAULT=10 HOST_TIMEOUT_DEFAULT=120
+# H_ADDR: HOST,PORT for fio --client; H_LABEL: the name in reports; H_ID:
+# hNN-LABEL, the directory name; H_TARGET, H_ENGINE: paths on the host;
+# H_OPTS: the host's fio options, one a line; H_WHERE: FILE:LINE of the
+# hosts file; H_LOST: why the host is out of the rest of the run, or empty.
+declare -ga H_ADDR=() H_LABEL=() H_ID=() H_TARGET=() H_ENGINE=() H_OPTS=() H_WHERE=() H_LOST=()
+declare -ga FLEET_PIDS=() FLEET_TMPS=()
+# fleet.sh hosts_tokens: the words of a hosts-file line.
+declare -ga TOKENS=()
+# fleet-run.sh fleet_classify: why a host gave no result, and whether the
+# host itself is lost.
+REASON='' FATAL=0

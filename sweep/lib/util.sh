@@ -1,0 +1,107 @@
+# shellcheck shell=bash
+# util.sh - messages, numbers and sizes: the small pure helpers every
+# module uses.
+#
+# Owns: say/warn/die/usage_error (stdout, stderr, exit codes), note (the
+# report's notes), need_tools, fio size notation (size_to_bytes,
+# bytes_to_size, szname), is_uint/is_number, split_list, abspath, fmt_secs.
+# Reads: PROG, RUN. Writes: NOTES, RUN/notes.txt (note).
+
+say() { printf '%s\n' "$*"; }
+
+warn() { printf '%s: %s\n' "$PROG" "$*" >&2; }
+
+die() { # die CODE MESSAGE...
+	local code=$1
+	shift
+	printf '%s: %s\n' "$PROG" "$*" >&2
+	exit "$code"
+}
+
+usage_error() { die "$EXIT_USAGE" "$* (see --help)"; }
+
+note() {
+	NOTES+=("$1")
+	[ -z "$RUN" ] || printf '%s\n' "$1" >>"$RUN/notes.txt"
+}
+
+need_tools() {
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null 2>&1 || die "$EXIT_ERROR" "$t is not installed (make deps)"
+	done
+}
+
+# size_to_bytes STR: fio size notation (binary units: 1m = 1 MiB) to bytes.
+size_to_bytes() {
+	local s=${1,,} num unit mult
+	if [[ $s =~ ^([0-9]+)([kmgt]?)(i?b?)$ ]]; then
+		num=${BASH_REMATCH[1]}
+		unit=${BASH_REMATCH[2]}
+	else
+		return 1
+	fi
+	case $unit in
+	'') mult=1 ;;
+	k) mult=1024 ;;
+	m) mult=$((1024 * 1024)) ;;
+	g) mult=$((1024 * 1024 * 1024)) ;;
+	t) mult=$((1024 * 1024 * 1024 * 1024)) ;;
+	esac
+	printf '%d\n' "$((10#$num * mult))"
+}
+
+# bytes_to_size N: the shortest exact fio notation (1048576 -> 1m).
+bytes_to_size() {
+	local name
+	szname name "$1"
+	printf '%s\n' "$name"
+}
+
+# szname VAR N: bytes_to_size N into VAR without a subshell (hot loops).
+szname() {
+	local -n _out=$1
+	local n=$2
+	if ((n >= 1 << 30 && n % (1 << 30) == 0)); then
+		_out="$((n >> 30))g"
+	elif ((n >= 1 << 20 && n % (1 << 20) == 0)); then
+		_out="$((n >> 20))m"
+	elif ((n >= 1 << 10 && n % (1 << 10) == 0)); then
+		_out="$((n >> 10))k"
+	else
+		_out=$n
+	fi
+}
+
+is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
+
+is_number() { [[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]]; }
+
+# split_list STR: comma and/or blank separated list, one item per line.
+split_list() {
+	local item
+	local -a items
+	IFS=', ' read -r -a items <<<"$1"
+	for item in "${items[@]}"; do
+		[ -n "$item" ] && printf '%s\n' "$item"
+	done
+	return 0
+}
+
+# abspath PATH: absolute path without resolving symlinks of the last part.
+abspath() {
+	case $1 in
+	/*) printf '%s\n' "$1" ;;
+	*) printf '%s\n' "$PWD/$1" ;;
+	esac
+}
+
+# fmt_secs N -> M:SS or H:MM:SS
+fmt_secs() {
+	local s=$1
+	if ((s >= 3600)); then
+		printf '%d:%02d:%02d' "$((s / 3600))" "$((s % 3600 / 60))" "$((s % 60))"
+	else
+		printf '%d:%02d' "$((s / 60))" "$((s % 60))"
+	fi
+}

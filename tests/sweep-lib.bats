@@ -1,0 +1,214 @@
+#!/usr/bin/env bats
+# tests/sweep-lib.bats - the sweep's pure functions, with the modules of
+# sweep/lib/ sourced directly (no fio, no target, no run directory): fio
+# size notation, grid files and their expansion into plan lines, the
+# ceiling lines, and the aggregation and best pick of jq/aggregate.jq and
+# jq/best-aio.jq. The whole file runs in about a second.
+
+# '$...' in single quotes are jq's.
+# shellcheck disable=SC2016
+
+bats_require_minimum_version 1.5.0
+
+bats_load_library bats-support
+bats_load_library bats-assert
+
+# The entry point sets these two, then sources state.sh first.
+SCRIPT_DIR=$(cd "$BATS_TEST_DIRNAME/../sweep" && pwd)
+SWEEP_HOME=$SCRIPT_DIR
+# shellcheck source=../sweep/lib/state.sh
+. "$SWEEP_HOME/lib/state.sh"
+# shellcheck source=../sweep/lib/util.sh
+. "$SWEEP_HOME/lib/util.sh"
+# shellcheck source=../sweep/lib/paths.sh
+. "$SWEEP_HOME/lib/paths.sh"
+# shellcheck source=../sweep/lib/grid.sh
+. "$SWEEP_HOME/lib/grid.sh"
+# shellcheck source=../sweep/lib/results.sh
+. "$SWEEP_HOME/lib/results.sh"
+
+setup() {
+	TMP=$BATS_TEST_TMPDIR
+}
+
+# grid_from LINES...: a grid file of LINES, loaded (load_grid).
+grid_from() {
+	printf '%s\n' "$@" >"$TMP/t.grid"
+	load_grid "$TMP/t.grid"
+}
+
+@test "size_to_bytes: fio notation, binary units, case and an optional iB/B suffix" {
+	assert_equal "$(size_to_bytes 4096)" 4096
+	assert_equal "$(size_to_bytes 4k)" 4096
+	assert_equal "$(size_to_bytes 1M)" 1048576
+	assert_equal "$(size_to_bytes 1MiB)" 1048576
+	assert_equal "$(size_to_bytes 2gb)" 2147483648
+	assert_equal "$(size_to_bytes 1t)" 1099511627776
+	assert_equal "$(size_to_bytes 010m)" 10485760 # not octal
+	local bad
+	for bad in '' 1.5m -1m 1x m 1m2 '1 m' '$(id)'; do
+		run size_to_bytes "$bad"
+		assert_failure 1
+		assert_output ''
+	done
+}
+
+@test "bytes_to_size and szname: the shortest exact notation" {
+	assert_equal "$(bytes_to_size 1048576)" 1m
+	assert_equal "$(bytes_to_size 1073741824)" 1g
+	assert_equal "$(bytes_to_size 3221225472)" 3g
+	assert_equal "$(bytes_to_size 1572864)" 1536k
+	assert_equal "$(bytes_to_size 4097)" 4097
+	assert_equal "$(bytes_to_size 512)" 512
+	local v
+	szname v 67108864
+	assert_equal "$v" 64m
+	# round trip
+	for v in 4k 1m 400m 1g 1536k 12345; do
+		assert_equal "$(bytes_to_size "$(size_to_bytes "$v")")" "$v"
+	done
+}
+
+@test "split_list: commas and blanks separate, empty items dropped" {
+	run -0 split_list 'read, write,,io_uring  libaio'
+	assert_equal "${lines[*]}" 'read write io_uring libaio'
+	run -0 split_list ''
+	assert_output ''
+}
+
+@test "load_grid: values, DeepSpeed's defaults for keys left out, scalar keys" {
+	grid_from '# a comment' 'rw read  # trailing comment' 'qd 8 32' 'runtime 3' 'ceiling off' 'description two  words'
+	assert_equal "$G_NAME" t
+	assert_equal "${G_RW[*]}" read
+	assert_equal "${G_QD[*]}" '8 32'
+	assert_equal "$G_RUNTIME" 3
+	assert_equal "$G_CEILING" off
+	assert_equal "$G_DESC" 'two words'
+	# the keys left out: ds_config aio defaults
+	assert_equal "${G_BACKEND[*]} ${G_TENSOR[*]} ${G_IODEPTH[*]} ${G_BLOCK[*]}" 'libaio 64m 1 1m'
+	assert_equal "${G_WINDOW[*]} ${G_SUBMIT[*]} ${G_THREADS[*]}" 'overlap block 1'
+}
+
+@test "load_grid: a bad line exits 2 naming FILE:LINE and the rule" {
+	run grid_from 'rw read' 'window sideways'
+	assert_failure 2
+	assert_output "tswap-sweep: $TMP/t.grid:2: window must be sequential or overlap, not 'sideways'"
+	run grid_from 'block 0'
+	assert_failure 2
+	assert_output --partial 't.grid:1: block: must not be 0'
+	run grid_from 'threads 2 x'
+	assert_failure 2
+	assert_output --partial "threads: not a positive integer: 'x'"
+	run grid_from 'speed 11'
+	assert_failure 2
+	assert_output --partial "unknown grid key 'speed'"
+	run grid_from 'runtime 0'
+	assert_failure 2
+	assert_output --partial 'runtime must be at least 1'
+}
+
+@test "expand_grid: the cartesian product as plan lines, sizes in bytes, keys unique" {
+	grid_from 'rw read write' 'tensor 4m' 'block 1m 512k' 'qd 8 16' 'window overlap' 'submit block single' 'threads 1'
+	run -0 expand_grid
+	assert_equal "${#lines[@]}" 16 # 2 rw x 2 block x 2 qd x 2 submit
+	assert_equal "${lines[0]}" "$(printf '%s\t' read-libaio-t4m-b1m-q8-block-overlap-p1-d1 tswap read libaio 4194304 1048576 8 block overlap 1)1"
+	assert_equal "$(printf '%s\n' "${lines[@]}" | cut -f1 | sort -u | wc -l)" 16
+	assert_equal "$(printf '%s\n' "${lines[@]}" | awk -F '\t' 'NF != 11' | wc -l)" 0
+}
+
+@test "expand_grid: tensors that do not split into 4096-aligned parts per thread, and unaligned blocks, are left out with a note" {
+	grid_from 'rw read' 'tensor 4m' 'threads 1 3' 'block 1m 6000' 'qd 4'
+	run --separate-stderr -0 expand_grid
+	# threads 3 does not divide 4m; block 6000 is not a multiple of 4096
+	assert_equal "${#lines[@]}" 1
+	assert_equal "$(cut -f1 <<<"$output")" read-libaio-t4m-b1m-q4-block-overlap-p1-d1
+	assert_equal "$stderr" 'tswap-sweep: left out 3 point(s) whose tensor size is not divisible into 4096-aligned parts per thread, or whose block size is not a multiple of 4096'
+}
+
+@test "add_ceilings: one fio libaio line before each direction's first point; plan_writes" {
+	grid_from 'rw read write' 'qd 8 16'
+	PLAN_TEXT=$(add_ceilings "$(expand_grid)")
+	run -0 cut -f1,2,4,5,7 <<<"$PLAN_TEXT"
+	assert_equal "${#lines[@]}" 6
+	assert_equal "${lines[0]}" "$(printf 'ceiling-read-fio-libaio-bs1m-qd64\tceiling\tfio-libaio\t1048576\t64')"
+	assert_equal "${lines[3]}" "$(printf 'ceiling-write-fio-libaio-bs1m-qd64\tceiling\tfio-libaio\t1048576\t64')"
+	assert_equal "$(plan_writes)" 1
+	PLAN_TEXT=$(grep -v write <<<"$PLAN_TEXT")
+	assert_equal "$(plan_writes)" 0
+}
+
+# result RUNKEY POINT REPEAT GBS [STATUS]: one result.json object of the plan
+# point POINT (its settings from PLAN_TEXT).
+result() {
+	jq -n --arg runkey "$1" --arg point "$2" --argjson repeat "$3" --argjson gbs "$4" \
+		--arg status "${5:-ok}" --slurpfile plan <(plan_json) '
+		($plan[0][] | select(.point == $point)) + {runkey: $runkey, repeat: $repeat,
+		 status: $status, error: (if $status == "ok" then "" else "boom" end),
+		 gbs: (if $status == "ok" then $gbs else null end),
+		 ops_per_s: 1, clat_p50_us: 10, clat_p99_us: 20, clat_p999_us: 30, submit_per_gb: 2}'
+}
+
+@test "aggregate_json: medians and CV over repeats, % of ceiling, flags, and the best read, write, combined and aio picks" {
+	grid_from 'rw read write' 'backend libaio io_uring' 'tensor 4m' 'qd 8 16'
+	PLAN_TEXT=$(add_ceilings "$(expand_grid)")
+	local rl8=read-libaio-t4m-b1m-q8-block-overlap-p1-d1 rl16=read-libaio-t4m-b1m-q16-block-overlap-p1-d1
+	local ru8=read-io_uring-t4m-b1m-q8-block-overlap-p1-d1 wl8=write-libaio-t4m-b1m-q8-block-overlap-p1-d1
+	local wl16=write-libaio-t4m-b1m-q16-block-overlap-p1-d1 wu16=write-io_uring-t4m-b1m-q16-block-overlap-p1-d1
+	{
+		result ceiling-read-fio-libaio-bs1m-qd64.r1 ceiling-read-fio-libaio-bs1m-qd64 1 2.0
+		result ceiling-write-fio-libaio-bs1m-qd64.r1 ceiling-write-fio-libaio-bs1m-qd64 1 1.0
+		# rl8: repeats 1.0, 1.2, 1.1 -> median 1.1, CV 0.0909 (flagged)
+		result "$rl8.r1" "$rl8" 1 1.0
+		result "$rl8.r2" "$rl8" 2 1.2
+		result "$rl8.r3" "$rl8" 3 1.1
+		result "$rl16.r1" "$rl16" 1 1.5
+		result "$rl16.r2" "$rl16" 2 1.5
+		# io_uring reads fastest, and above 1.1 x the ceiling (a cache)
+		result "$ru8.r1" "$ru8" 1 2.5
+		result "$wl8.r1" "$wl8" 1 0.9
+		result "$wl16.r1" "$wl16" 1 0.3
+		result "$wl16.r2" "$wl16" 2 0 error
+		result "$wu16.r1" "$wu16" 1 0.95
+	} | jq -s . >"$TMP/results.json"
+	aggregate_json "$TMP/results.json" >"$TMP/agg.json"
+	run -0 jq -c '.ceiling' "$TMP/agg.json"
+	assert_output '{"read":2,"write":1}'
+	run -0 jq -r --arg p "$rl8" '.points[] | select(.point == $p)
+		| "\(.gbs) \(.cv * 1e4 | round) \(.cv_flag) \(.pct_ceiling) \(.runs) \(.ok_runs) \(.status)"' "$TMP/agg.json"
+	assert_output '1.1 909 true 55.00000000000001 3 3 ok'
+	run -0 jq -r --arg p "$wl16" '.points[] | select(.point == $p) | "\(.gbs) \(.cv) \(.status) \(.errors)"' "$TMP/agg.json"
+	assert_output '0.3 null partial ["boom"]'
+	run -0 jq -r --arg p "$ru8" '.points[] | select(.point == $p) | "\(.above_ceiling) \(.pct_ceiling)"' "$TMP/agg.json"
+	assert_output 'true 125'
+	run -0 jq -r '.points[] | select(.status == "not run") | .point' "$TMP/agg.json"
+	assert_output "$(printf '%s\n' read-io_uring-t4m-b1m-q16-block-overlap-p1-d1 write-io_uring-t4m-b1m-q8-block-overlap-p1-d1)"
+	# best read and write: the highest median of any backend
+	run -0 jq -r '"\(.best.read.point) \(.best.write.point)"' "$TMP/agg.json"
+	assert_output "$ru8 $wu16"
+	# combined: the settings with the highest read + write sum, over the
+	# settings with both: libaio q8 (1.1 + 0.9) beats libaio q16 (1.5 +
+	# 0.3); io_uring has no read and write of the same settings
+	run -0 jq -c '.best.combined | {qd, backend, sum_gbs: (.sum_gbs * 1000 | round)}' "$TMP/agg.json"
+	assert_output '{"qd":8,"backend":"libaio","sum_gbs":2000}'
+	# best-aio.json comes from the best libaio pair, never from io_uring
+	run -0 jq -c '.best.aio_source | {backend, qd, why}' "$TMP/agg.json"
+	assert_output '{"backend":"libaio","qd":8,"why":"Best libaio read + write GB/s (sum)"}'
+	run -0 jq -c -f "$SWEEP_HOME/jq/best-aio.jq" "$TMP/agg.json"
+	assert_output '{"aio":{"block_size":1048576,"queue_depth":8,"intra_op_parallelism":1,"single_submit":false,"overlap_events":true,"use_gds":false}}'
+}
+
+@test "aggregate_json: with one direction only, best-aio.json takes the best libaio point of it; with none, {}" {
+	grid_from 'rw read' 'qd 8 16'
+	PLAN_TEXT=$(expand_grid)
+	{
+		result r1 read-libaio-t64m-b1m-q8-block-overlap-p1-d1 1 1.0
+		result r2 read-libaio-t64m-b1m-q16-block-overlap-p1-d1 1 1.4
+	} | jq -s . >"$TMP/results.json"
+	aggregate_json "$TMP/results.json" >"$TMP/agg.json"
+	run -0 jq -c '{c: .best.combined, w: .best.write, ceiling, a: (.best.aio_source | {qd, why})}' "$TMP/agg.json"
+	assert_output '{"c":null,"w":null,"ceiling":{},"a":{"qd":16,"why":"Best libaio read GB/s"}}'
+	printf '[]\n' >"$TMP/none.json"
+	aggregate_json "$TMP/none.json" >"$TMP/agg.json"
+	run -0 jq -c -f "$SWEEP_HOME/jq/best-aio.jq" "$TMP/agg.json"
+	assert_output '{}'
+}
