@@ -12,8 +12,11 @@
 #   TSWAP_TARGET  swap file or block device       default: <checkout>/build/scratch/tswap.swap
 #                                                 (installed copy: ./tswap-scratch.swap)
 #   TSWAP_SIZE    bytes of the target to use      default: 1g (fio size notation)
+#   TSWAP_ZERO_DIR  folder for the zero-infinity-step-*.fio swap files
+#                                                 default: <checkout>/build/scratch/zero
+#                                                 (installed copy: ./tswap-zero)
 #
-# and creates the directory of the default scratch file. A TSWAP_TARGET that
+# and creates the directories of the default scratch file and folder. A TSWAP_TARGET that
 # contains ':' must escape it as '\:' (fio splits filename= on ':').
 # The write profiles overwrite TSWAP_SIZE bytes of TSWAP_TARGET: never point
 # them at a device that holds data you want.
@@ -36,6 +39,14 @@ if [ -z "${TSWAP_TARGET:-}" ]; then
 		TSWAP_TARGET=$PWD/tswap-scratch.swap # installed: the current directory
 	fi
 fi
+if [ -z "${TSWAP_ZERO_DIR:-}" ]; then
+	if [ -f "$_tswap_root/Makefile" ]; then
+		TSWAP_ZERO_DIR=$_tswap_root/build/scratch/zero
+		mkdir -p "$TSWAP_ZERO_DIR"
+	else
+		TSWAP_ZERO_DIR=$PWD/tswap-zero # installed: the current directory
+	fi
+fi
 : "${TSWAP_SIZE:=1g}"
-export TSWAP_ENGINE TSWAP_TARGET TSWAP_SIZE
+export TSWAP_ENGINE TSWAP_TARGET TSWAP_SIZE TSWAP_ZERO_DIR
 unset _tswap_jobs_dir _tswap_root
