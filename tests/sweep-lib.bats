@@ -182,19 +182,25 @@ result() {
 	assert_output 'true 125'
 	run -0 jq -r '.points[] | select(.status == "not run") | .point' "$TMP/agg.json"
 	assert_output "$(printf '%s\n' read-io_uring-t4m-b1m-q16-block-overlap-p1-d1 write-io_uring-t4m-b1m-q8-block-overlap-p1-d1)"
-	# best read and write: the highest median of any backend
+	# flags: the reasons not to trust a point; a flagged point is never a pick
+	run -0 jq -c '[.points[] | select(.gbs != null) | {q: .qd, rw, b: .backend, flags, trusted}]' "$TMP/agg.json"
+	assert_output '[{"q":8,"rw":"read","b":"libaio","flags":["cv"],"trusted":false},{"q":16,"rw":"read","b":"libaio","flags":[],"trusted":true},{"q":8,"rw":"read","b":"io_uring","flags":["above ceiling"],"trusted":false},{"q":8,"rw":"write","b":"libaio","flags":[],"trusted":true},{"q":16,"rw":"write","b":"libaio","flags":["partial"],"trusted":false},{"q":16,"rw":"write","b":"io_uring","flags":[],"trusted":true}]'
+	# best read and write: the highest median among trusted points; the
+	# io_uring read above the ceiling (2.5) is skipped
 	run -0 jq -r '"\(.best.read.point) \(.best.write.point)"' "$TMP/agg.json"
-	assert_output "$ru8 $wu16"
-	# combined: the settings with the highest read + write sum, over the
-	# settings with both: libaio q8 (1.1 + 0.9) beats libaio q16 (1.5 +
-	# 0.3); io_uring has no read and write of the same settings
-	run -0 jq -c '.best.combined | {qd, backend, sum_gbs: (.sum_gbs * 1000 | round)}' "$TMP/agg.json"
-	assert_output '{"qd":8,"backend":"libaio","sum_gbs":2000}'
-	# best-aio.json comes from the best libaio pair, never from io_uring
+	assert_output "$rl16 $wu16"
+	# combined needs a trusted read and write of the same settings: libaio
+	# q8's read has a CV flag, q16's write is partial: none
+	run -0 jq -c '.best.combined' "$TMP/agg.json"
+	assert_output 'null'
+	# so best-aio.json comes from the best trusted libaio point of one
+	# direction, never from io_uring
 	run -0 jq -c '.best.aio_source | {backend, qd, why}' "$TMP/agg.json"
-	assert_output '{"backend":"libaio","qd":8,"why":"Best libaio read + write GB/s (sum)"}'
+	assert_output '{"backend":"libaio","qd":16,"why":"Best libaio read GB/s"}'
 	run -0 jq -c -f "$SWEEP_HOME/jq/best-aio.jq" "$TMP/agg.json"
-	assert_output '{"aio":{"block_size":1048576,"queue_depth":8,"intra_op_parallelism":1,"single_submit":false,"overlap_events":true,"use_gds":false}}'
+	assert_output '{"aio":{"block_size":1048576,"queue_depth":16,"intra_op_parallelism":1,"single_submit":false,"overlap_events":true,"use_gds":false}}'
+	run -0 jq -c '.trust' "$TMP/agg.json"
+	assert_output '{"trusted":3,"flagged":3,"libaio_with_result":4}'
 }
 
 @test "aggregate_json: with one direction only, best-aio.json takes the best libaio point of it; with none, {}" {

@@ -1,7 +1,11 @@
-# aggregate.jq - Per-point medians and CV over the runs (input: an array of
-# result.json), the ceiling per direction, % of ceiling, CV and cache flags,
-# and the best read, write, combined and libaio (best-aio) points. $plan:
-# the plan (plan.jq). Used by results.sh aggregate_json.
+# aggregate.jq - Per-point medians, min-max intervals and CV over the runs
+# (input: an array of result.json), the ceiling per direction, % of ceiling,
+# the flags that make a point untrustworthy, and the picks: best read,
+# write, combined and libaio (best-aio), each from trustworthy points only,
+# with its runner-up, margin, ties and a confidence statement (pick.jq,
+# docs/sweep.md "How the pick is made"). $plan: the plan (plan.jq). Used by
+# results.sh aggregate_json (jq -L sweep/jq).
+include "pick";
 def median: sort | if length == 0 then null
 	elif length % 2 == 1 then .[length / 2 | floor]
 	else (.[length / 2 - 1] + .[length / 2]) / 2 end;
@@ -19,6 +23,12 @@ def cv: if length < 2 then null else
 		    elif ($r | length) == 0 then "not run" else "error" end),
 	   errors: [$r[] | select(.status != "ok") | .error],
 	   gbs: ($ok | map(.gbs) | median), cv: ($ok | map(.gbs) | cv),
+	   lo: ($ok | map(.gbs) | min), hi: ($ok | map(.gbs) | max),
+	   # fio's steady-state detection: true when every ok run attained
+	   # it, false when one did not, null in fixed-runtime mode
+	   steady: ($ok | map(.steady) | if any(. == false) then false
+		    elif length > 0 and all(. == true) then true else null end),
+	   steady_s: ($ok | map(.steady_s | select(. != null)) | max),
 	   ops_per_s: ($ok | map(.ops_per_s) | median),
 	   clat_p50_us: ($ok | map(.clat_p50_us) | median),
 	   clat_p99_us: ($ok | map(.clat_p99_us) | median),
@@ -31,21 +41,27 @@ def cv: if length < 2 then null else
    points: [$pts[] | select(.kind == "tswap")
 	    | . + {pct_ceiling: (if $c.ceiling[.rw] and .gbs then 100 * .gbs / $c.ceiling[.rw] else null end),
 		   cv_flag: ((.cv // 0) > $cvflag),
-		   above_ceiling: (if $c.ceiling[.rw] and .gbs then .gbs > $cache * $c.ceiling[.rw] else false end)}]}
+		   above_ceiling: (if $c.ceiling[.rw] and .gbs then .gbs > $cache * $c.ceiling[.rw] else false end)}
+	    | . + {flags: flags}
+	    | . + {trusted: (.gbs != null and (.flags | length) == 0)}]}
 | . as $a
-| ($a.points | map(select(.gbs != null))) as $good
-| def best(f): ($good | map(select(f)) | max_by(.gbs)) // null;
+| ($a.points | map(select(.trusted))) as $good
+| def best(f): ($good | map(select(f)) | pick) // null;
   def cfg: {backend, tensor, block, qd, submit, window, threads, iodepth};
   # the write of the same settings, by a key (a scan per read is
   # quadratic: seconds per thousand points)
 (reduce ($good[] | select(.rw == "write")) as $w ({}; .[$w | cfg | tojson] = $w)) as $W
 | ([$good[] | select(.rw == "read") | . as $r
     | $W[$r | cfg | tojson] | select(. != null) as $w
-    | ($r | cfg) + {read_gbs: $r.gbs, write_gbs: $w.gbs, sum_gbs: ($r.gbs + $w.gbs)}]) as $pairs
-| ($pairs | max_by(.sum_gbs)) as $combined
+    | ($r | cfg) + {point: ($r.point | sub("^read-"; "")), ok_runs: ([$r.ok_runs, $w.ok_runs] | min),
+		    read_gbs: $r.gbs, write_gbs: $w.gbs, sum_gbs: ($r.gbs + $w.gbs),
+		    gbs: ($r.gbs + $w.gbs), lo: ($r.lo + $w.lo), hi: ($r.hi + $w.hi)}]) as $pairs
+| ($pairs | pick) as $combined
 | ($pairs | map(select(.backend == "libaio"))
-   | max_by(.sum_gbs) | if . then del(.read_gbs, .write_gbs) + {why: "Best libaio read + write GB/s (sum)"} else null end) as $aio_both
-| ($good | map(select(.backend == "libaio")) | max_by(.gbs)
-   | if . then cfg + {why: "Best libaio \(.rw) GB/s"} else null end) as $aio_one
-| $a + {best: {read: best(.rw == "read"), write: best(.rw == "write"),
+   | pick | if . then del(.read_gbs, .write_gbs) + {why: "Best libaio read + write GB/s (sum)"} else null end) as $aio_both
+| ($good | map(select(.backend == "libaio")) | pick
+   | if . then cfg + {point, gbs, lo, hi, tie, tied, runner_up, margin_pct, confidence, why: "Best libaio \(.rw) GB/s"} else null end) as $aio_one
+| $a + {trust: {trusted: ($good | length), flagged: ([$a.points[] | select(.gbs != null and (.trusted | not))] | length),
+		libaio_with_result: ([$a.points[] | select(.backend == "libaio" and .gbs != null)] | length)},
+	best: {read: best(.rw == "read"), write: best(.rw == "write"),
 	       combined: $combined, aio_source: ($aio_both // $aio_one)}}

@@ -1,5 +1,6 @@
-# report-head.jq - report.md's header and best-settings table from
-# sweep.json; $agg: aggregate.json. Used by report.sh write_report.
+# report-head.jq - report.md's header (after the title and the pick lines
+# of report-pick.jq) and best-settings table from sweep.json; $agg:
+# aggregate.json. Used by report.sh write_report.
 ($agg[0]) as $a
 | def g: if . == null then "-" else (. * 1000 | round / 1000 | tostring) end;
   def p1: if . == null then "-" else (. * 10 | round / 10 | tostring) end;
@@ -8,8 +9,6 @@
 	  elif . >= 1024 and . % 1024 == 0 then "\(. / 1024)K" else tostring end;
   def pc: (.pct_ceiling | p1) + (if .above_ceiling then " (above the ceiling: see Warnings)" else "" end);
   def row: "| \(.backend) | \(.tensor | sz) | \(.block | sz) | \(.qd) | \(.submit) | \(.window) | \(.threads) | \(.iodepth) |";
-"# tswap sweep report",
-"",
 "- host: `\(.host)`, kernel \(.kernel), \(.fio_version), run started \(.created)",
 "- target: `\(.target)` (\(.target_kind)), \(.size) used",
 "- grid: **\(.grid)**\(if .grid_description != "" then " (\(.grid_description))" else "" end), \($a.points | length) points x \(.repeat) repeat(s), " +

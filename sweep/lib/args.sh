@@ -78,7 +78,9 @@ Fleet (docs/fleet.md)
 
 Exit codes: 0 pass; 1 threshold missed (fleet: a host below the bar or an
 outlier); 2 usage error or refused target; 3 run error (a point failed, a
-host failed or was unreachable, fio or the engine missing); 130 interrupted.
+host failed or was unreachable, fio or the engine missing); 4 no trustworthy
+point (every point with a result is flagged: above the ceiling, failed, CV,
+not steady; best-aio.json then has no aio block); 130 interrupted.
 EOF
 }
 

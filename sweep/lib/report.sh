@@ -2,8 +2,9 @@
 # report.sh - the run's verdict and report.md, the comparison with another
 # run, and the summary on stdout (one host).
 #
-# Owns: check_thresholds, write_report (jq/report-*.jq), write_compare
-# (jq/compare-*.jq), print_summary (jq/summary.jq). Reads: RUN/sweep.json,
+# Owns: check_thresholds, write_report (jq/report-*.jq; its first lines,
+# the pick, from jq/report-pick.jq), write_compare (jq/compare-*.jq),
+# print_summary (jq/summary.jq), untrusted (exit 4). Reads: RUN/sweep.json,
 # aggregate.json, best-aio.json, notes.txt, plots/, MIN_READ, MIN_WRITE.
 # Writes: THRESHOLD_FAILED, THRESHOLD_LINES; RUN/report.md, compare.md.
 # shellcheck disable=SC2034 # sets THRESHOLD_FAILED (state.sh)
@@ -35,9 +36,13 @@ write_report() {
 	if [ -f "$RUN/notes.txt" ]; then notes=$(sort -u "$RUN/notes.txt"); fi
 	[ -f "$RUN/cache-dropped" ] && dropped=1
 	{
+		printf '# tswap sweep report\n\n'
+		jq -r -L "$JQ_DIR" -f "$JQ_DIR/report-pick.jq" "$RUN/aggregate.json"
 		jq -r --slurpfile agg "$RUN/aggregate.json" --arg notes "$notes" --argjson dropped "$dropped" -f "$JQ_DIR/report-head.jq" "$cfg"
 		printf '## DeepSpeed aio config (best-aio.json)\n\n'
-		if [ "$(jq 'length' "$RUN/best-aio.json")" = 0 ]; then
+		if [ "$(jq '.trusted' "$RUN/best-aio.json")" = false ]; then
+			printf 'No trustworthy libaio point: no config. %s.\n\n' "$(jq -r '.reason' "$RUN/best-aio.json")"
+		elif [ "$(jq 'length' "$RUN/best-aio.json")" = 0 ]; then
 			printf 'No successful libaio point: no config.\n\n'
 		else
 			printf '%s\n\n' "$(jq -r '.best.aio_source.why' "$RUN/aggregate.json"). Paste into the ds_config (see docs/deepspeed.md):"
@@ -52,7 +57,7 @@ write_report() {
 		printf '## Warnings\n\n'
 		jq -r --argjson cvflag "$CV_FLAG" -f "$JQ_DIR/report-warnings.jq" "$RUN/aggregate.json"
 		printf '\n## All points\n\n'
-		printf 'Sorted by direction, then GB/s. CV: coefficient of variation over repeats (! above 5%%). %% of ceiling: ! more than 10%% above it. Latencies are fio completion latencies of whole tensor operations.\n\n'
+		printf 'Sorted by direction, then GB/s (median, with the min-max over repeats). Flagged points are never picked (docs/sweep.md). CV: coefficient of variation over repeats (! above 5%%). %% of ceiling: ! more than 10%% above it. Latencies are fio completion latencies of whole tensor operations.\n\n'
 		printf '| point | GB/s | CV %% | %% of ceiling | op/s | p50 ms | p99 ms | p99.9 ms | io_submit per GB | status |\n'
 		printf '|---|---|---|---|---|---|---|---|---|---|\n'
 		jq -r -f "$JQ_DIR/report-points.jq" \
@@ -92,5 +97,13 @@ print_summary() {
 	jq -r -f "$JQ_DIR/summary.jq" "$RUN/aggregate.json"
 	say "report:     $RUN/report.md"
 	say "csv:        $RUN/summary.csv"
-	say "best-aio:   $RUN/best-aio.json $(jq -c .aio "$RUN/best-aio.json")"
+	say "best-aio:   $RUN/best-aio.json $(jq -c '.aio // "no trustworthy point: no aio block"' "$RUN/best-aio.json")"
+}
+
+# untrusted: true when the run has results but no trustworthy pick: every
+# point with a result is flagged, or every libaio one (best-aio.json
+# without an aio block). The entry point exits EXIT_UNTRUSTED then.
+untrusted() {
+	jq -e -s '(.[0].trust as $t | ($t.trusted == 0 and $t.flagged > 0)) or (.[1].trusted == false)' \
+		"$RUN/aggregate.json" "$RUN/best-aio.json" >/dev/null
 }

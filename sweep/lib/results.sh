@@ -68,7 +68,7 @@ collect() {
 # aggregate_json RESULTS: per-point medians over the runs in RESULTS (a JSON
 # array of result.json objects), CV, ceiling, best points; on stdout.
 aggregate_json() {
-	jq --slurpfile plan <(plan_json) --argjson cvflag "$CV_FLAG" --argjson cache "$CACHE_FACTOR" -f "$JQ_DIR/aggregate.jq" "$1"
+	jq -L "$JQ_DIR" --slurpfile plan <(plan_json) --argjson cvflag "$CV_FLAG" --argjson cache "$CACHE_FACTOR" -f "$JQ_DIR/aggregate.jq" "$1"
 }
 
 # plan_json: the plan as a JSON array.

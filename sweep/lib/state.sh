@@ -14,7 +14,9 @@
 # shellcheck disable=SC2034 # used by the other modules
 
 readonly PROG=tswap-sweep
-readonly EXIT_OK=0 EXIT_THRESHOLD=1 EXIT_USAGE=2 EXIT_ERROR=3 EXIT_INTERRUPTED=130
+# EXIT_UNTRUSTED: every point with a result is flagged (report.sh
+# untrusted_status): no pick, best-aio.json without an aio block.
+readonly EXIT_OK=0 EXIT_THRESHOLD=1 EXIT_USAGE=2 EXIT_ERROR=3 EXIT_UNTRUSTED=4 EXIT_INTERRUPTED=130
 # The device ceiling: fio's own libaio engine at this bs and iodepth.
 readonly CEILING_BS=1m CEILING_QD=64
 # A point's CV above CV_FLAG is flagged; GB/s above CACHE_FACTOR x the

@@ -1,0 +1,56 @@
+# pick.jq - The trust flags of a point and the pick among trustworthy
+# points, as jq functions (a module: aggregate.jq includes it, jq -L
+# sweep/jq). docs/sweep.md "How the pick is made" is the reference.
+#
+# flags: a point's reasons not to trust it (strings, [] when none):
+#   "above ceiling" (GB/s > CACHE_FACTOR x the device ceiling: a cache),
+#   "failed" (no ok run), "partial" (some runs failed), "not run",
+#   "cv" (CV over repeats above CV_FLAG), "not steady" (fio's steady-state
+#   detection did not attain within the runtime in some run).
+def flags:
+	[ (if .above_ceiling then "above ceiling" else empty end),
+	  (if .status == "error" then "failed" elif .status == "partial" then "partial"
+	   elif .status == "not run" then "not run" else empty end),
+	  (if .cv_flag then "cv" else empty end),
+	  (if .steady == false then "not steady" else empty end) ];
+
+# cost: the cost order among tied configs, cheapest first: fewer intra-op
+# threads, then less pinned memory per thread (queue depth x block size
+# bytes: DeepSpeed pins queue_depth buffers of block_size), then block
+# submit before single submit (fewer io_submit calls), then GB/s.
+def cost: [.threads, .qd * .block, (if .submit == "block" then 0 else 1 end), -.gbs];
+
+def pct(a; b): if b == null or b == 0 then null else 100 * (a - b) / b end;
+def r1: . * 10 | round / 10;
+def g3: . * 1000 | round / 1000;
+
+# pick: over an array of trustworthy candidates, each with .point, .gbs
+# (median), .lo and .hi (min and max over the ok repeats), .ok_runs and the
+# settings: the highest median; every candidate whose interval overlaps
+# that one's (.hi >= top.lo) is tied with it within noise; the pick is the
+# cheapest of the tied (cost). Adds tie (bool), tied (points, by GB/s),
+# runner_up ({point, gbs, lo, hi}: the best other candidate), margin_pct
+# (pick's median over the runner-up's, %) and confidence (words). null on
+# an empty array.
+def pick:
+	if length == 0 then null else
+	sort_by(-.gbs) as $s
+	| $s[0] as $top
+	| [$s[] | select(.hi >= $top.lo)] as $tied
+	| ($tied | sort_by(cost) | .[0]) as $p
+	| ([$s[] | select(.point != $p.point)] | .[0]) as $ru
+	| ([$p.ok_runs, ($ru.ok_runs // $p.ok_runs)] | min) as $n
+	| $p + {tie: (($tied | length) > 1),
+		tied: [$tied[] | .point],
+		runner_up: (if $ru then {point: $ru.point, gbs: $ru.gbs, lo: $ru.lo, hi: $ru.hi} else null end),
+		margin_pct: (if $ru then pct($p.gbs; $ru.gbs) else null end),
+		confidence: (
+		  if $ru == null then "only trustworthy point: nothing to compare it with"
+		  elif ($tied | length) > 1 then
+			"tie within noise: the min-max intervals of \($tied | length) configs overlap; picked the cheapest of them (fewer threads, then less pinned memory, then block submit)"
+		  elif $n < 3 then
+			"low confidence: \($n) repeat(s) per point, too few for an interval; its median is \(pct($p.gbs; $ru.gbs) | r1)% above the runner-up (use --repeat 3 or more)"
+		  else
+			"clear: its slowest of \($p.ok_runs) repeats (\($p.lo | g3) GB/s) beats the runner-up's fastest (\($ru.hi | g3) GB/s); median \(pct($p.gbs; $ru.gbs) | r1)% above it"
+		  end)}
+	end;

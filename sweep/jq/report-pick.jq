@@ -1,0 +1,29 @@
+# report-pick.jq - report.md's first lines: the pick best-aio.json comes
+# from, its median and min-max interval, its margin over the runner-up,
+# ties and the confidence in words, then the same for the best read and
+# write; or that no point is trustworthy. Input: aggregate.json (the picks
+# of pick.jq). Used by report.sh write_report.
+def g: if . == null then "-" else (. * 1000 | round / 1000 | tostring) end;
+def r1: . * 10 | round / 10;
+def sz: if . >= 1073741824 and . % 1073741824 == 0 then "\(. / 1073741824)G"
+	elif . >= 1048576 and . % 1048576 == 0 then "\(. / 1048576)M"
+	elif . >= 1024 and . % 1024 == 0 then "\(. / 1024)K" else tostring end;
+def cfgtext: "\(.backend), block \(.block | sz), queue depth \(.qd), \(.submit) submit, \(.window) window, \(.threads) thread(s), tensor \(.tensor | sz)";
+def ival: "\(.gbs | g) GB/s (min-max \(.lo | g)-\(.hi | g))";
+def margin: if .runner_up == null then "no runner-up"
+	else "\(if .margin_pct >= 0 then "+" else "" end)\(.margin_pct | r1)% over the runner-up `\(.runner_up.point)`, \(.runner_up | ival)" end;
+def lines($what):
+	"- margin: \(margin)",
+	"- confidence: \(.confidence)",
+	(if .tie then "- tied within noise: \(.tied | map("`\(.)`") | join(", "))" else empty end);
+.best as $b
+| if $b.aio_source then
+	($b.aio_source | "**Pick** (best-aio.json): \(cfgtext); \(.why): \(ival)", lines("aio"))
+  elif (.trust.trusted // 0) == 0 and (.trust.flagged // 0) > 0 then
+	"**No trustworthy pick**: every point with a result is flagged (Warnings: above the ceiling, failed, CV or not steady); best-aio.json has no aio block and the sweep exits 4. Rerun on an idle machine, with more repeats (--repeat) or a longer runtime."
+  elif (.trust.libaio_with_result // 0) > 0 then
+	"**No trustworthy libaio pick**: every libaio point with a result is flagged (Warnings); best-aio.json has no aio block and the sweep exits 4."
+  else "**No pick**: no libaio point with a result, so no DeepSpeed aio config." end,
+(("read", "write") as $d | $b[$d] | select(. != null)
+ | "- best \($d): `\(.point)`, \(ival), \(margin); \(.confidence | split(":")[0])"),
+""

@@ -1,0 +1,159 @@
+#!/usr/bin/env bats
+# tests/sweep-pick.bats - the pick and its confidence (jq/pick.jq through
+# jq/aggregate.jq, jq/best-aio.jq, jq/report-pick.jq) on fixture
+# result.json arrays, with the modules of sweep/lib/ sourced directly (no
+# fio, no target): flagged points are never picked, ties within noise are
+# declared and resolved by the cost order, and a run without a
+# trustworthy point has no aio block and exits 4. About a second.
+
+# '$...' in single quotes are jq's.
+# shellcheck disable=SC2016,SC2034 # RUN, PLAN_TEXT: globals the modules read
+
+bats_require_minimum_version 1.5.0
+
+bats_load_library bats-support
+bats_load_library bats-assert
+
+SCRIPT_DIR=$(cd "$BATS_TEST_DIRNAME/../sweep" && pwd)
+SWEEP_HOME=$SCRIPT_DIR
+# shellcheck source=../sweep/lib/state.sh
+. "$SWEEP_HOME/lib/state.sh"
+# shellcheck source=../sweep/lib/util.sh
+. "$SWEEP_HOME/lib/util.sh"
+# shellcheck source=../sweep/lib/grid.sh
+. "$SWEEP_HOME/lib/grid.sh"
+# shellcheck source=../sweep/lib/results.sh
+. "$SWEEP_HOME/lib/results.sh"
+# shellcheck source=../sweep/lib/report.sh
+. "$SWEEP_HOME/lib/report.sh"
+
+setup() {
+	TMP=$BATS_TEST_TMPDIR
+	RUN=$TMP
+}
+
+grid_from() {
+	printf '%s\n' "$@" >"$TMP/t.grid"
+	load_grid "$TMP/t.grid"
+}
+
+# runs POINT GBS...: one ok result.json per GB/s (repeats 1..n) of POINT;
+# a GB/s of "x" is a failed run; POINT may carry steady=false as STEADY.
+runs() {
+	local point=$1 rep=0 g
+	shift
+	for g in "$@"; do
+		rep=$((rep + 1))
+		jq -n --arg point "$point" --argjson repeat "$rep" --arg g "$g" --arg steady "${STEADY:-null}" \
+			--slurpfile plan <(plan_json) '
+			($plan[0][] | select(.point == $point)) + {runkey: "\($point).r\($repeat)", repeat: $repeat,
+			 status: (if $g == "x" then "error" else "ok" end), error: (if $g == "x" then "boom" else "" end),
+			 gbs: (if $g == "x" then null else ($g | tonumber) end), steady: ($steady | fromjson),
+			 ops_per_s: 1, clat_p50_us: 10, clat_p99_us: 20, clat_p999_us: 30, submit_per_gb: 2}'
+	done
+}
+
+# agg: results.json from stdin, aggregate.json and best-aio.json in TMP.
+agg() {
+	jq -s . >"$TMP/results.json"
+	aggregate_json "$TMP/results.json" >"$TMP/aggregate.json"
+	jq -f "$JQ_DIR/best-aio.jq" "$TMP/aggregate.json" >"$TMP/best-aio.json"
+}
+
+P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
+	printf '%s-libaio-t16m-b%s-q%s-%s-overlap-p%s-d1' "$1" "${5:-1m}" "$2" "${4:-block}" "${3:-1}"
+}
+
+@test "pick: the fastest point above the ceiling, with a CV flag, failed or not steady is skipped" {
+	grid_from 'rw read' 'tensor 16m' 'qd 2 4 8 16 32'
+	PLAN_TEXT=$(add_ceilings "$(expand_grid)")
+	{
+		runs ceiling-read-fio-libaio-bs1m-qd64 2.0 2.0 2.0
+		runs "$(P read 32)" 2.5 2.5 2.5 # 125% of the ceiling: a cache
+		runs "$(P read 16)" 1.9 1.5 2.1 # CV 17%
+		runs "$(P read 8)" 1.95 x 1.95 # partial
+		STEADY=false runs "$(P read 4)" 1.9 1.9 1.9
+		runs "$(P read 2)" 1.50 1.52 1.51
+	} | agg
+	run -0 jq -r '.best.read.point, .best.aio_source.point' "$TMP/aggregate.json"
+	assert_output "$(printf '%s\n' "$(P read 2)" "$(P read 2)")"
+	run -0 jq -c '[.points[] | .flags]' "$TMP/aggregate.json"
+	assert_output '[[],["not steady"],["partial"],["cv"],["above ceiling"]]'
+	run -0 jq -r '.best.read.confidence' "$TMP/aggregate.json"
+	assert_output 'only trustworthy point: nothing to compare it with'
+	run -0 jq -c '.aio.queue_depth' "$TMP/best-aio.json"
+	assert_output 2
+	# the report's warnings name each flagged point
+	run -0 jq -r --argjson cvflag "$CV_FLAG" -f "$JQ_DIR/report-warnings.jq" "$TMP/aggregate.json"
+	assert_output --partial "$(P read 4): not steady"
+	assert_output --partial "$(P read 32)**: 2.5 GB/s is more than 10% above"
+	run ! untrusted
+}
+
+@test "pick: overlapping intervals are a tie within noise, resolved by threads, then queue depth x block size, then block submit" {
+	grid_from 'rw write' 'tensor 16m' 'block 1m 4m' 'qd 8 32' 'submit block single' 'threads 1 2'
+	PLAN_TEXT=$(expand_grid)
+	{
+		# top median, but 2 threads
+		runs "$(P write 32 2)" 2.00 2.05 1.98
+		# tied, 1 thread: 32 x 1m = 8 x 4m pinned; block submit wins
+		runs "$(P write 32 1 single)" 1.96 1.97 2.01
+		runs "$(P write 32 1 block)" 1.95 1.96 1.99
+		runs "$(P write 8 1 block 4m)" 1.97 1.99 1.96
+		# less pinned memory (8 x 1m), but its max 1.97 is below the
+		# top's min 1.98: not tied, not picked
+		runs "$(P write 8 1 block)" 1.90 1.97 1.93
+		# clearly slower
+		runs "$(P write 8 2 single)" 1.2 1.21 1.19
+	} | agg
+	run -0 jq -r '.best.write | .point, .tie, (.tied | length), .runner_up.point, (.margin_pct | . * 10 | round)' "$TMP/aggregate.json"
+	# 32 x 1m block and 8 x 4m block pin the same 32 MiB: GB/s breaks the tie (1.97 > 1.96)
+	assert_output "$(printf '%s\n' "$(P write 8 1 block 4m)" true 4 "$(P write 32 2)" -15)"
+	run -0 jq -r '.best.write.confidence' "$TMP/aggregate.json"
+	assert_output --partial 'tie within noise: the min-max intervals of 4 configs overlap'
+	# the report's first lines: the pick, its margin, the confidence, the ties
+	run -0 jq -r -L "$JQ_DIR" -f "$JQ_DIR/report-pick.jq" "$TMP/aggregate.json"
+	assert_line --index 0 --partial '**Pick** (best-aio.json): libaio, block 4M, queue depth 8, block submit, overlap window, 1 thread(s)'
+	assert_line --index 1 --regexp '^- margin: -1\.5% over the runner-up `write-libaio-t16m-b1m-q32-block-overlap-p2-d1`, 2 GB/s \(min-max 1\.98-2\.05\)$'
+	assert_line --index 2 --partial '- confidence: tie within noise'
+	assert_line --index 3 --partial '- tied within noise: `'
+}
+
+@test "pick: disjoint intervals with 3 repeats are a clear pick; with 1 repeat, low confidence" {
+	grid_from 'rw read' 'tensor 16m' 'qd 8 16'
+	PLAN_TEXT=$(expand_grid)
+	{
+		runs "$(P read 16)" 2.0 2.1 2.05
+		runs "$(P read 8)" 1.5 1.6 1.55
+	} | agg
+	run -0 jq -r '.best.read | .point, .tie, (.margin_pct | round), .confidence' "$TMP/aggregate.json"
+	assert_output "$(printf '%s\n' "$(P read 16)" false 32 'clear: its slowest of 3 repeats (2 GB/s) beats the runner-up'"'"'s fastest (1.6 GB/s); median 32.3% above it')"
+	{
+		runs "$(P read 16)" 2.0
+		runs "$(P read 8)" 1.5
+	} | agg
+	run -0 jq -r '.best.read | .tie, .confidence' "$TMP/aggregate.json"
+	assert_output "$(printf 'false\nlow confidence: 1 repeat(s) per point, too few for an interval; its median is 33.3%% above the runner-up (use --repeat 3 or more)')"
+}
+
+@test "pick: no trustworthy point gives no aio block, a report that says so, and exit code 4" {
+	grid_from 'rw read' 'tensor 16m' 'qd 8 16'
+	PLAN_TEXT=$(add_ceilings "$(expand_grid)")
+	{
+		runs ceiling-read-fio-libaio-bs1m-qd64 1.0 1.0 1.0
+		runs "$(P read 16)" 1.3 1.3 1.3 # above the ceiling
+		runs "$(P read 8)" 0.5 0.9 0.7  # CV
+	} | agg
+	run -0 jq -c '.best' "$TMP/aggregate.json"
+	assert_output '{"read":null,"write":null,"combined":null,"aio_source":null}'
+	run -0 jq -c 'has("aio"), .trusted' "$TMP/best-aio.json"
+	assert_output "$(printf 'false\nfalse')"
+	run -0 jq -r -L "$JQ_DIR" -f "$JQ_DIR/report-pick.jq" "$TMP/aggregate.json"
+	assert_line --index 0 --partial '**No trustworthy pick**'
+	refute_output --partial '"aio"'
+	run -0 untrusted
+	# the entry point maps it to its documented code
+	assert_equal "$EXIT_UNTRUSTED" 4
+	run -0 bash -c '"$1" --help' _ "$SWEEP_HOME/tswap-sweep"
+	assert_output --partial '4 no trustworthy'
+}
