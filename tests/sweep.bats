@@ -25,7 +25,7 @@ SWEEP=$SWEEP_REPO/sweep/tswap-sweep
 SWEEP_ENGINE=${TSWAP_ENGINE:-$SWEEP_REPO/build/tswap.so}
 
 # Small and fast: 4 MiB tensors, 8 MiB of I/O per point, a 32 MiB file.
-SMALL=(--size 32m --tensor-size 4m --io-size 8m)
+SMALL=(--size 32m --tensor-size 4m --io-size 8m --repeat 1)
 
 setup() {
 	if [ ! -f "$SWEEP_ENGINE" ]; then
@@ -236,6 +236,37 @@ csv_rows() {
 	assert_equal "$(grep -c '| 1 |$' "$rd/compare.md")" 8
 }
 
+@test "sweep: with 3 repeats the report opens with the pick, its margin and confidence, or says no point is trustworthy (exit 4)" {
+	local rd=$SCRATCH/pick
+	sweep --grid quick --rw read --size 32m --tensor-size 4m --io-size 8m --repeat 3 \
+		--target "$SCRATCH/p.swap" --out "$rd"
+	# on a loaded machine every point may be flagged: then exit 4 and no aio
+	# block; otherwise exit 0 and a pick from an unflagged point
+	case $status in
+	0)
+		assert_equal "$(sed -n 3p "$rd/report.md" | cut -c1-30)" '**Pick** (best-aio.json): liba'
+		sed -n 4p "$rd/report.md" | grep -qE '^- margin: (no runner-up|[+-][0-9.]+% over the runner-up `read-)' ||
+			fail "line 4 of report.md: $(sed -n 4p "$rd/report.md")"
+		sed -n 5p "$rd/report.md" | grep -qE '^- confidence: (clear|tie within noise|only trustworthy point)' ||
+			fail "line 5 of report.md: $(sed -n 5p "$rd/report.md")"
+		jq -e '.best.aio_source.point as $p | .points[] | select(.point == $p) | .trusted and .ok_runs == 3 and .lo <= .gbs and .gbs <= .hi' \
+			"$rd/aggregate.json" >/dev/null || fail "the pick is not an unflagged point with an interval"
+		jq -e '.aio.queue_depth > 0' "$rd/best-aio.json" >/dev/null || fail "no aio block"
+		assert_output --partial 'pick:       read-'
+		;;
+	4)
+		grep -q '^\*\*No trustworthy pick\*\*' "$rd/report.md" || fail "report.md does not say there is no pick"
+		jq -e 'has("aio") | not' "$rd/best-aio.json" >/dev/null || fail "best-aio.json has an aio block"
+		jq -e '[.points[] | select(.gbs != null) | .flags | length > 0] | all' "$rd/aggregate.json" >/dev/null ||
+			fail "exit 4 with an unflagged point"
+		;;
+	*)
+		show_sweep
+		fail "exit $status"
+		;;
+	esac
+}
+
 @test "sweep: thresholds give exit 1 when missed, 0 when met" {
 	local rd=$SCRATCH/thr
 	sweep_ok --grid quick --rw read --no-ceiling "${SMALL[@]}" --target "$SCRATCH/t.swap" --out "$rd"
@@ -270,7 +301,7 @@ csv_rows() {
 @test "sweep: kill mid-sweep, then --resume finishes without rerunning finished points" {
 	local rd=$SCRATCH/kill pid i done_before f
 	"$SWEEP" --grid quick --rw read,write --no-ceiling --size 32m --tensor-size 4m \
-		--runtime 1 --ramp 0 --target "$SCRATCH/k.swap" --out "$rd" \
+		--runtime 1 --ramp 0 --repeat 1 --target "$SCRATCH/k.swap" --out "$rd" \
 		>"$SCRATCH/kill.log" 2>&1 3>&- &
 	pid=$!
 	# wait for two finished points, then stop the sweep mid-point
