@@ -42,7 +42,9 @@ def cv: if length < 2 then null else
 	    | . + {pct_ceiling: (if $c.ceiling[.rw] and .gbs then 100 * .gbs / $c.ceiling[.rw] else null end),
 		   cv_flag: ((.cv // 0) > $cvflag),
 		   above_ceiling: (if $c.ceiling[.rw] and .gbs then .gbs > $cache * $c.ceiling[.rw] else false end)}
-	    | . + {flags: flags}
+	    # fleet-wide medians: the CV is the spread between hosts (judged
+	    # by the fleet verdicts as outliers), not repeatability
+	    | . + {flags: (flags - (if $cvtrust then [] else ["cv"] end))}
 	    | . + {trusted: (.gbs != null and (.flags | length) == 0)}]}
 | . as $a
 | ($a.points | map(select(.trusted))) as $good

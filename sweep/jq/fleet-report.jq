@@ -91,6 +91,7 @@
  | if . then "| best \($d) | \(.gbs | g) | \(.backend) | \(.tensor | sz) | \(.block | sz) | \(.qd) | \(.submit) | \(.window) | \(.threads) | \(.iodepth) |"
    else "| best \($d) | no \($d) point with a result | | | | | | | | |" end),
 "",
-(if ($aio[0] | length) == 0 then "No libaio point with a result: no DeepSpeed aio config."
+(if $aio[0].trusted == false then "No trustworthy libaio point (every one is flagged: above the ceiling, failed or not steady): no DeepSpeed aio config."
+ elif ($aio[0] | length) == 0 then "No libaio point with a result: no DeepSpeed aio config."
  else "DeepSpeed aio config (best-aio.json), by fleet median: \($a.best.aio_source.why)", "", "```json", ($aio[0] | tostring), "```" end),
 ""

@@ -32,7 +32,7 @@ collect_fleet() {
 	done
 	jq -s --slurpfile plan <(plan_json) -f "$JQ_DIR/fleet-results.jq" "${aggs[@]}" >"$RUN/fleet-results.json.tmp"
 	mv -f "$RUN/fleet-results.json.tmp" "$RUN/fleet-results.json"
-	aggregate_json "$RUN/fleet-results.json" >"$RUN/aggregate.json.tmp"
+	aggregate_json "$RUN/fleet-results.json" across-hosts >"$RUN/aggregate.json.tmp"
 	mv -f "$RUN/aggregate.json.tmp" "$RUN/aggregate.json"
 }
 

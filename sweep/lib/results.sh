@@ -65,10 +65,15 @@ collect() {
 	mv -f "$RUN/aggregate.json.tmp" "$RUN/aggregate.json"
 }
 
-# aggregate_json RESULTS: per-point medians over the runs in RESULTS (a JSON
-# array of result.json objects), CV, ceiling, best points; on stdout.
+# aggregate_json RESULTS [across-hosts]: per-point medians over the runs in
+# RESULTS (a JSON array of result.json objects), CV, ceiling, flags, picks;
+# on stdout. across-hosts (the fleet-wide aggregate): the CV is between
+# hosts, so it does not flag a point.
 aggregate_json() {
-	jq -L "$JQ_DIR" --slurpfile plan <(plan_json) --argjson cvflag "$CV_FLAG" --argjson cache "$CACHE_FACTOR" -f "$JQ_DIR/aggregate.jq" "$1"
+	local cvtrust=true
+	[ "${2:-}" != across-hosts ] || cvtrust=false
+	jq -L "$JQ_DIR" --slurpfile plan <(plan_json) --argjson cvflag "$CV_FLAG" --argjson cache "$CACHE_FACTOR" \
+		--argjson cvtrust "$cvtrust" -f "$JQ_DIR/aggregate.jq" "$1"
 }
 
 # plan_json: the plan as a JSON array.
