@@ -36,6 +36,7 @@ write_report() {
 	[ -f "$RUN/cache-dropped" ] && dropped=1
 	{
 		jq -r --slurpfile agg "$RUN/aggregate.json" --arg notes "$notes" --argjson dropped "$dropped" -f "$JQ_DIR/report-head.jq" "$cfg"
+		[ ! -f "$RUN/meta.json" ] || jq -r -f "$JQ_DIR/meta-report.jq" "$RUN/meta.json"
 		printf '## DeepSpeed aio config (best-aio.json)\n\n'
 		if [ "$(jq 'length' "$RUN/best-aio.json")" = 0 ]; then
 			printf 'No successful libaio point: no config.\n\n'
