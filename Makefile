@@ -257,6 +257,9 @@ install: all man
 		find jobs -name '*.fio' -print0 | while IFS= read -r -d '' f; do \
 			install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/$$f"; done; fi
 	install -D -m 0644 jobs/env.sh $(DESTDIR)$(PREFIX)/share/tswap/jobs/env.sh
+	# tswap-sweep --version reads it when installed (no Makefile, no git)
+	printf '%s\n' '$(TSWAP_VERSION)' >$(BUILD)/VERSION
+	install -D -m 0644 $(BUILD)/VERSION $(DESTDIR)$(PREFIX)/share/tswap/VERSION
 	@for f in sweep/grids/*.grid; do \
 		install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/grids/$${f##*/}"; done
 	@for f in sweep/lib/*.sh sweep/jq/*.jq; do \

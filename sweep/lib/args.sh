@@ -74,13 +74,21 @@ Fleet (docs/fleet.md)
 
   --emit-jobs DIR      write the grid as fio job files DIR/GRID-DIR.fio
                        (used by `make jobs`) and exit
+  -q, --quiet          no progress lines on stderr (results still on stdout)
+  --version            print the tswap, engine and fio versions and exit
   -h, --help           this help
 
 Exit codes: 0 pass; 1 threshold missed (fleet: a host below the bar or an
 outlier); 2 usage error or refused target; 3 run error (a point failed, a
 host failed or was unreachable, fio or the engine missing); 4 no trustworthy
 point (every point with a result is flagged: above the ceiling, failed, CV,
-not steady; best-aio.json then has no aio block); 130 interrupted.
+not steady; best-aio.json then has no aio block); 128 + the signal when
+stopped by one (130 SIGINT, 143 SIGTERM, 129 SIGHUP; finished points are
+kept: --resume DIR).
+
+Every run records what it measured (device, firmware, hashed serial, PCIe
+link, NUMA node, I/O scheduler and queue limits, filesystem, host and
+versions) in RUN/meta.json, sweep.json, aggregate.json and report.md.
 EOF
 }
 
@@ -102,7 +110,12 @@ parse_args() {
 			usage
 			exit "$EXIT_OK"
 			;;
+		--version)
+			print_version "$PROG"
+			exit "$EXIT_OK"
+			;;
 		--dry-run) DRY_RUN=1 ;;
+		-q | --quiet) QUIET=1 ;;
 		--destructive) DESTRUCTIVE=1 ;;
 		--force) FORCE=1 ;;
 		--no-ceiling)

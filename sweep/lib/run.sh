@@ -86,7 +86,7 @@ on_signal() {
 	done
 	FLEET_TMPS=()
 	warn "interrupted: finished points are kept; finish with: $PROG --resume $(printf '%q' "$RUN")"
-	exit "$EXIT_INTERRUPTED"
+	exit "${1:-$EXIT_INTERRUPTED}"
 }
 
 # run_fio DIR DEPTH: run DIR/job.fio in DIR (DEPTH levels below the run

@@ -38,6 +38,9 @@ readonly ROOT
 TARGET='' SIZE='' GRID=quick RW_OPT='' BACKEND_OPT='' TENSOR_OPT='' RUNTIME='' RAMP=''
 IO_SIZE='' REPEAT='' OUT='' RESUME='' DRY_RUN=0 MIN_READ='' MIN_WRITE='' COMPARE=''
 DESTRUCTIVE=0 FORCE=0 ENGINE='' CEILING=1 EMIT_DIR='' SWEEP_OPTS_SEEN=0
+# QUIET: --quiet; progress lines (the entry point's fd 8) go to stderr, or
+# nowhere with --quiet; results go to stdout, errors to stderr always.
+QUIET=0
 # TARGET_KIND: file, block (target.sh) or fleet (fleet.sh); SIZE_BYTES:
 # bytes of the target used (settings.sh).
 TARGET_KIND='' SIZE_BYTES=''

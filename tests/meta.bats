@@ -1,0 +1,164 @@
+#!/usr/bin/env bats
+# meta.bats - what a sweep records about what it measured (sweep/lib/meta.sh,
+# sweep/jq/meta.jq), and the command-line conventions: --version, exit
+# status 128 + signal, progress on stderr and results on stdout, --quiet.
+#
+# meta_json runs sourced (no fio run) on a file and on a loop device; one
+# small real sweep checks that meta.json reaches sweep.json, aggregate.json
+# and report.md.
+
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+REPO=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+SWEEP=$REPO/sweep/tswap-sweep
+ENGINE=${TSWAP_ENGINE:-$REPO/build/tswap.so}
+
+setup() {
+	common_setup
+	export TSWAP_ENGINE=$ENGINE
+}
+
+teardown() {
+	common_teardown
+}
+
+# meta TARGET: meta_json TARGET from the sourced modules, into $SCRATCH/meta.json.
+meta() {
+	SCRIPT_DIR=$REPO/sweep SWEEP_HOME=$REPO/sweep bash -c '
+		set -euo pipefail
+		. "$SWEEP_HOME/lib/state.sh"; . "$SWEEP_HOME/lib/util.sh"
+		. "$SWEEP_HOME/lib/paths.sh"; . "$SWEEP_HOME/lib/meta.sh"
+		ENGINE=$1 meta_json "$2"' meta "$ENGINE" "$1" >"$SCRATCH/meta.json"
+}
+
+# types JQPATH...: "path=type" for each path of $SCRATCH/meta.json.
+types() {
+	local p
+	for p in "$@"; do
+		printf '%s=%s\n' "$p" "$(jq -r "$p | type" "$SCRATCH/meta.json")"
+	done
+}
+
+host_and_version_types() {
+	run -0 types .host.kernel .host.cpu_model .host.cpus .host.memory_bytes \
+		.host.fs_aio_max_nr .versions.tswap .versions.fio .numa.cpus_allowed
+	assert_output "$(printf '%s\n' .host.kernel=string .host.cpu_model=string .host.cpus=number \
+		.host.memory_bytes=number .host.fs_aio_max_nr=number .versions.tswap=string \
+		.versions.fio=string .numa.cpus_allowed=string)"
+	[ "$(jq .host.memory_bytes "$SCRATCH/meta.json")" -gt 0 ] || fail "memory_bytes not positive"
+	# io_uring_disabled: a number where the kernel has the sysctl, else null
+	if [ -f /proc/sys/kernel/io_uring_disabled ]; then
+		assert_equal "$(jq -r '.host.kernel_io_uring_disabled' "$SCRATCH/meta.json")" "$(cat /proc/sys/kernel/io_uring_disabled)"
+	fi
+	assert_equal "$(jq -r .versions.fio "$SCRATCH/meta.json")" "$(fio --version)"
+}
+
+@test "meta: a file not yet created: its filesystem, the device under it, host and versions" {
+	meta "$SCRATCH/not yet/t.swap"
+	run -0 jq -r '.target.kind, .target.filesystem.type, (.target.filesystem.options | type), .target.filesystem.mountpoint' "$SCRATCH/meta.json"
+	assert_equal "${lines[0]}" file
+	assert_equal "${lines[1]}" "$(findmnt -n -o FSTYPE -T "$SCRATCH")"
+	assert_equal "${lines[2]}" string
+	assert_equal "${lines[3]}" "$(findmnt -n -o TARGET -T "$SCRATCH")"
+	host_and_version_types
+	# the device under the filesystem when it is a block device; its queue
+	# numbers are numbers, its notes say why a part is missing
+	if [ -b "$(findmnt -n -o SOURCE -T "$SCRATCH")" ]; then
+		run -0 types .device.logical_block_size .device.physical_block_size .device.rotational \
+			.device.capacity_bytes .queue.max_sectors_kb .queue.nr_requests
+		assert_output "$(printf '%s\n' .device.logical_block_size=number .device.physical_block_size=number \
+			.device.rotational=boolean .device.capacity_bytes=number .queue.max_sectors_kb=number .queue.nr_requests=number)"
+		jq -e '.pcie.current_link_speed != null or (.pcie.note | type == "string")' "$SCRATCH/meta.json" >/dev/null ||
+			fail "neither a PCIe link nor a note: $(jq -c .pcie "$SCRATCH/meta.json")"
+	else
+		jq -e '.device.note | test("not on a block device")' "$SCRATCH/meta.json" >/dev/null ||
+			fail "no device note: $(jq -c .device "$SCRATCH/meta.json")"
+	fi
+	# never blanks: a missing NVMe identity says so
+	jq -e '.nvme.note == "not an NVMe device" or (.nvme.model | type == "string") or (.nvme.note | test("nvme-cli"))' \
+		"$SCRATCH/meta.json" >/dev/null || fail "nvme: $(jq -c .nvme "$SCRATCH/meta.json")"
+	run -0 jq -r '[.. | select(. == "")] | length' "$SCRATCH/meta.json"
+	assert_output 0
+}
+
+@test "meta: a loop device: block sizes and queue from sysfs, no PCIe, not an NVMe device" {
+	requires loopdev
+	loop_setup 16 4096
+	meta "$LOOPDEV"
+	run -0 jq -r '.target.kind, (.target.filesystem | tostring), .device.path, .device.type, .device.logical_block_size,
+		.device.capacity_bytes, .nvme.note, (.pcie.note | test("no PCI device above")), .device.serial_sha256_12 == null' "$SCRATCH/meta.json"
+	assert_equal "${lines[0]}" block
+	assert_equal "${lines[1]}" null
+	assert_equal "${lines[2]}" "$LOOPDEV"
+	assert_equal "${lines[3]}" loop
+	assert_equal "${lines[4]}" 4096
+	assert_equal "${lines[5]}" $((16 * 1024 * 1024))
+	assert_equal "${lines[6]}" "not an NVMe device"
+	assert_equal "${lines[7]}" true
+	assert_equal "${lines[8]}" true
+	assert_equal "$(jq .queue.max_sectors_kb "$SCRATCH/meta.json")" "$(cat "/sys/block/${LOOPDEV#/dev/}/queue/max_sectors_kb")"
+	host_and_version_types
+}
+
+@test "meta: a sweep records meta.json in sweep.json, aggregate.json and report.md; progress on stderr, results on stdout" {
+	local rd=$SCRATCH/run
+	run --separate-stderr timeout -k 10 300 "$SWEEP" --grid quick --rw read --no-ceiling --size 16m \
+		--tensor-size 4m --io-size 4m --target "$SCRATCH/m.swap" --out "$rd"
+	assert_success
+	jq -e '.meta.target.kind == "file" and (.meta.host.cpus | type == "number")' "$rd/sweep.json" >/dev/null ||
+		fail "sweep.json has no meta"
+	jq -e --slurpfile m "$rd/meta.json" '.meta == $m[0]' "$rd/aggregate.json" >/dev/null ||
+		fail "aggregate.json's meta is not meta.json"
+	grep -q '^## What was measured' "$rd/report.md" || fail "report.md has no What was measured"
+	grep -q '^| NVMe | ' "$rd/report.md" || fail "report.md has no NVMe row"
+	# stdout: the results; stderr: progress (one line per point)
+	assert_output --partial 'best read:'
+	refute_output --regexp '^\[[0-9]+/[0-9]+\]'
+	assert_equal "$(grep -cE '^\[[0-9]/4\] read ' <<<"$stderr")" 4
+	# --quiet: no progress at all, the same results
+	run --separate-stderr timeout -k 10 300 "$SWEEP" --quiet --grid quick --rw read --no-ceiling --size 16m \
+		--tensor-size 4m --io-size 4m --target "$SCRATCH/m.swap" --out "$SCRATCH/run2"
+	assert_success
+	assert_output --partial 'best read:'
+	assert_equal "$stderr" ""
+}
+
+@test "--version: tswap version (and commit in a checkout), engine, fio; exit 0" {
+	run -0 --separate-stderr "$SWEEP" --version
+	assert_line --index 0 --regexp "^tswap-sweep \(tswap\) $(sed -n 's/^TSWAP_VERSION := //p' "$REPO/Makefile")( \(commit [0-9a-z.-]+\))?$"
+	assert_line --index 1 --partial "engine: $ENGINE"
+	assert_line --index 2 "fio: $(fio --version)"
+	assert_equal "$stderr" ""
+}
+
+# sweep_signal SIG STATUS: a sweep stopped by SIG mid-point exits STATUS
+# (128 + the signal number) and keeps its finished points.
+sweep_signal() {
+	local sig=$1 want=$2 rd=$SCRATCH/sig-$1 pid st=0 i
+	# job control on: a background job of a non-interactive shell would
+	# start with SIGINT ignored, and an ignored signal cannot be trapped
+	set -m
+	"$SWEEP" --grid quick --rw read --no-ceiling --size 16m --tensor-size 4m \
+		--runtime 30 --ramp 0 --target "$SCRATCH/s.swap" --out "$rd" >"$SCRATCH/sig.log" 2>&1 3>&- &
+	pid=$!
+	set +m
+	for ((i = 0; i < 300; i++)); do
+		[ -n "$(find "$rd/points" -maxdepth 1 -name '.tmp-*' 2>/dev/null)" ] && break
+		sleep 0.1
+	done
+	[ -n "$(find "$rd/points" -maxdepth 1 -name '.tmp-*' 2>/dev/null)" ] || { kill "$pid"; fail "no point started in 30 s"; }
+	sleep 0.5
+	kill "-$sig" "$pid"
+	wait "$pid" || st=$?
+	assert_equal "$st" "$want"
+	grep -q 'interrupted' "$SCRATCH/sig.log" || fail "no interrupt message: $(cat "$SCRATCH/sig.log")"
+	[ -z "$(find "$rd/points" -maxdepth 1 -name '.tmp-*')" ] || fail "temporary point directory left behind"
+}
+
+@test "exit status 128 + signal: SIGINT 130, SIGTERM 143, SIGHUP 129" {
+	sweep_signal INT 130
+	sweep_signal TERM 143
+	sweep_signal HUP 129
+}
