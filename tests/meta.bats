@@ -104,7 +104,7 @@ host_and_version_types() {
 
 @test "meta: a sweep records meta.json in sweep.json, aggregate.json and report.md; progress on stderr, results on stdout" {
 	local rd=$SCRATCH/run
-	run --separate-stderr timeout -k 10 300 "$SWEEP" --grid quick --rw read --no-ceiling --size 16m \
+	run --separate-stderr timeout -k 10 300 "$SWEEP" --grid quick --rw read --repeat 1 --no-ceiling --size 16m \
 		--tensor-size 4m --io-size 4m --target "$SCRATCH/m.swap" --out "$rd"
 	assert_success
 	jq -e '.meta.target.kind == "file" and (.meta.host.cpus | type == "number")' "$rd/sweep.json" >/dev/null ||
@@ -118,7 +118,7 @@ host_and_version_types() {
 	refute_output --regexp '^\[[0-9]+/[0-9]+\]'
 	assert_equal "$(grep -cE '^\[[0-9]/4\] read ' <<<"$stderr")" 4
 	# --quiet: no progress at all, the same results
-	run --separate-stderr timeout -k 10 300 "$SWEEP" --quiet --grid quick --rw read --no-ceiling --size 16m \
+	run --separate-stderr timeout -k 10 300 "$SWEEP" --quiet --grid quick --rw read --repeat 1 --no-ceiling --size 16m \
 		--tensor-size 4m --io-size 4m --target "$SCRATCH/m.swap" --out "$SCRATCH/run2"
 	assert_success
 	assert_output --partial 'best read:'
@@ -140,7 +140,7 @@ sweep_signal() {
 	# job control on: a background job of a non-interactive shell would
 	# start with SIGINT ignored, and an ignored signal cannot be trapped
 	set -m
-	"$SWEEP" --grid quick --rw read --no-ceiling --size 16m --tensor-size 4m \
+	"$SWEEP" --grid quick --rw read --repeat 1 --no-ceiling --size 16m --tensor-size 4m \
 		--runtime 30 --ramp 0 --target "$SCRATCH/s.swap" --out "$rd" >"$SCRATCH/sig.log" 2>&1 3>&- &
 	pid=$!
 	set +m
