@@ -151,3 +151,40 @@ plan_numbers() { jq -r '"\(.read_bytes_per_step) \(.write_bytes_per_step) \(.fil
 	[[ $stderr == *"not a directory"* ]]
 	assert_equal "$(cat "$SCRATCH/userfile")" "keep me"
 }
+
+@test "zero: a sub-group's parameter write completes before its state write (stage3.py step, SwapBufferPool.swap_out waits)" {
+	local c=$BATS_TEST_TMPDIR/ds.json
+	cfg "$c" 100000000 false nvme
+	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/np"
+	assert_success
+	# sub-group 3 is the first with parameters on NVMe: its own barrier each
+	run jq -r '[.phases[2].stages[] | select(.name | startswith("sg3-")) | .name] | join(" ")' "$OUT/np/plan.json"
+	assert_output "sg3-in sg3-in-grad sg3-param-out sg3-out"
+	cfg "$c" 100000000 true nvme
+	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/p"
+	assert_success
+	# pipelined: the state write of sub-group 3 waits for its parameter write
+	run awk '/^\[optimizer.stage4.r1.sg3-state.write\]/,/^$/' "$OUT/p/step.fio"
+	assert_line "wait_for=optimizer.stage4.r1.sg3-param0.write"
+}
+
+@test "zero: configurations DeepSpeed rejects, and plans that swap nothing, get one line and exit 2" {
+	local c=$BATS_TEST_TMPDIR/c.json
+	one_line() { # one_line TEXT ARGS...
+		local text=$1; shift
+		run --separate-stderr "$ZERO" --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/$RANDOM" "$@"
+		assert_failure 2
+		assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 1
+		[[ $stderr == *"$text"* ]] || { echo "stderr: $stderr"; return 1; }
+	}
+	# both pipeline flags hold 3 sub-groups x 4 buffers (AdamW): 4 is too few
+	jq '.zero_optimization.offload_optimizer.buffer_count = 11' "$EXAMPLE" >"$c"
+	one_line "buffer_count=11: DeepSpeed needs at least 12" --ds-config "$c" --params 1.3e9
+	jq '.zero_optimization.offload_optimizer |= (.buffer_count = 7 | .pipeline_write = false)' "$EXAMPLE" >"$c"
+	one_line "needs at least 8" --ds-config "$c" --params 1.3e9
+	jq '.zero_optimization.offload_optimizer |= (.buffer_count = 3 | .pipeline_read = false | .pipeline_write = false)' "$EXAMPLE" >"$c"
+	one_line "needs at least 4" --ds-config "$c" --params 1.3e9
+	# a parameter partition must be smaller than offload_param.buffer_size
+	one_line "does not fit offload_param.buffer_size=100000000" --ds-config "$EXAMPLE" --params 1.3e9 --param-numel 2e8
+	one_line "nothing is swapped" --ds-config "$EXAMPLE" --params 1.3e9 --world 1e9
+}
