@@ -121,6 +121,7 @@ GRIDS := quick deepspeed deepspeed-full full
 jobs:
 	@rm -f jobs/grid/*.fio
 	@for g in $(GRIDS); do sweep/tswap-sweep --grid "$$g" --emit-jobs jobs/grid || exit 1; done
+	@rm -rf $(BUILD)/zero/jobs-7b $(BUILD)/zero/jobs-70b
 	sweep/tswap-zero --ds-config jobs/ds_config.zero-infinity-defaults.json --params 7e9 --ranks 8 \
 		--scale 128 --emit-jobs jobs/zero-infinity-step-7b.fio --out $(BUILD)/zero/jobs-7b >/dev/null
 	sweep/tswap-zero --ds-config jobs/ds_config.zero-infinity-defaults.json --params 70e9 --ranks 8 \

@@ -151,3 +151,149 @@ plan_numbers() { jq -r '"\(.read_bytes_per_step) \(.write_bytes_per_step) \(.fil
 	[[ $stderr == *"not a directory"* ]]
 	assert_equal "$(cat "$SCRATCH/userfile")" "keep me"
 }
+
+@test "zero: a sub-group's parameter write completes before its state write (stage3.py step, SwapBufferPool.swap_out waits)" {
+	local c=$BATS_TEST_TMPDIR/ds.json
+	cfg "$c" 100000000 false nvme
+	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/np"
+	assert_success
+	# sub-group 3 is the first with parameters on NVMe: its own barrier each
+	run jq -r '[.phases[2].stages[] | select(.name | startswith("sg3-")) | .name] | join(" ")' "$OUT/np/plan.json"
+	assert_output "sg3-in sg3-in-grad sg3-param-out sg3-out"
+	cfg "$c" 100000000 true nvme
+	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/p"
+	assert_success
+	# pipelined: the state write of sub-group 3 waits for its parameter write
+	run awk '/^\[optimizer.stage4.r1.sg3-state.write\]/,/^$/' "$OUT/p/step.fio"
+	assert_line "wait_for=optimizer.stage4.r1.sg3-param0.write"
+}
+
+@test "zero: configurations DeepSpeed rejects, and plans that swap nothing, get one line and exit 2" {
+	local c=$BATS_TEST_TMPDIR/c.json
+	one_line() { # one_line TEXT ARGS...
+		local text=$1; shift
+		run --separate-stderr "$ZERO" --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/$RANDOM" "$@"
+		assert_failure 2
+		assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 1
+		[[ $stderr == *"$text"* ]] || { echo "stderr: $stderr"; return 1; }
+	}
+	# both pipeline flags hold 3 sub-groups x 4 buffers (AdamW): 4 is too few
+	jq '.zero_optimization.offload_optimizer.buffer_count = 11' "$EXAMPLE" >"$c"
+	one_line "buffer_count=11: DeepSpeed needs at least 12" --ds-config "$c" --params 1.3e9
+	jq '.zero_optimization.offload_optimizer |= (.buffer_count = 7 | .pipeline_write = false)' "$EXAMPLE" >"$c"
+	one_line "needs at least 8" --ds-config "$c" --params 1.3e9
+	jq '.zero_optimization.offload_optimizer |= (.buffer_count = 3 | .pipeline_read = false | .pipeline_write = false)' "$EXAMPLE" >"$c"
+	one_line "needs at least 4" --ds-config "$c" --params 1.3e9
+	# a parameter partition must be smaller than offload_param.buffer_size
+	one_line "does not fit offload_param.buffer_size=100000000" --ds-config "$EXAMPLE" --params 1.3e9 --param-numel 2e8
+	one_line "nothing is swapped" --ds-config "$EXAMPLE" --params 1.3e9 --world 1e9
+}
+
+# tiny_cfg FILE: the 48 Mi-parameter plan of the real-step test (about 0.9 GB
+# of swap files over 2 ranks).
+tiny_cfg() {
+	cfg "$1" 8388608 true nvme
+	jq '.zero_optimization.offload_param.max_in_cpu = 8388608' "$1" >"$1.2" && mv "$1.2" "$1"
+}
+TINY=(--params 50331648 --param-numel 8388608 --ranks 2)
+
+@test "zero: hostile options: one line naming the option and the rule, exit 2, nothing created" {
+	local c=$BATS_TEST_TMPDIR/c.json
+	hostile() { # hostile TEXT ARGS...
+		local text=$1; shift
+		run --separate-stderr timeout 60 "$ZERO" --ds-config "$EXAMPLE" --dry-run --out "$OUT/h" "$@"
+		assert_failure 2
+		assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 1
+		[[ $stderr == *"$text"* ]] || { echo "stderr: $stderr"; return 1; }
+	}
+	hostile "--ranks=100000: must be at most 1024" --params 1.3e9 --ranks 100000 --target "$SCRATCH"
+	hostile "at most 50000 (raise --param-numel)" --params 1e15 --ranks 8 --target "$SCRATCH"
+	hostile "--params=1e30" --params 1e30 --ranks 2 --target "$SCRATCH"
+	hostile "--params=0x10: not a number" --params 0x10 --ranks 2 --target "$SCRATCH"
+	hostile "--world=1: smaller than --ranks=2" --params 1.3e9 --ranks 2 --world 1 --target "$SCRATCH"
+	hostile "--scale=0: must be at least 1" --params 1.3e9 --ranks 2 --scale 0 --target "$SCRATCH"
+	mkfifo "$SCRATCH/fifo"
+	hostile "--target $SCRATCH/fifo: not a directory" --params 1.3e9 --ranks 2 --target "$SCRATCH/fifo"
+	hostile "not a directory" --params 1.3e9 --ranks 2 --target /dev/null
+	# shellcheck disable=SC2016
+	hostile "'\${' cannot be used" --params 1.3e9 --ranks 2 --target "$SCRATCH/\${HOME}"
+	hostile "a control character" --params 1.3e9 --ranks 2 --target "$SCRATCH/a"$'\n'"b"
+	assert [ -p "$SCRATCH/fifo" ]
+	assert [ -c /dev/null ]
+	assert_not_exists "$OUT/h"
+	# --emit-jobs never replaces a symlink, FIFO or device
+	ln -s "$SCRATCH/keep.txt" "$SCRATCH/link.fio"
+	echo keep >"$SCRATCH/keep.txt"
+	hostile "--emit-jobs $SCRATCH/link.fio: exists and is not a regular file" --params 1.3e9 --ranks 2 --emit-jobs "$SCRATCH/link.fio"
+	hostile "--emit-jobs $SCRATCH/fifo: exists and is not a regular file" --params 1.3e9 --ranks 2 --emit-jobs "$SCRATCH/fifo"
+	assert [ -L "$SCRATCH/link.fio" ]
+	assert_equal "$(cat "$SCRATCH/keep.txt")" keep
+}
+
+@test "zero: --out must be new or empty: a user's folder or file is never written to, two runs never share one" {
+	mkdir -p "$OUT/full"
+	echo mine >"$OUT/full/plan.json"
+	run --separate-stderr "$ZERO" --ds-config "$EXAMPLE" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/full"
+	assert_failure 2
+	[[ $stderr == *"--out $OUT/full: not empty"* ]]
+	assert_equal "$(cat "$OUT/full/plan.json")" mine
+	assert_equal "$(find "$OUT/full" -mindepth 1 | wc -l)" 1
+	echo mine >"$OUT/file"
+	run --separate-stderr "$ZERO" --ds-config "$EXAMPLE" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/file"
+	assert_failure 2
+	[[ $stderr == *"--out $OUT/file: not a directory"* ]]
+	assert_equal "$(cat "$OUT/file")" mine
+	# an empty folder is fine; a second run on it (at once or later) is refused
+	mkdir -p "$OUT/empty"
+	run --separate-stderr "$ZERO" --ds-config "$EXAMPLE" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/empty"
+	assert_success
+	local before
+	before=$(md5sum "$OUT/empty/plan.json")
+	run --separate-stderr "$ZERO" --ds-config "$EXAMPLE" --params 1.5e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/empty"
+	assert_failure 2
+	assert_equal "$(md5sum "$OUT/empty/plan.json")" "$before"
+}
+
+@test "zero: room is checked per file system (two targets on one are summed); a read-only target is named as such" {
+	local c=$BATS_TEST_TMPDIR/ds.json
+	tiny_cfg "$c"
+	# each rank lays out about 436 MB: one target fits 600 MB, two on it do not
+	mount_scratch "$SCRATCH/small" tmpfs size=600m
+	run --separate-stderr "$ZERO" --ds-config "$c" "${TINY[@]}" --target "$SCRATCH/small/a,$SCRATCH/small/b" --out "$OUT/r"
+	assert_failure 2
+	assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 1
+	[[ $stderr == *"free on its file system"* ]] || { echo "$stderr"; return 1; }
+	run find "$SCRATCH/small" -name 'tswap-zero-*'
+	assert_output ""
+	mount_scratch "$SCRATCH/ro" tmpfs ro,size=2g
+	run --separate-stderr "$ZERO" --ds-config "$c" "${TINY[@]}" --target "$SCRATCH/ro" --out "$OUT/ro"
+	assert_failure 2
+	[[ $stderr == *"(read-only or no permission)"* ]] || { echo "$stderr"; return 1; }
+}
+
+@test "zero: SIGINT during a run stops fio, removes the swap files, exits 130" {
+	local c=$BATS_TEST_TMPDIR/ds.json pid fpid i
+	tiny_cfg "$c"
+	# env --default-signal: a background job of a script starts with SIGINT
+	# ignored; a terminal's Ctrl-C reaches a foreground tswap-zero.
+	env --default-signal=INT "$ZERO" --ds-config "$c" "${TINY[@]}" --target "$SCRATCH/t" --out "$OUT" \
+		--steps 200 >"$BATS_TEST_TMPDIR/log" 2>"$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	for ((i = 0; i < 300; i++)); do
+		fpid=$(pgrep -P "$pid" -x fio) && break
+		sleep 0.1
+	done
+	[ -n "$fpid" ] || { kill "$pid"; fail "fio never started"; }
+	sleep 0.5
+	kill -INT "$pid"
+	local rc=0
+	timeout 60 tail --pid="$pid" -f /dev/null || rc=$?
+	wait "$pid" || rc=$?
+	assert_equal "$rc" 130
+	run ps -p "$fpid"
+	assert_failure
+	run find "$SCRATCH/t" -mindepth 1
+	assert_output ""
+	run cat "$BATS_TEST_TMPDIR/err"
+	assert_output --partial "interrupted (SIGINT)"
+}

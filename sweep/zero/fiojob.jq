@@ -81,9 +81,10 @@ def ceil_div($a; $b): (($a + $b - 1) / $b) | floor;
      ([$plan.phases[] as $p | $p.stages[] as $s
        | [range(0; $ranks) as $r | $s.jobs | to_entries[]
           | . as $e
-          | ($e.value.handle) as $h
-          # the previous serial job of this rank and handle in this stage
-          | ([$s.jobs[0:$e.key][] | select(.serial == true and .handle == $h)] | last) as $prev
+          | ($e.value.chain // $e.value.handle) as $h
+          # the previous serial job of this rank and chain (by default its
+          # handle) in this stage
+          | ([$s.jobs[0:$e.key][] | select(.serial == true and (.chain // .handle) == $h)] | last) as $prev
           | {r: $r, j: $e.value, name: "\($p.name).\($s.name).r\($r).\($e.value.class).\($e.value.rw)",
              wait: (if $e.value.serial == true and $prev != null
                     then "\($p.name).\($s.name).r\($r).\($prev.class).\($prev.rw)" else null end)}]

@@ -163,9 +163,34 @@ def bool_or($v; $d): if $v == null then $d else $v end;
                          | io_aligned(.; $a_par) * $par_es] else [] end)
        }
     ] as $sg
+  # Configurations DeepSpeed itself rejects (an assert at init or in the
+  # first step), and plans with nothing to swap.
+  | ([$sg[] | select(.optimizer_swap)] | length) as $nopt
+  | (($state_tensors | length) + 1) as $bufs_per_sg
+  | (if $nopt > 1 then 1 + (if $c.pipeline_read then 1 else 0 end) + (if $c.pipeline_write then 1 else 0 end)
+     else 1 end) as $sgs_held
+  | ($bufs_per_sg * $sgs_held) as $bufs_needed
+  | ([$parts[] | select(. * $par_es >= $min_aio and . >= $c.param_buffer_size)] | length) as $too_big
+  | ([$sg[] | (.state_tensors | length) + (.grad_bytes | length) + (.param_bytes | length)] | add) as $nfiles
+  | if $c.opt_nvme and $nopt > 0 and $c.opt_buffer_count < $bufs_needed then
+      # OptimizerSwapper.__init__: SwapBufferManager(count=buffer_count);
+      # a sub-group being swapped holds one buffer per tensor it swaps
+      # (fp32 + state) plus one for its gradient (swap_in_optimizer_state,
+      # _swap_in_optimizer_state: required_buffer_count). Pipelined, the
+      # next sub-group's read (pipeline_read) and the previous one's write
+      # (pipeline_write) hold theirs at the same time.
+      {error: "ds_config: offload_optimizer.buffer_count=\($c.opt_buffer_count): DeepSpeed needs at least \($bufs_needed) (\($sgs_held) sub-group(s) in flight x \($bufs_per_sg) buffers: fp32, \($state_names | join(", ")), gradient) or asserts (\(if $sgs_held > 1 then "pipelined_optimizer_swapper.py _swap_in_optimizer_state: ran out of swap buffers" else "partitioned_optimizer_swapper.py swap_in_optimizer_state" end))"}
+    elif $c.param_nvme and $too_big > 0 then
+      # zero/partition_parameters.py _partition_param -> partitioned_param_swapper
+      # .py get_buffer: assert numel < buffer_size for every parameter
+      # partition placed on NVMe.
+      {error: "--param-numel: a parameter partition of \($parts | max) elements (ceil(\($param_numel) / world \($world))) does not fit offload_param.buffer_size=\($c.param_buffer_size) (partitioned_param_swapper.py get_buffer asserts numel < buffer_size): lower --param-numel or raise buffer_size"}
+    elif $nfiles == 0 then
+      {error: "--params=\($params) --world=\($world): nothing is swapped: every sub-group and parameter partition is below min_aio_bytes=\($min_aio) (optimizer_utils.py swappable_tensor)"}
+    else
   # File classes: files of one sub-group, one kind and one size (one fio job
   # each; files are named CLASS.N.tensor.swp).
-  | def classes($s):
+    def classes($s):
       (if $s.state_bytes > 0 then [{id: "sg\($s.id)-state", dir: "optimizer", kind: "state",
            sg: $s.id, count: ($s.state_tensors | length), bytes: $s.state_bytes}] else [] end)
       + ($s.grad_bytes | group_by(.) | to_entries | map({id: "sg\($s.id)-grad\(.key)", dir: "optimizer",
@@ -198,31 +223,40 @@ def bool_or($v; $d): if $v == null then $d else $v end;
   # gradients), _optimizer_step, _reassign_or_swap_out_partitioned_parameters
   # (fp16 params written by the param swapper's write handle),
   # _release_sub_group (swap out state). Per sub-group: reads R, writes W.
+  # The fp16 parameter write of a sub-group completes before its state write
+  # is issued (swap_out_partitioned_params waits: SwapBufferPool.swap_out
+  # async_op=False), so writes(i) is a chain: parameters, then state.
   | def reads($i): io(["state", "grad"]; [$i]; "read"; "optimizer-read"; 1e18);
-    def writes($i): io(["param"]; [$i]; "write"; "param-write"; 1e18)
-                  + io(["state"]; [$i]; "write"; "optimizer-write"; 1e18);
+    def writes($i): (io(["param"]; [$i]; "write"; "param-write"; 1e18)
+                     + io(["state"]; [$i]; "write"; "optimizer-write"; 1e18))
+                    | map(.serial = true | .chain = "sg\($i)-out");
     ($sg | length) as $n
   | (if $pipelined then
        # pipelined_optimizer_swapper.py: a read handle and a write handle;
        # swap_in_optimizer_state reads sub-group i+1 (states and gradients in
        # one op, _swap_in_optimizer_state) while swap_out_optimizer_state's
        # write of sub-group i is in flight; each waits before the next of its
-       # kind. With no compute, stage k = reads(k) || writes(k-1), whichever
-       # flags are set.
+       # kind. With no compute, stage k = reads(k) || writes(k-1), exact for
+       # pipeline_read (the read of k is issued before the writes of k-1).
+       # With pipeline_write alone DeepSpeed reads k while the state write of
+       # k-1 is in flight and writes k's parameters after that read; the
+       # replay keeps the pipeline_read shape (same bytes, same handles).
        [range(0; $n + 1) as $k
         | {name: "stage\($k)",
            jobs: ((if $k < $n then reads($k) else [] end) + (if $k > 0 then writes($k - 1) else [] end))}]
      else
        # partitioned_optimizer_swapper.py: one handle; swap_in_optimizer_state
        # reads the state tensors and waits (_swap_in_parameter), then the
-       # gradients and waits (_swap_in_gradients); swap_out_optimizer_state
-       # writes and waits. The fp16 parameter write (param swapper write
-       # handle, swap_out_partitioned_params) overlaps the state write.
+       # gradients and waits (_swap_in_gradients); stage3.py step then writes
+       # the fp16 parameters and waits (_reassign_or_swap_out_partitioned_parameters
+       # -> partitioned_param_swapper.py swap_out_partitioned_params ->
+       # utils.py SwapBufferPool.swap_out, async_op=False) before
+       # swap_out_optimizer_state writes the state and waits.
        [range(0; $n) as $i
         | {name: "sg\($i)-in", jobs: io(["state"]; [$i]; "read"; "optimizer"; 1e18)},
           {name: "sg\($i)-in-grad", jobs: io(["grad"]; [$i]; "read"; "optimizer"; 1e18)},
-          {name: "sg\($i)-out", jobs: (io(["param"]; [$i]; "write"; "param-write"; 1e18)
-                                       + io(["state"]; [$i]; "write"; "optimizer"; 1e18))}]
+          {name: "sg\($i)-param-out", jobs: io(["param"]; [$i]; "write"; "param-write"; 1e18)},
+          {name: "sg\($i)-out", jobs: io(["state"]; [$i]; "write"; "optimizer"; 1e18)}]
      end) as $opt_stages
   | [
       # Forward: partitioned_param_coordinator fetches each layer's
@@ -264,4 +298,5 @@ def bool_or($v; $d): if $v == null then $d else $v end;
       read_bytes_per_step: ([$phases[].read_bytes] | add),
       write_bytes_per_step: ([$phases[].write_bytes] | add)
     }
+    end
   end

@@ -22,7 +22,10 @@ zero_make_plan() {
 	err=$(jq -r '.error // empty' "$out.tmp")
 	if [ -n "$err" ]; then
 		rm -f "$out.tmp"
-		usage_error "--ds-config $cfg: ${err#ds_config: }"
+		case $err in
+		--*) usage_error "$err" ;; # about a command-line option
+		*) usage_error "--ds-config $cfg: ${err#ds_config: }" ;;
+		esac
 	fi
 	mv -f "$out.tmp" "$out"
 }

@@ -8,6 +8,23 @@
 # under each target: tswap-zero-RUNID/ (the swap files only).
 
 ZERO_CREATED=()
+ZERO_FIO_PID=""
+
+# zero_on_signal NAME CODE: stop the running fio (by its pid; it is this
+# script's child), wait for it, remove the run folders (zero_cleanup, unless
+# --keep), exit CODE (130 for SIGINT). Installed by zero_make_run_dirs.
+zero_on_signal() {
+	trap - INT TERM HUP
+	if [ -n "$ZERO_FIO_PID" ]; then
+		kill -TERM "$ZERO_FIO_PID" 2>/dev/null || true
+		wait "$ZERO_FIO_PID" 2>/dev/null || true
+		ZERO_FIO_PID=""
+	fi
+	zero_cleanup
+	trap - EXIT
+	warn "interrupted (SIG$1): fio stopped, $( ((${ZERO_KEEP:-0})) && echo "swap files kept" || echo "swap files removed"); partial results in --out"
+	exit "$2"
+}
 
 # zero_cleanup: remove the run folders this run created (and only those).
 zero_cleanup() {
@@ -27,42 +44,60 @@ zero_cleanup() {
 zero_make_run_dirs() {
 	local runid=$1 t d
 	shift
+	trap 'zero_on_signal INT 130' INT
+	trap 'zero_on_signal TERM 143' TERM
+	trap 'zero_on_signal HUP 129' HUP
 	for t in "$@"; do
 		if [ -e "$t" ] && [ ! -d "$t" ]; then
 			usage_error "--target $t: not a directory (tswap-zero lays out swap files in a folder, like nvme_path)"
 		fi
-		mkdir -p -- "$t" || usage_error "--target $t: cannot create the directory"
+		mkdir -p -- "$t" 2>/dev/null || usage_error "--target $t: cannot create the directory"
 		d=$t/tswap-zero-$runid
-		if ! mkdir -- "$d" 2>/dev/null; then
+		if [ -e "$d" ] || [ -L "$d" ]; then
 			usage_error "--target $t: $d already exists and was not created by this run: refusing to write into it"
 		fi
+		mkdir -- "$d" 2>/dev/null || usage_error "--target $t: cannot create $d (read-only or no permission)"
 		: >"$d/.tswap-zero-run"
 		ZERO_CREATED+=("$d")
 	done
 }
 
-# zero_check_room NEED_JSON TARGETS_JSON: refuse (exit 2) a
-# target whose free space is below the swap files its ranks need (+1%).
+# zero_check_room NEED_JSON TARGETS_JSON: refuse (exit 2) when a file
+# system's free space is below the swap files of the ranks whose targets it
+# holds (+1%; targets on one file system are summed: stat's device number).
 # $1: JSON array, per rank the bytes it lays out; $2: per rank its target.
 zero_check_room() {
-	local need_json=$1 tmap_json=$2 t need avail
+	local need_json=$1 tmap_json=$2 t need avail dev
+	local -A fs_need=() fs_name=()
 	while IFS=$'\t' read -r t need; do
-		avail=$(df -B1 --output=avail -- "$t" 2>/dev/null | tail -n 1 | tr -d ' ') ||
-			usage_error "--target $t: cannot read its free space (df)"
-		[[ $avail =~ ^[0-9]+$ ]] || usage_error "--target $t: cannot read its free space (df)"
-		if ((need + need / 100 > avail)); then
-			usage_error "--target $t: needs $need bytes for its ranks' swap files, $avail free"
-		fi
+		dev=$(stat -L -c %d -- "$t" 2>/dev/null) || usage_error "--target $t: cannot stat it"
+		fs_need[$dev]=$((${fs_need[$dev]:-0} + need))
+		fs_name[$dev]=${fs_name[$dev]:+${fs_name[$dev]},}$t
 	done < <(jq -rn --argjson need "$need_json" --argjson t "$tmap_json" '
 		[range(0; $t | length) | {t: $t[.], b: $need[.]}] | group_by(.t)[]
 		| [.[0].t, (map(.b) | add)] | @tsv')
+	for dev in "${!fs_need[@]}"; do
+		t=${fs_name[$dev]}
+		need=${fs_need[$dev]}
+		avail=$(df -B1 --output=avail -- "${t%%,*}" 2>/dev/null | tail -n 1 | tr -d ' ') || avail=""
+		[[ $avail =~ ^[0-9]+$ ]] || usage_error "--target $t: cannot read its free space (df)"
+		if ((need + need / 100 > avail)); then
+			usage_error "--target $t: needs $need bytes for its ranks' swap files, $avail free on its file system"
+		fi
+	done
 }
 
 # zero_fio JOBFILE OUTJSON: run fio with JSON output; exit 3 with fio's
 # stderr tail when it fails.
 zero_fio() {
-	local job=$1 out=$2
-	if ! fio --output-format=json --output="$out" "$job" 2>"$out.stderr"; then
+	local job=$1 out=$2 rc=0
+	# In the background so that a signal reaches zero_on_signal at once
+	# (wait returns), which stops this fio by its pid.
+	fio --output-format=json --output="$out" "$job" 2>"$out.stderr" &
+	ZERO_FIO_PID=$!
+	wait "$ZERO_FIO_PID" || rc=$?
+	ZERO_FIO_PID=""
+	if ((rc != 0)); then
 		tail -n 5 "$out.stderr" >&2
 		die "$EXIT_ERROR" "fio failed on $job (see $out.stderr)"
 	fi
