@@ -308,14 +308,75 @@ static int check_bs(struct thread_data *td, unsigned int P)
 	return 0;
 }
 
-/* A stats path must be writable now, not only at the end of the run. */
+static const char *file_type(mode_t m)
+{
+	if (S_ISCHR(m))
+		return "character device";
+	if (S_ISBLK(m))
+		return "block device";
+	if (S_ISFIFO(m))
+		return "FIFO";
+	if (S_ISSOCK(m))
+		return "socket";
+	if (S_ISDIR(m))
+		return "directory";
+	return "special file";
+}
+
+/*
+ * The absolute name of `path` with its directory resolved (the last
+ * component kept as it is, existing or not): two spellings of one file
+ * name ("./f", "d/../f", a symlinked directory) compare equal.
+ */
+static bool canon_name(const char *path, char *out, size_t outlen)
+{
+	char d[PATH_MAX], b[PATH_MAX], rd[PATH_MAX];
+
+	snprintf(d, sizeof(d), "%s", path);
+	snprintf(b, sizeof(b), "%s", path);
+	if (!realpath(dirname(d), rd))
+		return false;
+	return snprintf(out, outlen, "%s/%s", rd, basename(b)) < (int)outlen;
+}
+
+/* Is the stats file (stat `st` if `exists`) one of the job's files? */
+static bool stats_is_target(struct thread_data *td, const char *path,
+			    const struct stat *st, bool exists)
+{
+	char cs[PATH_MAX], cf[PATH_MAX];
+	struct fio_file *f;
+	struct stat fst;
+	unsigned int i;
+	bool have_cs = canon_name(path, cs, sizeof(cs));
+
+	for_each_file(td, f, i) {
+		if (!f->file_name)
+			continue;
+		if (exists && !stat(f->file_name, &fst) &&
+		    fst.st_dev == st->st_dev && fst.st_ino == st->st_ino)
+			return true;
+		if (have_cs && canon_name(f->file_name, cf, sizeof(cf)) &&
+		    !strcmp(cs, cf))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Every tswap_stats path that would fail at the end of the job fails here,
+ * before any I/O, and nothing of the user's is ever replaced: the stats
+ * are written to PATH.XXXXXX and renamed over PATH (stats.c), so PATH must
+ * be new or a regular file (a symlink to one is followed, and stays), not
+ * one of the job's own files, and PATH.XXXXXX must be creatable.
+ */
 static int check_stats_path(struct thread_data *td, struct tswap_data *ld,
 			    const char *tmpl)
 {
-	char dir[PATH_MAX], probe[PATH_MAX + 16];
+	char dir[PATH_MAX], probe[PATH_MAX + 16], real[PATH_MAX];
 	const char *parent;
-	struct stat st;
-	int ret, fd;
+	struct stat st, lst;
+	bool exists;
+	int ret, fd, flags;
 
 	ret = tswap_stats_expand_path(tmpl, td->o.name, (int)td->thread_number - 1,
 				      (long)getpid(), ld->stats_path,
@@ -327,19 +388,63 @@ static int check_stats_path(struct thread_data *td, struct tswap_data *ld,
 	if (ret)
 		return tswap_fail(td, -ret, "tswap_stats=%.64s...: path too long (%zu bytes, at most %d)",
 				  tmpl, strlen(tmpl), PATH_MAX - 1);
-	if (!stat(ld->stats_path, &st) && S_ISDIR(st.st_mode))
+	exists = !lstat(ld->stats_path, &lst);
+	st = lst;
+	if (exists && S_ISLNK(lst.st_mode)) {
+		if (stat(ld->stats_path, &st))
+			return tswap_fail(td, errno,
+					  "tswap_stats=%s: is a symbolic link to nothing (%s); name a regular file or a new path",
+					  ld->stats_path, strerror(errno));
+		if (S_ISREG(st.st_mode)) {
+			/* Write the file it points to; the link stays. */
+			if (!realpath(ld->stats_path, real))
+				return tswap_fail(td, errno, "tswap_stats=%s: cannot resolve the symbolic link: %s",
+						  ld->stats_path, strerror(errno));
+			snprintf(ld->stats_path, sizeof(ld->stats_path), "%s", real);
+		}
+	}
+	if (exists && S_ISDIR(st.st_mode))
 		return tswap_fail(td, EISDIR, "tswap_stats=%s: is a directory; name a file in it",
 				  ld->stats_path);
+	if (exists && !S_ISREG(st.st_mode))
+		return tswap_fail(td, EINVAL,
+				  "tswap_stats=%s: is a %s; the stats are written to a new file renamed over the path, which would replace it: name a regular file or a new path",
+				  ld->stats_path, file_type(st.st_mode));
+	if (stats_is_target(td, ld->stats_path, &st, exists))
+		return tswap_fail(td, EINVAL,
+				  "tswap_stats=%s: is a target file of the job; name another file",
+				  ld->stats_path);
+	if (exists) {
+		/* rename() cannot replace an immutable or append-only file. */
+		fd = open(ld->stats_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+		if (fd >= 0) {
+			flags = 0;
+			ret = ioctl(fd, FS_IOC_GETFLAGS, &flags);
+			close(fd);
+			if (!ret && (flags & (FS_IMMUTABLE_FL | FS_APPEND_FL)))
+				return tswap_fail(td, EPERM,
+						  "tswap_stats=%s: the file is %s (chattr); it cannot be replaced",
+						  ld->stats_path,
+						  flags & FS_IMMUTABLE_FL ? "immutable" : "append-only");
+		}
+	}
+	/* The exact temporary name stats.c will use, with its length. */
 	snprintf(dir, sizeof(dir), "%s", ld->stats_path);
 	parent = dirname(dir);
-	snprintf(probe, sizeof(probe), "%s/.tswap.XXXXXX", parent);
+	if (snprintf(probe, sizeof(probe), "%s.XXXXXX", ld->stats_path) >= PATH_MAX)
+		return tswap_fail(td, ENAMETOOLONG,
+				  "tswap_stats=%s: cannot create a file in %s: %s (the stats are written to PATH.XXXXXX, then renamed)",
+				  ld->stats_path, parent, strerror(ENAMETOOLONG));
 	fd = mkstemp(probe);
 	if (fd < 0)
 		return tswap_fail(td, errno,
-				  "tswap_stats=%s: cannot create a file in %s: %s",
+				  "tswap_stats=%s: cannot create a file in %s: %s (the stats are written to PATH.XXXXXX, then renamed)",
 				  ld->stats_path, parent, strerror(errno));
 	close(fd);
-	unlink(probe);
+	if (unlink(probe))
+		return tswap_fail(td, errno,
+				  "tswap_stats=%s: cannot remove a file in %s (%s): %s",
+				  ld->stats_path, parent, probe, strerror(errno));
 	return 0;
 }
 
