@@ -966,7 +966,15 @@ __attribute__((visibility("default")))
 struct ioengine_ops ioengine = {
 	.name			= "tswap",
 	.version		= FIO_IOOPS_VERSION,
-	.flags			= FIO_ASYNCIO_SYNC_TRIM | FIO_ASYNCIO_SETS_ISSUE_TIME,
+	/*
+	 * FIO_NO_OFFLOAD: io_submit_mode=offload runs queue/getevents in
+	 * fio's workqueue threads over copies of the job, which never get
+	 * this engine's post_init (no files, no scheduler) and share none
+	 * of its state: fio refuses it at load in one line, as it does for
+	 * its own io_uring engine.
+	 */
+	.flags			= FIO_ASYNCIO_SYNC_TRIM | FIO_ASYNCIO_SETS_ISSUE_TIME |
+				  FIO_NO_OFFLOAD,
 	.init			= tswap_init,
 	.post_init		= tswap_post_init,
 	.queue			= tswap_queue,

@@ -228,3 +228,23 @@ stats_refused() {
 	refute_output --partial "WRITE: bw="
 	[ "$(cat "$SCRATCH/imm.json")" = keep ] || fail "the immutable file was changed"
 }
+
+@test "bad input: io_submit_mode=offload is refused at load, in one line, no process left behind (issue 11, item 6)" {
+	local be threads
+	for be in libaio io_uring; do
+		if [ "$be" = io_uring ] && [ "$(cat /proc/sys/kernel/io_uring_disabled 2>/dev/null || echo 0)" != 0 ]; then
+			continue
+		fi
+		for threads in 1 2 4; do
+			FIO_TIMEOUT=30 run_fio "${JOB[@]}" --bs=256k --iodepth=4 \
+				--io_submit_mode=offload --tswap_backend="$be" --tswap_threads="$threads" \
+				--verify=crc32c --do_verify=1
+			assert_rejected "offload" "tswap"
+			[ "$status" -eq 1 ] || fail "$be threads=$threads: exit $status, expected 1"
+			refute_output --partial "WRITE: bw="
+		done
+	done
+	# No job process of this test is left (the deadlock left orphans).
+	run pgrep -f -- "--filename=$SCRATCH/f"
+	assert_failure
+}
