@@ -116,7 +116,7 @@ static struct fio_option options[] = {
 		.lname	= "tswap block size",
 		.type	= FIO_OPT_STR_VAL,
 		.off1	= offsetof(struct tswap_options, block_size),
-		.help	= "Bytes per I/O block (iocb/SQE), a multiple of the DIO offset alignment; the last block of a part is the remainder (DeepSpeed aio.block_size)",
+		.help	= "Bytes per I/O block (iocb/SQE), a multiple of the DIO offset alignment, at most 2 GiB less a page (MAX_RW_COUNT); the last block of a part is the remainder (DeepSpeed aio.block_size)",
 		.def	= "1M",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
@@ -566,6 +566,20 @@ static int dio_alignment(const char *path, struct tswap_file *tf)
 	return 0;
 }
 
+/*
+ * The most one read/write/iocb/SQE transfers: the kernel caps every I/O at
+ * MAX_RW_COUNT = INT_MAX & PAGE_MASK (include/linux/fs.h) and returns a
+ * short count above it; in whole DIO blocks, so that it stays a legal
+ * O_DIRECT length.
+ */
+static unsigned long long max_io_bytes(uint32_t dio_align)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long long max = INT_MAX & ~((unsigned long long)(page > 0 ? page : 4096) - 1);
+
+	return max & ~((unsigned long long)dio_align - 1);
+}
+
 static struct tswap_file *file_slot(struct tswap_data *ld, struct fio_file *f)
 {
 	unsigned int n = (unsigned int)f->fileno + 1;
@@ -612,6 +626,11 @@ static int check_file(struct thread_data *td, struct tswap_data *ld,
 	if (tswap_geom_check(gp, &rule))
 		return tswap_fail(td, EINVAL, "tswap_block_size=%llu: %s (%u bytes for %s)",
 				  o->block_size, rule, tf->dio_align, f->file_name);
+	if (o->block_size > max_io_bytes(tf->dio_align))
+		return tswap_fail(td, EINVAL,
+				  "tswap_block_size=%llu: above %llu, the most one read or write can move (the kernel's MAX_RW_COUNT, 2 GiB less a page, in whole DIO blocks of %u bytes for %s)",
+				  o->block_size, max_io_bytes(tf->dio_align),
+				  tf->dio_align, f->file_name);
 	for (ddir = DDIR_READ; ddir <= DDIR_WRITE; ddir++) {
 		unsigned long long bs = td->o.min_bs[ddir];
 

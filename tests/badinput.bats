@@ -248,3 +248,16 @@ stats_refused() {
 	run pgrep -f -- "--filename=$SCRATCH/f"
 	assert_failure
 }
+
+@test "bad input: tswap_block_size above the kernel's per-I/O maximum is refused at init (issue 11, item 9)" {
+	local v
+	# 2 GiB and more: each block would come back short (MAX_RW_COUNT).
+	for v in 2147483136 2g 4g 16g; do
+		run_fio "${JOB[@]}" --tswap_block_size="$v"
+		assert_rejected "tswap_block_size=" "MAX_RW_COUNT" "2147479552"
+		refute_output --partial "WRITE: bw="
+	done
+	# The maximum itself (0x7ffff000 on 4 KiB pages) is accepted.
+	[ "$(getconf PAGESIZE)" = 4096 ] || skip "page size $(getconf PAGESIZE): the maximum differs"
+	fio_ok "${JOB[@]}" --tswap_block_size=2147479552 --verify=crc32c --do_verify=1 --verify_fatal=1
+}

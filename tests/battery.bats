@@ -106,10 +106,11 @@ report() {
 	local v o max
 	max=$(cat /proc/sys/fs/aio-max-nr)
 
-	# tswap_block_size: bytes, a multiple of the DIO alignment; any size
-	# above a part is one block per part.
-	for v in 512 4k 1m 2m 1g 16g -4k; do case_ ok --tswap_block_size="$v"; done
-	for v in 0 1 511 1000 -1 1x abc "" 18446744073709551615 18446744073709551616 99999999999999999999k; do
+	# tswap_block_size: bytes, a multiple of the DIO alignment, at most
+	# the kernel's per-I/O maximum (2 GiB less a page); any size above a
+	# part is one block per part.
+	for v in 512 4k 1m 2m 1g 2147479552; do case_ ok --tswap_block_size="$v"; done
+	for v in 0 1 511 1000 -1 1x abc "" 18446744073709551615 18446744073709551616 99999999999999999999k 2g 16g; do
 		case_ reject --tswap_block_size="$v"
 	done
 
