@@ -12,6 +12,7 @@
  * Messages go to stderr through log_err(), one line each, naming the option
  * and the rule; nothing is ever printed on stdout (fio's JSON goes there).
  */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -59,6 +60,7 @@ struct tswap_options {
 	char *stats;
 	unsigned int sqpoll;
 	unsigned int sqpoll_idle;
+	bool sqpoll_idle_set;		/* given in the job (default 1000) */
 	unsigned int iopoll;
 	unsigned int fixedbufs;
 	unsigned int registerfiles;
@@ -90,6 +92,138 @@ struct tswap_data {
 static const char *const submit_names[] = { "block", "single" };
 static const char *const window_names[] = { "overlap", "sequential" };
 
+#define TSWAP_MAX_QUEUE_DEPTH INT_MAX	/* io_setup(int nr_events) */
+#define TSWAP_MAX_SQPOLL_IDLE INT_MAX	/* ms */
+
+static const struct fio_option *tswap_find_option(const char *name);
+
+/*
+ * Numeric options are parsed here, not by fio's FIO_OPT_INT/STR_VAL: those
+ * keep the low 32 bits of 4294967297 (1), read 1.5 and 1.5k as 1 and -4k as
+ * 2^64 - 4096, all silently.  The value is fio's size notation (decimal or
+ * 0x hex, with fio's k/m/g/t/p suffixes and kb_base; a parenthesised
+ * expression is left to fio's parser), checked against the option's
+ * minval/maxval (shown by fio --cmdhelp); a negative, fractional, unknown
+ * or out-of-range value is refused with one line, then fio's own
+ * "failed parsing" line.
+ */
+static bool known_suffix(const char *sfx)
+{
+	static const char *const ok[] = {
+		"k", "kb", "kib", "m", "mb", "mib", "g", "gb", "gib",
+		"t", "tb", "tib", "p", "pb", "pib",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (!strcasecmp(sfx, ok[i]))
+			return true;
+	return false;
+}
+
+static int parse_num(void *data, const char *name, const char *rule,
+		     const char *str, unsigned long long *out)
+{
+	const struct fio_option *o = tswap_find_option(name);
+	unsigned long long n, mult = 1, min = 0, max = ULLONG_MAX;
+	const char *p = str, *why = NULL;
+	char one[32], *end;
+	long long v;
+
+	if (o) {
+		min = o->minval > 0 ? (unsigned long long)o->minval : 0;
+		max = o->maxval ? o->maxval : ULLONG_MAX;
+	}
+	if (!str || !*str) {
+		log_err("tswap: %s=: needs a value; must be %s\n", name, rule);
+		return 1;
+	}
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == '(') {
+		errno = 0;
+		if (check_str_bytes(p, &v, data))
+			why = "not a number";
+		else if (v < 0)
+			why = "negative";
+		n = (unsigned long long)v;
+	} else if (*p == '-') {
+		why = "negative";
+	} else if (!isdigit((unsigned char)*p)) {
+		why = "not a number";
+	} else {
+		errno = 0;
+		n = strtoull(p, &end, (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) ? 16 : 10);
+		if (errno == ERANGE) {
+			why = "out of range";
+		} else if (*end == '.' || *end == ',') {
+			why = "not a whole number";
+		} else if (*end) {
+			if (!known_suffix(end) ||
+			    snprintf(one, sizeof(one), "1%s", end) >= (int)sizeof(one) ||
+			    check_str_bytes(one, &v, data) || v <= 0)
+				why = "not a number";
+			else
+				mult = (unsigned long long)v;
+		}
+		if (!why && __builtin_mul_overflow(n, mult, &n))
+			why = "out of range";
+	}
+	if (!why && (n < min || n > max))
+		why = "out of range";
+	if (why) {
+		log_err("tswap: %s=%s: %s; must be %s\n", name, str, why, rule);
+		return 1;
+	}
+	*out = n;
+	return 0;
+}
+
+static int opt_block_size(void *data, const char *str)
+{
+	unsigned long long v;
+
+	if (parse_num(data, "tswap_block_size",
+		      "a size in bytes, a positive multiple of the DIO offset alignment",
+		      str, &v))
+		return 1;
+	((struct tswap_options *)data)->block_size = v;
+	return 0;
+}
+
+static int opt_queue_depth(void *data, const char *str)
+{
+	unsigned long long v;
+
+	if (parse_num(data, "tswap_queue_depth", "an integer, at least 1 and at most 2147483647",
+		      str, &v))
+		return 1;
+	((struct tswap_options *)data)->queue_depth = (unsigned int)v;
+	return 0;
+}
+
+static int opt_threads(void *data, const char *str)
+{
+	unsigned long long v;
+
+	if (parse_num(data, "tswap_threads", "an integer 1..1024", str, &v))
+		return 1;
+	((struct tswap_options *)data)->threads = (unsigned int)v;
+	return 0;
+}
+
+static int opt_sqpoll_idle(void *data, const char *str)
+{
+	struct tswap_options *o = data;
+	unsigned long long v;
+
+	if (parse_num(data, "tswap_sqpoll_idle", "milliseconds, 0..2147483647", str, &v))
+		return 1;
+	o->sqpoll_idle = (unsigned int)v;
+	o->sqpoll_idle_set = true;
+	return 0;
+}
+
 static struct fio_option options[] = {
 	{
 		.name	= "tswap_backend",
@@ -114,8 +248,10 @@ static struct fio_option options[] = {
 	{
 		.name	= "tswap_block_size",
 		.lname	= "tswap block size",
-		.type	= FIO_OPT_STR_VAL,
+		.type	= FIO_OPT_STR,
+		.cb	= opt_block_size,
 		.off1	= offsetof(struct tswap_options, block_size),
+		.minval	= 1,
 		.help	= "Bytes per I/O block (iocb/SQE), a multiple of the DIO offset alignment, at most 2 GiB less a page (MAX_RW_COUNT); the last block of a part is the remainder (DeepSpeed aio.block_size)",
 		.def	= "1M",
 		.category = FIO_OPT_C_ENGINE,
@@ -124,9 +260,12 @@ static struct fio_option options[] = {
 	{
 		.name	= "tswap_queue_depth",
 		.lname	= "tswap queue depth",
-		.type	= FIO_OPT_INT,
+		.type	= FIO_OPT_STR,
+		.cb	= opt_queue_depth,
 		.off1	= offsetof(struct tswap_options, queue_depth),
-		.help	= "Blocks in flight per I/O context, >= 1; at most fs.aio-max-nr on libaio, 32768 on io_uring (DeepSpeed aio.queue_depth)",
+		.minval	= 1,
+		.maxval	= TSWAP_MAX_QUEUE_DEPTH,
+		.help	= "Blocks in flight per I/O context, 1..2147483647; at most fs.aio-max-nr on libaio, 32768 on io_uring (DeepSpeed aio.queue_depth)",
 		.def	= "8",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
@@ -174,8 +313,11 @@ static struct fio_option options[] = {
 	{
 		.name	= "tswap_threads",
 		.lname	= "tswap intra-op parallelism",
-		.type	= FIO_OPT_INT,
+		.type	= FIO_OPT_STR,
+		.cb	= opt_threads,
 		.off1	= offsetof(struct tswap_options, threads),
+		.minval	= 1,
+		.maxval	= TSWAP_MAX_THREADS,
 		.help	= "Worker threads per job, 1..1024, each with its own I/O context and one part of every operation; bs must be divisible by it (DeepSpeed aio.intra_op_parallelism)",
 		.def	= "1",
 		.category = FIO_OPT_C_ENGINE,
@@ -203,10 +345,12 @@ static struct fio_option options[] = {
 	{
 		.name	= "tswap_sqpoll_idle",
 		.lname	= "tswap io_uring SQPOLL idle",
-		.type	= FIO_OPT_INT,
+		.type	= FIO_OPT_STR,
+		.cb	= opt_sqpoll_idle,
 		.off1	= offsetof(struct tswap_options, sqpoll_idle),
-		.help	= "io_uring only: milliseconds the SQPOLL thread spins before sleeping",
-		.def	= "1000",
+		.minval	= 0,
+		.maxval	= TSWAP_MAX_SQPOLL_IDLE,
+		.help	= "io_uring only, with tswap_sqpoll=1: milliseconds the SQPOLL thread spins before sleeping, 0..2147483647 (default 1000)",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
 	},
@@ -244,6 +388,16 @@ static struct fio_option options[] = {
 		.name	= NULL,
 	},
 };
+
+static const struct fio_option *tswap_find_option(const char *name)
+{
+	const struct fio_option *o;
+
+	for (o = options; o->name; o++)
+		if (!strcmp(o->name, name))
+			return o;
+	return NULL;
+}
 
 static int tswap_fail(struct thread_data *td, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -475,17 +629,17 @@ static int tswap_init(struct thread_data *td)
 	if (o->backend == TSWAP_BE_LIBAIO) {
 		static const char *const uring_only[] = {
 			"tswap_sqpoll", "tswap_iopoll", "tswap_fixedbufs",
-			"tswap_registerfiles",
+			"tswap_registerfiles", "tswap_sqpoll_idle",
 		};
 		unsigned int set[] = { o->sqpoll, o->iopoll, o->fixedbufs,
-				       o->registerfiles };
+				       o->registerfiles, o->sqpoll_idle_set };
 		unsigned int i;
 
 		for (i = 0; i < sizeof(set) / sizeof(set[0]); i++)
 			if (set[i])
 				return tswap_fail(td, EINVAL,
-						  "%s=1: only with tswap_backend=io_uring",
-						  uring_only[i]);
+						  "%s=%u: only with tswap_backend=io_uring",
+						  uring_only[i], i == 4 ? o->sqpoll_idle : 1);
 		aio_max = read_ulong_file("/proc/sys/fs/aio-max-nr");
 		if (aio_max && o->queue_depth > aio_max)
 			return tswap_fail(td, EINVAL,
@@ -693,7 +847,7 @@ static int tswap_post_init(struct thread_data *td)
 			.buf_base = td->orig_buffer,
 			.buf_len = td->orig_buffer_size,
 			.sqpoll = o->sqpoll,
-			.sqpoll_idle_ms = o->sqpoll_idle,
+			.sqpoll_idle_ms = o->sqpoll_idle_set ? o->sqpoll_idle : 1000,
 			.iopoll = o->iopoll,
 			.fixedbufs = o->fixedbufs,
 			.registerfiles = o->registerfiles,
