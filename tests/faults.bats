@@ -595,3 +595,43 @@ signal_case() {
 		stats_complete_or_absent "$st" killed
 	done
 }
+
+# aio_room N - skip unless N more libaio events fit in fs.aio-max-nr.
+aio_room() {
+	local max nr
+	max=$(cat /proc/sys/fs/aio-max-nr)
+	nr=$(cat /proc/sys/fs/aio-nr)
+	[ $((max - nr)) -ge "$1" ] || skip "needs $1 libaio events free (fs.aio-max-nr=$max, in use $nr)"
+}
+
+@test "faults: 1024 libaio workers tear down in parallel: SIGINT to exit and a whole job within 5 s (issue 11, item 8)" {
+	local t0 ms threads
+	aio_room $((1024 * 8))
+	# A whole short job: set up 1024 contexts, write 4 MiB, tear down.
+	# Each io_destroy waits ~30 ms (an RCU grace period): one after
+	# another that was 35 s; in parallel, in the workers, well under 1 s.
+	for threads in 256 1024; do
+		t0=$(date +%s%N)
+		fio_ok --filename="$SCRATCH/f" --size=4m --bs=1m --rw=write --tswap_block_size=512 \
+			--tswap_threads="$threads"
+		ms=$((($(date +%s%N) - t0) / 1000000))
+		echo "# tswap_threads=$threads, libaio: whole job ${ms} ms" >&3
+		[ "$ms" -le 5000 ] || fail "tswap_threads=$threads: the job took ${ms} ms (teardown serialised?)"
+	done
+	# SIGINT mid-job, as a terminal's ^C: fio and its job process.
+	bg_fio "$SCRATCH/par" --filename="$SCRATCH/f" --size=64m --bs=4m --iodepth=4 --rw=randrw \
+		--time_based --runtime=60 --tswap_block_size=4k --tswap_threads=1024
+	bg_job_pid 1025
+	sleep 1
+	t0=$(date +%s%N)
+	kill -s INT "$BG_FIO" "$BG_JOB" 2>/dev/null || true
+	bg_wait
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	echo "# tswap_threads=1024, libaio: exit ${ms} ms after SIGINT (fio exit $status)" >&3
+	if [ "$status" -ne 128 ]; then
+		bg_show "$SCRATCH/par"
+		fail "expected fio to exit 128 after SIGINT, got $status"
+	fi
+	[ "$ms" -le 5000 ] || fail "fio took ${ms} ms to exit after SIGINT with 1024 workers"
+	! kill -0 "$BG_JOB" 2>/dev/null || fail "the job process $BG_JOB is still there"
+}
