@@ -517,6 +517,26 @@ static bool stats_is_target(struct thread_data *td, const char *path,
 }
 
 /*
+ * numjobs > 1 with a path that is the same for every clone (no %n; %p
+ * differs only between processes): each job renames its stats over the
+ * same file and only the last one survives.  Said once, by the first job.
+ */
+static void warn_shared_stats(struct thread_data *td, const char *tmpl)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+
+	if (td->o.numjobs < 2 || td->subjob_number)
+		return;
+	if (tswap_stats_expand_path(tmpl, td->o.name, 0, 1, a, sizeof(a)) ||
+	    tswap_stats_expand_path(tmpl, td->o.name, 1, td->o.use_thread ? 1 : 2,
+				    b, sizeof(b)) ||
+	    strcmp(a, b))
+		return;
+	log_err("tswap: %s: tswap_stats=%s: numjobs=%u jobs write this one file, the last to end wins; add %%n (job number) to the path\n",
+		td->o.name, tmpl, td->o.numjobs);
+}
+
+/*
  * Every tswap_stats path that would fail at the end of the job fails here,
  * before any I/O, and nothing of the user's is ever replaced: the stats
  * are written to PATH.XXXXXX and renamed over PATH (stats.c), so PATH must
@@ -542,6 +562,7 @@ static int check_stats_path(struct thread_data *td, struct tswap_data *ld,
 	if (ret)
 		return tswap_fail(td, -ret, "tswap_stats=%.64s...: path too long (%zu bytes, at most %d)",
 				  tmpl, strlen(tmpl), PATH_MAX - 1);
+	warn_shared_stats(td, tmpl);
 	exists = !lstat(ld->stats_path, &lst);
 	st = lst;
 	if (exists && S_ISLNK(lst.st_mode)) {

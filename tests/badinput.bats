@@ -261,3 +261,18 @@ stats_refused() {
 	[ "$(getconf PAGESIZE)" = 4096 ] || skip "page size $(getconf PAGESIZE): the maximum differs"
 	fio_ok "${JOB[@]}" --tswap_block_size=2147479552 --verify=crc32c --do_verify=1 --verify_fatal=1
 }
+
+@test "tswap_stats: numjobs=3 with one shared path warns once; with %n each job has its file (issue 11, item 12)" {
+	fio_ok "${JOB[@]}" --numjobs=3 --offset_increment=4m --tswap_stats="$SCRATCH/all.json"
+	run -0 grep -c "numjobs=3 jobs write this one file.*add %n" <<<"$stderr"
+	assert_output 1
+	fio_ok "${JOB[@]}" --numjobs=3 --offset_increment=4m --tswap_stats="$SCRATCH/st-%n.json"
+	assert_equal "$stderr" ""
+	assert_file_exists "$SCRATCH/st-0.json"
+	assert_file_exists "$SCRATCH/st-2.json"
+	# Processes (not thread=1) have their own pid: %p is enough.
+	fio_ok "${JOB[@]}" --numjobs=2 --offset_increment=4m --tswap_stats="$SCRATCH/st-%p.json"
+	assert_equal "$stderr" ""
+	fio_ok "${JOB[@]}" --numjobs=2 --thread --offset_increment=4m --tswap_stats="$SCRATCH/st-%p.json"
+	assert_regex "$stderr" "numjobs=2 jobs write this one file"
+}
