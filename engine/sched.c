@@ -168,7 +168,7 @@ static void complete_op(struct tswap_sched *s, struct tswap_op *op)
 
 static void start_part(struct worker *w, struct tswap_op *op)
 {
-	unsigned int P = w->s->nworkers;
+	unsigned int P = op->parts;	/* set by tswap_sched_queue() */
 
 	w->cur = op;
 	w->part_len = tswap_part_len(op->len, P);
@@ -476,16 +476,19 @@ static void *worker_main(void *arg)
 
 void tswap_sched_queue(struct tswap_sched *s, struct tswap_op *op)
 {
-	unsigned int i;
+	unsigned int i, n = op->parts;
 
+	if (!n || n > s->nworkers)
+		n = s->nworkers;
+	op->parts = n;
 	op->error = 0;
 	op->done = 0;
-	atomic_store_explicit(&op->parts_left, s->nworkers, memory_order_relaxed);
+	atomic_store_explicit(&op->parts_left, n, memory_order_relaxed);
 	atomic_store_explicit(&op->first_error, 0, memory_order_relaxed);
 	atomic_store_explicit(&op->short_at, op->len, memory_order_relaxed);
 	if (s->conf.timing)
 		op->t_queue_ns = tswap_now_ns();
-	for (i = 0; i < s->nworkers; i++)
+	for (i = 0; i < n; i++)
 		fifo_push(&s->w[i], op);
 	s->busy++;
 }

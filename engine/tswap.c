@@ -994,10 +994,21 @@ static enum fio_q_status tswap_queue(struct thread_data *td, struct io_u *io_u)
 		return FIO_Q_COMPLETED;
 	}
 
-	/* bsrange/bssplit and offsets can still break the geometry here. */
 	tf = &ld->files[io_u->file->fileno];
-	if (tswap_op_check(&tf->geom, io_u->offset, io_u->xfer_buflen, &rule) ||
-	    ((uintptr_t)io_u->xfer_buf & (tf->mem_align - 1))) {
+	op->parts = 0;		/* tswap_threads parts */
+	if (io_u->xfer_buf != io_u->buf && io_u->xfer_buflen < io_u->buflen) {
+		/*
+		 * fio resubmits the rest of a short transfer (io_u.c,
+		 * io_completed: xfer_buf/offset advanced, xfer_buflen =
+		 * resid), of whatever size the kernel left: cut it into as
+		 * many DIO-aligned parts as divide it, or give it whole to
+		 * one worker, and let the kernel judge it as fio's libaio
+		 * engine does.
+		 */
+		op->parts = tswap_remainder_parts(&tf->geom, io_u->xfer_buflen);
+	} else if (tswap_op_check(&tf->geom, io_u->offset, io_u->xfer_buflen, &rule) ||
+		   ((uintptr_t)io_u->xfer_buf & (tf->mem_align - 1))) {
+		/* bsrange/bssplit and offsets can break the geometry here. */
 		if (!ld->warned_op) {
 			log_err("tswap: %s: operation of %llu bytes at offset %llu: %s\n",
 				td->o.name, io_u->xfer_buflen, io_u->offset,
