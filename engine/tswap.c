@@ -103,9 +103,9 @@ static const struct fio_option *tswap_find_option(const char *name);
  * 2^64 - 4096, all silently.  The value is fio's size notation (decimal or
  * 0x hex, with fio's k/m/g/t/p suffixes and kb_base; a parenthesised
  * expression is left to fio's parser), checked against the option's
- * minval/maxval (shown by fio --cmdhelp); a negative, fractional, unknown
- * or out-of-range value is refused with one line, then fio's own
- * "failed parsing" line.
+ * minval/maxval (fio --enghelp=ENGINE,OPTION shows them as "range"); a
+ * negative, fractional, unknown or out-of-range value is refused with one
+ * line, then fio's own "failed parsing" line.
  */
 static bool known_suffix(const char *sfx)
 {
@@ -125,10 +125,10 @@ static int parse_num(void *data, const char *name, const char *rule,
 		     const char *str, unsigned long long *out)
 {
 	const struct fio_option *o = tswap_find_option(name);
-	unsigned long long n, mult = 1, min = 0, max = ULLONG_MAX;
+	unsigned long long n = 0, mult = 1, min = 0, max = ULLONG_MAX;
 	const char *p = str, *why = NULL;
 	char one[32], *end;
-	long long v;
+	long long v = 0;
 
 	if (o) {
 		min = o->minval > 0 ? (unsigned long long)o->minval : 0;
