@@ -27,6 +27,16 @@ int tswap_geom_check(const struct tswap_geom *g, const char **rule)
 	return 0;
 }
 
+unsigned int tswap_remainder_parts(const struct tswap_geom *g, uint64_t len)
+{
+	unsigned int p;
+
+	for (p = g->threads; p > 1; p--)
+		if (!(len % p) && g->dio_align && !((len / p) % g->dio_align))
+			return p;
+	return 1;
+}
+
 int tswap_op_check(const struct tswap_geom *g, uint64_t off, uint64_t len,
 		   const char **rule)
 {

@@ -41,6 +41,15 @@ int tswap_geom_check(const struct tswap_geom *g, const char **rule);
 int tswap_op_check(const struct tswap_geom *g, uint64_t off, uint64_t len,
 		   const char **rule);
 
+/*
+ * tswap_remainder_parts - parts for the remainder of a short transfer that
+ * fio resubmits (io_u->xfer_buflen = resid, any size): the most parts p <=
+ * P with len % p == 0 and len / p a multiple of the DIO alignment, else 1
+ * (one worker takes it whole; the kernel then judges its alignment, as it
+ * does for fio's libaio engine).
+ */
+unsigned int tswap_remainder_parts(const struct tswap_geom *g, uint64_t len);
+
 /* Bytes of each part of an operation of `len` bytes (len / P). */
 static inline uint64_t tswap_part_len(uint64_t len, unsigned int threads)
 {

@@ -49,6 +49,8 @@ struct tswap_op {
 	int fd;
 	unsigned int fidx;	/* index of the file in the job */
 	void *user;		/* the caller's (the io_u) */
+	unsigned int parts;	/* parts to cut it into, 1..P; 0 = P (the
+				 * first `parts` workers take one each) */
 
 	/* Results, valid once tswap_sched_reap() returned the operation. */
 	int error;		/* first error, positive errno; 0 if none */

@@ -12,6 +12,7 @@
  * Messages go to stderr through log_err(), one line each, naming the option
  * and the rule; nothing is ever printed on stdout (fio's JSON goes there).
  */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -62,6 +63,7 @@ struct tswap_options {
 	char *stats;
 	unsigned int sqpoll;
 	unsigned int sqpoll_idle;
+	bool sqpoll_idle_set;		/* given in the job (default 1000) */
 	unsigned int iopoll;
 	unsigned int fixedbufs;
 	unsigned int registerfiles;
@@ -105,6 +107,138 @@ struct tswap_data {
 static const char *const submit_names[] = { "block", "single" };
 static const char *const window_names[] = { "overlap", "sequential" };
 
+#define TSWAP_MAX_QUEUE_DEPTH INT_MAX	/* io_setup(int nr_events) */
+#define TSWAP_MAX_SQPOLL_IDLE INT_MAX	/* ms */
+
+static const struct fio_option *tswap_find_option(const char *name);
+
+/*
+ * Numeric options are parsed here, not by fio's FIO_OPT_INT/STR_VAL: those
+ * keep the low 32 bits of 4294967297 (1), read 1.5 and 1.5k as 1 and -4k as
+ * 2^64 - 4096, all silently.  The value is fio's size notation (decimal or
+ * 0x hex, with fio's k/m/g/t/p suffixes and kb_base; a parenthesised
+ * expression is left to fio's parser), checked against the option's
+ * minval/maxval (fio --enghelp=ENGINE,OPTION shows them as "range"); a
+ * negative, fractional, unknown or out-of-range value is refused with one
+ * line, then fio's own "failed parsing" line.
+ */
+static bool known_suffix(const char *sfx)
+{
+	static const char *const ok[] = {
+		"k", "kb", "kib", "m", "mb", "mib", "g", "gb", "gib",
+		"t", "tb", "tib", "p", "pb", "pib",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (!strcasecmp(sfx, ok[i]))
+			return true;
+	return false;
+}
+
+static int parse_num(void *data, const char *name, const char *rule,
+		     const char *str, unsigned long long *out)
+{
+	const struct fio_option *o = tswap_find_option(name);
+	unsigned long long n = 0, mult = 1, min = 0, max = ULLONG_MAX;
+	const char *p = str, *why = NULL;
+	char one[32], *end;
+	long long v = 0;
+
+	if (o) {
+		min = o->minval > 0 ? (unsigned long long)o->minval : 0;
+		max = o->maxval ? o->maxval : ULLONG_MAX;
+	}
+	if (!str || !*str) {
+		log_err("tswap: %s=: needs a value; must be %s\n", name, rule);
+		return 1;
+	}
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == '(') {
+		errno = 0;
+		if (check_str_bytes(p, &v, data))
+			why = "not a number";
+		else if (v < 0)
+			why = "negative";
+		n = (unsigned long long)v;
+	} else if (*p == '-') {
+		why = "negative";
+	} else if (!isdigit((unsigned char)*p)) {
+		why = "not a number";
+	} else {
+		errno = 0;
+		n = strtoull(p, &end, (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) ? 16 : 10);
+		if (errno == ERANGE) {
+			why = "out of range";
+		} else if (*end == '.' || *end == ',') {
+			why = "not a whole number";
+		} else if (*end) {
+			if (!known_suffix(end) ||
+			    snprintf(one, sizeof(one), "1%s", end) >= (int)sizeof(one) ||
+			    check_str_bytes(one, &v, data) || v <= 0)
+				why = "not a number";
+			else
+				mult = (unsigned long long)v;
+		}
+		if (!why && __builtin_mul_overflow(n, mult, &n))
+			why = "out of range";
+	}
+	if (!why && (n < min || n > max))
+		why = "out of range";
+	if (why) {
+		log_err("tswap: %s=%s: %s; must be %s\n", name, str, why, rule);
+		return 1;
+	}
+	*out = n;
+	return 0;
+}
+
+static int opt_block_size(void *data, const char *str)
+{
+	unsigned long long v;
+
+	if (parse_num(data, "tswap_block_size",
+		      "a size in bytes, a positive multiple of the DIO offset alignment",
+		      str, &v))
+		return 1;
+	((struct tswap_options *)data)->block_size = v;
+	return 0;
+}
+
+static int opt_queue_depth(void *data, const char *str)
+{
+	unsigned long long v;
+
+	if (parse_num(data, "tswap_queue_depth", "an integer, at least 1 and at most 2147483647",
+		      str, &v))
+		return 1;
+	((struct tswap_options *)data)->queue_depth = (unsigned int)v;
+	return 0;
+}
+
+static int opt_threads(void *data, const char *str)
+{
+	unsigned long long v;
+
+	if (parse_num(data, "tswap_threads", "an integer 1..1024", str, &v))
+		return 1;
+	((struct tswap_options *)data)->threads = (unsigned int)v;
+	return 0;
+}
+
+static int opt_sqpoll_idle(void *data, const char *str)
+{
+	struct tswap_options *o = data;
+	unsigned long long v;
+
+	if (parse_num(data, "tswap_sqpoll_idle", "milliseconds, 0..2147483647", str, &v))
+		return 1;
+	o->sqpoll_idle = (unsigned int)v;
+	o->sqpoll_idle_set = true;
+	return 0;
+}
+
 static struct fio_option options[] = {
 	{
 		.name	= "tswap_backend",
@@ -129,9 +263,11 @@ static struct fio_option options[] = {
 	{
 		.name	= "tswap_block_size",
 		.lname	= "tswap block size",
-		.type	= FIO_OPT_STR_VAL,
+		.type	= FIO_OPT_STR,
+		.cb	= opt_block_size,
 		.off1	= offsetof(struct tswap_options, block_size),
-		.help	= "Bytes per I/O block (iocb/SQE), a multiple of the DIO offset alignment; the last block of a part is the remainder (DeepSpeed aio.block_size)",
+		.minval	= 1,
+		.help	= "Bytes per I/O block (iocb/SQE), a multiple of the DIO offset alignment, at most 2 GiB less a page (MAX_RW_COUNT); the last block of a part is the remainder (DeepSpeed aio.block_size)",
 		.def	= "1M",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
@@ -139,9 +275,12 @@ static struct fio_option options[] = {
 	{
 		.name	= "tswap_queue_depth",
 		.lname	= "tswap queue depth",
-		.type	= FIO_OPT_INT,
+		.type	= FIO_OPT_STR,
+		.cb	= opt_queue_depth,
 		.off1	= offsetof(struct tswap_options, queue_depth),
-		.help	= "Blocks in flight per I/O context, >= 1; at most fs.aio-max-nr on libaio, 32768 on io_uring (DeepSpeed aio.queue_depth)",
+		.minval	= 1,
+		.maxval	= TSWAP_MAX_QUEUE_DEPTH,
+		.help	= "Blocks in flight per I/O context, 1..2147483647; at most fs.aio-max-nr on libaio, 32768 on io_uring (DeepSpeed aio.queue_depth)",
 		.def	= "8",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
@@ -189,8 +328,11 @@ static struct fio_option options[] = {
 	{
 		.name	= "tswap_threads",
 		.lname	= "tswap intra-op parallelism",
-		.type	= FIO_OPT_INT,
+		.type	= FIO_OPT_STR,
+		.cb	= opt_threads,
 		.off1	= offsetof(struct tswap_options, threads),
+		.minval	= 1,
+		.maxval	= TSWAP_MAX_THREADS,
 		.help	= "Worker threads per job, 1..1024, each with its own I/O context and one part of every operation; bs must be divisible by it (DeepSpeed aio.intra_op_parallelism)",
 		.def	= "1",
 		.category = FIO_OPT_C_ENGINE,
@@ -248,10 +390,12 @@ static struct fio_option options[] = {
 	{
 		.name	= "tswap_sqpoll_idle",
 		.lname	= "tswap io_uring SQPOLL idle",
-		.type	= FIO_OPT_INT,
+		.type	= FIO_OPT_STR,
+		.cb	= opt_sqpoll_idle,
 		.off1	= offsetof(struct tswap_options, sqpoll_idle),
-		.help	= "io_uring only: milliseconds the SQPOLL thread spins before sleeping",
-		.def	= "1000",
+		.minval	= 0,
+		.maxval	= TSWAP_MAX_SQPOLL_IDLE,
+		.help	= "io_uring only, with tswap_sqpoll=1: milliseconds the SQPOLL thread spins before sleeping, 0..2147483647 (default 1000)",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
 	},
@@ -289,6 +433,16 @@ static struct fio_option options[] = {
 		.name	= NULL,
 	},
 };
+
+static const struct fio_option *tswap_find_option(const char *name)
+{
+	const struct fio_option *o;
+
+	for (o = options; o->name; o++)
+		if (!strcmp(o->name, name))
+			return o;
+	return NULL;
+}
 
 static int tswap_fail(struct thread_data *td, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -353,14 +507,95 @@ static int check_bs(struct thread_data *td, unsigned int P)
 	return 0;
 }
 
-/* A stats path must be writable now, not only at the end of the run. */
+static const char *file_type(mode_t m)
+{
+	if (S_ISCHR(m))
+		return "character device";
+	if (S_ISBLK(m))
+		return "block device";
+	if (S_ISFIFO(m))
+		return "FIFO";
+	if (S_ISSOCK(m))
+		return "socket";
+	if (S_ISDIR(m))
+		return "directory";
+	return "special file";
+}
+
+/*
+ * The absolute name of `path` with its directory resolved (the last
+ * component kept as it is, existing or not): two spellings of one file
+ * name ("./f", "d/../f", a symlinked directory) compare equal.
+ */
+static bool canon_name(const char *path, char *out, size_t outlen)
+{
+	char d[PATH_MAX], b[PATH_MAX], rd[PATH_MAX];
+
+	snprintf(d, sizeof(d), "%s", path);
+	snprintf(b, sizeof(b), "%s", path);
+	if (!realpath(dirname(d), rd))
+		return false;
+	return snprintf(out, outlen, "%s/%s", rd, basename(b)) < (int)outlen;
+}
+
+/* Is the stats file (stat `st` if `exists`) one of the job's files? */
+static bool stats_is_target(struct thread_data *td, const char *path,
+			    const struct stat *st, bool exists)
+{
+	char cs[PATH_MAX], cf[PATH_MAX];
+	struct fio_file *f;
+	struct stat fst;
+	unsigned int i;
+	bool have_cs = canon_name(path, cs, sizeof(cs));
+
+	for_each_file(td, f, i) {
+		if (!f->file_name)
+			continue;
+		if (exists && !stat(f->file_name, &fst) &&
+		    fst.st_dev == st->st_dev && fst.st_ino == st->st_ino)
+			return true;
+		if (have_cs && canon_name(f->file_name, cf, sizeof(cf)) &&
+		    !strcmp(cs, cf))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * numjobs > 1 with a path that is the same for every clone (no %n; %p
+ * differs only between processes): each job renames its stats over the
+ * same file and only the last one survives.  Said once, by the first job.
+ */
+static void warn_shared_stats(struct thread_data *td, const char *tmpl)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+
+	if (td->o.numjobs < 2 || td->subjob_number)
+		return;
+	if (tswap_stats_expand_path(tmpl, td->o.name, 0, 1, a, sizeof(a)) ||
+	    tswap_stats_expand_path(tmpl, td->o.name, 1, td->o.use_thread ? 1 : 2,
+				    b, sizeof(b)) ||
+	    strcmp(a, b))
+		return;
+	log_err("tswap: %s: tswap_stats=%s: numjobs=%u jobs write this one file, the last to end wins; add %%n (job number) to the path\n",
+		td->o.name, tmpl, td->o.numjobs);
+}
+
+/*
+ * Every tswap_stats path that would fail at the end of the job fails here,
+ * before any I/O, and nothing of the user's is ever replaced: the stats
+ * are written to PATH.XXXXXX and renamed over PATH (stats.c), so PATH must
+ * be new or a regular file (a symlink to one is followed, and stays), not
+ * one of the job's own files, and PATH.XXXXXX must be creatable.
+ */
 static int check_stats_path(struct thread_data *td, struct tswap_data *ld,
 			    const char *tmpl)
 {
-	char dir[PATH_MAX], probe[PATH_MAX + 16];
+	char dir[PATH_MAX], probe[PATH_MAX + 16], real[PATH_MAX];
 	const char *parent;
-	struct stat st;
-	int ret, fd;
+	struct stat st, lst;
+	bool exists;
+	int ret, fd, flags;
 
 	ret = tswap_stats_expand_path(tmpl, td->o.name, (int)td->thread_number - 1,
 				      (long)getpid(), ld->stats_path,
@@ -372,19 +607,64 @@ static int check_stats_path(struct thread_data *td, struct tswap_data *ld,
 	if (ret)
 		return tswap_fail(td, -ret, "tswap_stats=%.64s...: path too long (%zu bytes, at most %d)",
 				  tmpl, strlen(tmpl), PATH_MAX - 1);
-	if (!stat(ld->stats_path, &st) && S_ISDIR(st.st_mode))
+	warn_shared_stats(td, tmpl);
+	exists = !lstat(ld->stats_path, &lst);
+	st = lst;
+	if (exists && S_ISLNK(lst.st_mode)) {
+		if (stat(ld->stats_path, &st))
+			return tswap_fail(td, errno,
+					  "tswap_stats=%s: is a symbolic link to nothing (%s); name a regular file or a new path",
+					  ld->stats_path, strerror(errno));
+		if (S_ISREG(st.st_mode)) {
+			/* Write the file it points to; the link stays. */
+			if (!realpath(ld->stats_path, real))
+				return tswap_fail(td, errno, "tswap_stats=%s: cannot resolve the symbolic link: %s",
+						  ld->stats_path, strerror(errno));
+			snprintf(ld->stats_path, sizeof(ld->stats_path), "%s", real);
+		}
+	}
+	if (exists && S_ISDIR(st.st_mode))
 		return tswap_fail(td, EISDIR, "tswap_stats=%s: is a directory; name a file in it",
 				  ld->stats_path);
+	if (exists && !S_ISREG(st.st_mode))
+		return tswap_fail(td, EINVAL,
+				  "tswap_stats=%s: is a %s; the stats are written to a new file renamed over the path, which would replace it: name a regular file or a new path",
+				  ld->stats_path, file_type(st.st_mode));
+	if (stats_is_target(td, ld->stats_path, &st, exists))
+		return tswap_fail(td, EINVAL,
+				  "tswap_stats=%s: is a target file of the job; name another file",
+				  ld->stats_path);
+	if (exists) {
+		/* rename() cannot replace an immutable or append-only file. */
+		fd = open(ld->stats_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+		if (fd >= 0) {
+			flags = 0;
+			ret = ioctl(fd, FS_IOC_GETFLAGS, &flags);
+			close(fd);
+			if (!ret && (flags & (FS_IMMUTABLE_FL | FS_APPEND_FL)))
+				return tswap_fail(td, EPERM,
+						  "tswap_stats=%s: the file is %s (chattr); it cannot be replaced",
+						  ld->stats_path,
+						  flags & FS_IMMUTABLE_FL ? "immutable" : "append-only");
+		}
+	}
+	/* The exact temporary name stats.c will use, with its length. */
 	snprintf(dir, sizeof(dir), "%s", ld->stats_path);
 	parent = dirname(dir);
-	snprintf(probe, sizeof(probe), "%s/.tswap.XXXXXX", parent);
+	if (snprintf(probe, sizeof(probe), "%s.XXXXXX", ld->stats_path) >= PATH_MAX)
+		return tswap_fail(td, ENAMETOOLONG,
+				  "tswap_stats=%s: cannot create a file in %s: %s (the stats are written to PATH.XXXXXX, then renamed)",
+				  ld->stats_path, parent, strerror(ENAMETOOLONG));
 	fd = mkstemp(probe);
 	if (fd < 0)
 		return tswap_fail(td, errno,
-				  "tswap_stats=%s: cannot create a file in %s: %s",
+				  "tswap_stats=%s: cannot create a file in %s: %s (the stats are written to PATH.XXXXXX, then renamed)",
 				  ld->stats_path, parent, strerror(errno));
 	close(fd);
-	unlink(probe);
+	if (unlink(probe))
+		return tswap_fail(td, errno,
+				  "tswap_stats=%s: cannot remove a file in %s (%s): %s",
+				  ld->stats_path, parent, probe, strerror(errno));
 	return 0;
 }
 
@@ -415,17 +695,17 @@ static int tswap_init(struct thread_data *td)
 	if (o->backend == TSWAP_BE_LIBAIO) {
 		static const char *const uring_only[] = {
 			"tswap_sqpoll", "tswap_iopoll", "tswap_fixedbufs",
-			"tswap_registerfiles",
+			"tswap_registerfiles", "tswap_sqpoll_idle",
 		};
 		unsigned int set[] = { o->sqpoll, o->iopoll, o->fixedbufs,
-				       o->registerfiles };
+				       o->registerfiles, o->sqpoll_idle_set };
 		unsigned int i;
 
 		for (i = 0; i < sizeof(set) / sizeof(set[0]); i++)
 			if (set[i])
 				return tswap_fail(td, EINVAL,
-						  "%s=1: only with tswap_backend=io_uring",
-						  uring_only[i]);
+						  "%s=%u: only with tswap_backend=io_uring",
+						  uring_only[i], i == 4 ? o->sqpoll_idle : 1);
 		aio_max = read_ulong_file("/proc/sys/fs/aio-max-nr");
 		if (aio_max && o->queue_depth > aio_max)
 			return tswap_fail(td, EINVAL,
@@ -522,6 +802,20 @@ static int dio_alignment(const char *path, struct tswap_file *tf)
 	return 0;
 }
 
+/*
+ * The most one read/write/iocb/SQE transfers: the kernel caps every I/O at
+ * MAX_RW_COUNT = INT_MAX & PAGE_MASK (include/linux/fs.h) and returns a
+ * short count above it; in whole DIO blocks, so that it stays a legal
+ * O_DIRECT length.
+ */
+static unsigned long long max_io_bytes(uint32_t dio_align)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long long max = INT_MAX & ~((unsigned long long)(page > 0 ? page : 4096) - 1);
+
+	return max & ~((unsigned long long)dio_align - 1);
+}
+
 static struct tswap_file *file_slot(struct tswap_data *ld, struct fio_file *f)
 {
 	unsigned int n = (unsigned int)f->fileno + 1;
@@ -568,6 +862,11 @@ static int check_file(struct thread_data *td, struct tswap_data *ld,
 	if (tswap_geom_check(gp, &rule))
 		return tswap_fail(td, EINVAL, "tswap_block_size=%llu: %s (%u bytes for %s)",
 				  o->block_size, rule, tf->dio_align, f->file_name);
+	if (o->block_size > max_io_bytes(tf->dio_align))
+		return tswap_fail(td, EINVAL,
+				  "tswap_block_size=%llu: above %llu, the most one read or write can move (the kernel's MAX_RW_COUNT, 2 GiB less a page, in whole DIO blocks of %u bytes for %s)",
+				  o->block_size, max_io_bytes(tf->dio_align),
+				  tf->dio_align, f->file_name);
 	for (ddir = DDIR_READ; ddir <= DDIR_WRITE; ddir++) {
 		unsigned long long bs = td->o.min_bs[ddir];
 
@@ -630,7 +929,7 @@ static int tswap_post_init(struct thread_data *td)
 			.buf_base = td->orig_buffer,
 			.buf_len = td->orig_buffer_size,
 			.sqpoll = o->sqpoll,
-			.sqpoll_idle_ms = o->sqpoll_idle,
+			.sqpoll_idle_ms = o->sqpoll_idle_set ? o->sqpoll_idle : 1000,
 			.iopoll = o->iopoll,
 			.fixedbufs = o->fixedbufs,
 			.registerfiles = o->registerfiles,
@@ -807,10 +1106,21 @@ static enum fio_q_status tswap_queue(struct thread_data *td, struct io_u *io_u)
 		return FIO_Q_COMPLETED;
 	}
 
-	/* bsrange/bssplit and offsets can still break the geometry here. */
 	tf = &ld->files[io_u->file->fileno];
-	if (tswap_op_check(&tf->geom, io_u->offset, io_u->xfer_buflen, &rule) ||
-	    ((uintptr_t)io_u->xfer_buf & (tf->mem_align - 1))) {
+	op->parts = 0;		/* tswap_threads parts */
+	if (io_u->xfer_buf != io_u->buf && io_u->xfer_buflen < io_u->buflen) {
+		/*
+		 * fio resubmits the rest of a short transfer (io_u.c,
+		 * io_completed: xfer_buf/offset advanced, xfer_buflen =
+		 * resid), of whatever size the kernel left: cut it into as
+		 * many DIO-aligned parts as divide it, or give it whole to
+		 * one worker, and let the kernel judge it as fio's libaio
+		 * engine does.
+		 */
+		op->parts = tswap_remainder_parts(&tf->geom, io_u->xfer_buflen);
+	} else if (tswap_op_check(&tf->geom, io_u->offset, io_u->xfer_buflen, &rule) ||
+		   ((uintptr_t)io_u->xfer_buf & (tf->mem_align - 1))) {
+		/* bsrange/bssplit and offsets can break the geometry here. */
 		if (!ld->warned_op) {
 			log_err("tswap: %s: operation of %llu bytes at offset %llu: %s\n",
 				td->o.name, io_u->xfer_buflen, io_u->offset,
@@ -1000,7 +1310,15 @@ __attribute__((visibility("default")))
 struct ioengine_ops ioengine = {
 	.name			= "tswap",
 	.version		= FIO_IOOPS_VERSION,
-	.flags			= FIO_ASYNCIO_SYNC_TRIM | FIO_ASYNCIO_SETS_ISSUE_TIME,
+	/*
+	 * FIO_NO_OFFLOAD: io_submit_mode=offload runs queue/getevents in
+	 * fio's workqueue threads over copies of the job, which never get
+	 * this engine's post_init (no files, no scheduler) and share none
+	 * of its state: fio refuses it at load in one line, as it does for
+	 * its own io_uring engine.
+	 */
+	.flags			= FIO_ASYNCIO_SYNC_TRIM | FIO_ASYNCIO_SETS_ISSUE_TIME |
+				  FIO_NO_OFFLOAD,
 	.init			= tswap_init,
 	.post_init		= tswap_post_init,
 	.queue			= tswap_queue,

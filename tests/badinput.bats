@@ -140,3 +140,139 @@ teardown() { common_teardown; }
 	assert_rejected "tswap_stats=$SCRATCH/stats-%x.json" "unknown %-escape"
 	assert_file_not_exists "$SCRATCH/stats-%x.json"
 }
+
+# --- tswap_stats never replaces what is at the path (issue 11, item 1) ---
+
+# stats_refused PATH TEXT... - the job is refused at init naming PATH and
+# TEXT, before any I/O (fio may have laid out the target file already).
+stats_refused() {
+	local path=$1
+	shift
+	run_fio "${JOB[@]}" --tswap_stats="$path"
+	assert_rejected "tswap_stats=$path" "$@"
+	refute_output --partial "WRITE: bw="
+}
+
+@test "tswap_stats: a character device (copy of /dev/null) is refused and left a device" {
+	requires root
+	mknod "$SCRATCH/null" c 1 3
+	stats_refused "$SCRATCH/null" "character device" "regular file"
+	[ -c "$SCRATCH/null" ] || fail "the device node was replaced"
+}
+
+@test "tswap_stats: a FIFO is refused and left a FIFO" {
+	mkfifo "$SCRATCH/fifo"
+	stats_refused "$SCRATCH/fifo" "FIFO" "regular file"
+	[ -p "$SCRATCH/fifo" ] || fail "the FIFO was replaced"
+}
+
+@test "tswap_stats: a symlink to /proc/self/fd/1 is refused and left a symlink" {
+	ln -s /proc/self/fd/1 "$SCRATCH/out"
+	run_fio "${JOB[@]}" --tswap_stats="$SCRATCH/out"
+	assert_rejected "tswap_stats=$SCRATCH/out" "regular file"
+	[ -L "$SCRATCH/out" ] || fail "the symlink was replaced"
+	[ "$(readlink "$SCRATCH/out")" = /proc/self/fd/1 ] || fail "the symlink was changed"
+}
+
+@test "tswap_stats: a dangling symlink is refused and left as it is" {
+	ln -s "$SCRATCH/nowhere/x.json" "$SCRATCH/dangling"
+	stats_refused "$SCRATCH/dangling" "symbolic link"
+	[ -L "$SCRATCH/dangling" ] || fail "the symlink was replaced"
+}
+
+@test "tswap_stats: a symlink to a regular file writes the file and keeps the symlink" {
+	echo old >"$SCRATCH/real.json"
+	ln -s real.json "$SCRATCH/link.json"
+	fio_ok "${JOB[@]}" --tswap_stats="$SCRATCH/link.json"
+	[ -L "$SCRATCH/link.json" ] || fail "the symlink was replaced by a file"
+	run -0 jq -r .operations "$SCRATCH/real.json"
+	assert_output 4
+}
+
+@test "tswap_stats: the job's own target file is refused, by name and through a hard link" {
+	head -c 4m /dev/urandom >"$SCRATCH/f"
+	cp "$SCRATCH/f" "$SCRATCH/f.orig"
+	run_fio "${JOB[@]}" --rw=read --tswap_stats="$SCRATCH/f"
+	assert_rejected "tswap_stats=$SCRATCH/f" "target file"
+	cmp "$SCRATCH/f" "$SCRATCH/f.orig" || fail "the target file was changed"
+	ln "$SCRATCH/f" "$SCRATCH/hard"
+	run_fio "${JOB[@]}" --rw=read --tswap_stats="$SCRATCH/hard"
+	assert_rejected "tswap_stats=$SCRATCH/hard" "target file"
+	# A target that does not exist yet, named differently (./f).
+	rm -f "$SCRATCH/hard" "$SCRATCH/f"
+	run_fio --filename="$SCRATCH/./f" --size=4m --bs=1m --rw=write --tswap_stats="$SCRATCH/f"
+	assert_rejected "tswap_stats=$SCRATCH/f" "target file"
+	refute_output --partial "WRITE: bw="
+}
+
+# --- every tswap_stats path that will fail, fails at init (item 11) ---
+
+@test "tswap_stats: a 250-character final name (its temporary name too long) fails at init" {
+	local name
+	name=$(printf 's%.0s' $(seq 250))
+	stats_refused "$SCRATCH/$name" "File name too long"
+	# 248 characters leave room for the 7-character temporary suffix.
+	name=$(printf 's%.0s' $(seq 248))
+	fio_ok "${JOB[@]}" --tswap_stats="$SCRATCH/$name"
+	assert_file_exists "$SCRATCH/$name"
+}
+
+@test "tswap_stats: an immutable existing file fails at init and is left untouched" {
+	requires root
+	command -v chattr >/dev/null || skip "requires chattr (e2fsprogs)"
+	echo keep >"$SCRATCH/imm.json"
+	chattr +i "$SCRATCH/imm.json" 2>/dev/null || skip "the scratch filesystem has no immutable flag"
+	run_fio "${JOB[@]}" --tswap_stats="$SCRATCH/imm.json"
+	chattr -i "$SCRATCH/imm.json"
+	assert_rejected "tswap_stats=$SCRATCH/imm.json" "immutable"
+	refute_output --partial "WRITE: bw="
+	[ "$(cat "$SCRATCH/imm.json")" = keep ] || fail "the immutable file was changed"
+}
+
+@test "bad input: io_submit_mode=offload is refused at load, in one line, no process left behind (issue 11, item 6)" {
+	local be threads
+	for be in libaio io_uring; do
+		if [ "$be" = io_uring ] && [ "$(cat /proc/sys/kernel/io_uring_disabled 2>/dev/null || echo 0)" != 0 ]; then
+			continue
+		fi
+		for threads in 1 2 4; do
+			FIO_TIMEOUT=30 run_fio "${JOB[@]}" --bs=256k --iodepth=4 \
+				--io_submit_mode=offload --tswap_backend="$be" --tswap_threads="$threads" \
+				--verify=crc32c --do_verify=1
+			assert_rejected "offload" "tswap"
+			[ "$status" -eq 1 ] || fail "$be threads=$threads: exit $status, expected 1"
+			refute_output --partial "WRITE: bw="
+		done
+	done
+	# No job process of this test is left (the deadlock left orphans).
+	run pgrep -f -- "--filename=$SCRATCH/f"
+	assert_failure
+}
+
+@test "bad input: tswap_block_size above the kernel's per-I/O maximum is refused at init (issue 11, item 9)" {
+	local v
+	# 2 GiB and more: each block would come back short (MAX_RW_COUNT).
+	for v in 2147483136 2g 4g 16g; do
+		run_fio "${JOB[@]}" --tswap_block_size="$v"
+		assert_rejected "tswap_block_size=" "MAX_RW_COUNT" "2147479552"
+		refute_output --partial "WRITE: bw="
+	done
+	# The maximum itself (0x7ffff000 on 4 KiB pages) is accepted.
+	[ "$(getconf PAGESIZE)" = 4096 ] || skip "page size $(getconf PAGESIZE): the maximum differs"
+	fio_ok "${JOB[@]}" --tswap_block_size=2147479552 --verify=crc32c --do_verify=1 --verify_fatal=1
+}
+
+@test "tswap_stats: numjobs=3 with one shared path warns once; with %n each job has its file (issue 11, item 12)" {
+	fio_ok "${JOB[@]}" --numjobs=3 --offset_increment=4m --tswap_stats="$SCRATCH/all.json"
+	run -0 grep -c "numjobs=3 jobs write this one file.*add %n" <<<"$stderr"
+	assert_output 1
+	fio_ok "${JOB[@]}" --numjobs=3 --offset_increment=4m --tswap_stats="$SCRATCH/st-%n.json"
+	assert_equal "$stderr" ""
+	assert_file_exists "$SCRATCH/st-0.json"
+	assert_file_exists "$SCRATCH/st-2.json"
+	# Processes (not thread=1) have their own pid: %p is enough.
+	fio_ok "${JOB[@]}" --numjobs=2 --offset_increment=4m --tswap_stats="$SCRATCH/st-%p.json"
+	assert_equal "$stderr" ""
+	fio_ok "${JOB[@]}" --numjobs=2 --thread --offset_increment=4m --tswap_stats="$SCRATCH/st-%p.json"
+	assert_regex "$stderr" "numjobs=2 jobs write this one file"
+}

@@ -106,22 +106,26 @@ report() {
 	local v o max
 	max=$(cat /proc/sys/fs/aio-max-nr)
 
-	# tswap_block_size: bytes, a multiple of the DIO alignment; any size
-	# above a part is one block per part.
-	for v in 512 4k 1m 2m 1g 16g -4k; do case_ ok --tswap_block_size="$v"; done
-	for v in 0 1 511 1000 -1 1x abc "" 18446744073709551615 18446744073709551616 99999999999999999999k; do
+	# tswap_block_size: bytes, a multiple of the DIO alignment, at most
+	# the kernel's per-I/O maximum (2 GiB less a page); any size above a
+	# part is one block per part.
+	for v in 512 4k 1m 2m 1g 2147479552; do case_ ok --tswap_block_size="$v"; done
+	# Negative and fractional sizes are refused, not wrapped or truncated
+	# (-4k was 2^64 - 4096, 1.5k was 1).
+	for v in 0 1 511 1000 -1 -4k 1.5k 4.5m 1x abc "" 18446744073709551615 18446744073709551616 99999999999999999999k 2g 16g; do
 		case_ reject --tswap_block_size="$v"
 	done
 
-	# tswap_queue_depth: 1..fs.aio-max-nr (libaio), 1..32768 (io_uring).
-	for v in 1 2 7 64 1.5; do case_ ok --tswap_queue_depth="$v"; done
-	for v in 0 -1 4294967295 4294967296 $((max + 1)) abc ""; do case_ reject --tswap_queue_depth="$v"; done
+	# tswap_queue_depth: 1..fs.aio-max-nr (libaio), 1..32768 (io_uring);
+	# never wrapped (2^32 + 8 ran with 8) or truncated (1.5 ran with 1).
+	for v in 1 2 7 64 0x10; do case_ ok --tswap_queue_depth="$v"; done
+	for v in 0 -1 1.5 4294967295 4294967296 4294967304 $((max + 1)) 1x abc ""; do case_ reject --tswap_queue_depth="$v"; done
 	# At fs.aio-max-nr itself io_setup may or may not find the room.
 	case_ either --tswap_queue_depth="$max"
 
 	# tswap_threads: 1..1024, bs divisible, parts aligned.
 	for v in 1 2 4 8 1024; do case_ ok --tswap_threads="$v"; done
-	for v in 0 -1 1025 3 4294967296 abc ""; do case_ reject --tswap_threads="$v"; done
+	for v in 0 -1 1025 3 1.5 2.0 4294967296 4294967297 18446744073709551617 abc ""; do case_ reject --tswap_threads="$v"; done
 
 	# The enumerations.
 	for v in block single; do case_ ok --tswap_submit="$v"; done
@@ -131,11 +135,12 @@ report() {
 	done
 	case_ ok --tswap_backend=libaio
 
-	# io_uring-only options: refused on libaio.
+	# io_uring-only options: refused on libaio (tswap_sqpoll_idle too).
 	for o in sqpoll iopoll fixedbufs registerfiles; do
 		case_ reject --tswap_"$o"=1
 		case_ ok --tswap_"$o"=0
 	done
+	for v in 0 1000; do case_ reject --tswap_sqpoll_idle="$v"; done
 	for v in 2 yes bogus ""; do case_ reject --tswap_sqpoll="$v"; done
 
 	# tswap_stats: a path; %j %n %p %% escapes; the directory must be
@@ -161,10 +166,12 @@ report() {
 		for o in sqpoll fixedbufs registerfiles; do
 			case_ ok --tswap_backend=io_uring --tswap_"$o"=1
 		done
-		for v in 0 1 -1 4294967295; do
+		for v in 0 1 2147483647; do
 			case_ ok --tswap_backend=io_uring --tswap_sqpoll=1 --tswap_sqpoll_idle="$v"
 		done
-		case_ reject --tswap_backend=io_uring --tswap_sqpoll=1 --tswap_sqpoll_idle=abc
+		for v in abc -1 1.5 2147483648 4294967295 4294967297; do
+			case_ reject --tswap_backend=io_uring --tswap_sqpoll=1 --tswap_sqpoll_idle="$v"
+		done
 		# A file on a device without poll queues.
 		case_ either --tswap_backend=io_uring --tswap_iopoll=1
 		case_ ok --tswap_backend=io_uring --tswap_threads=1024 --tswap_queue_depth=1

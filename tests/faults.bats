@@ -595,3 +595,86 @@ signal_case() {
 		stats_complete_or_absent "$st" killed
 	done
 }
+
+# aio_room N - skip unless N more libaio events fit in fs.aio-max-nr.
+aio_room() {
+	local max nr
+	max=$(cat /proc/sys/fs/aio-max-nr)
+	nr=$(cat /proc/sys/fs/aio-nr)
+	[ $((max - nr)) -ge "$1" ] || skip "needs $1 libaio events free (fs.aio-max-nr=$max, in use $nr)"
+}
+
+@test "faults: 1024 libaio workers tear down in parallel: SIGINT to exit and a whole job within 5 s (issue 11, item 8)" {
+	local t0 ms threads
+	aio_room $((1024 * 8))
+	# A whole short job: set up 1024 contexts, write 4 MiB, tear down.
+	# Each io_destroy waits ~30 ms (an RCU grace period): one after
+	# another that was 35 s; in parallel, in the workers, well under 1 s.
+	for threads in 256 1024; do
+		t0=$(date +%s%N)
+		fio_ok --filename="$SCRATCH/f" --size=4m --bs=1m --rw=write --tswap_block_size=512 \
+			--tswap_threads="$threads"
+		ms=$((($(date +%s%N) - t0) / 1000000))
+		echo "# tswap_threads=$threads, libaio: whole job ${ms} ms" >&3
+		[ "$ms" -le 5000 ] || fail "tswap_threads=$threads: the job took ${ms} ms (teardown serialised?)"
+	done
+	# SIGINT mid-job, as a terminal's ^C: fio and its job process.
+	bg_fio "$SCRATCH/par" --filename="$SCRATCH/f" --size=64m --bs=4m --iodepth=4 --rw=randrw \
+		--time_based --runtime=60 --tswap_block_size=4k --tswap_threads=1024
+	bg_job_pid 1025
+	sleep 1
+	t0=$(date +%s%N)
+	kill -s INT "$BG_FIO" "$BG_JOB" 2>/dev/null || true
+	bg_wait
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	echo "# tswap_threads=1024, libaio: exit ${ms} ms after SIGINT (fio exit $status)" >&3
+	if [ "$status" -ne 128 ]; then
+		bg_show "$SCRATCH/par"
+		fail "expected fio to exit 128 after SIGINT, got $status"
+	fi
+	[ "$ms" -le 5000 ] || fail "fio took ${ms} ms to exit after SIGINT with 1024 workers"
+	! kill -0 "$BG_JOB" 2>/dev/null || fail "the job process $BG_JOB is still there"
+}
+
+# A short read whose remainder does not split over the threads (issue 11,
+# item 7): fio resubmits the rest of the operation (xfer_buflen = resid),
+# of any size; the engine runs it in as many DIO-aligned parts as divide
+# it, or on one worker, and fio reports exactly what its libaio engine does.
+@test "faults: short read mid-file, remainders that do and do not split over 1-4 threads: as fio's libaio engine reports it" {
+	requires_fuse
+	local short ref be threads got st=$SCRATCH/rem.json n=0
+	# Short at 1 MiB + 4 KiB: the rest of the 3 MiB operation is 511
+	# pages (splits over no thread count); at 1.5 MiB: 384 pages (splits
+	# over 2, 3 and 4).
+	for short in 1052672 1572864; do
+		faultfs_mount 16 --short="$short:4096"
+		run -0 timeout -k 10 "$FIO_TIMEOUT" fio --name=swap --ioengine=libaio --direct=1 \
+			--filename="$FAULTFS_FILE" --size=12m --bs=3m --rw=read --output-format=json
+		ref=$(jq -r '.jobs[0] | "\(.error) \(.read.io_bytes) \(.read.short_ios) \(.read.total_ios)"' <<<"$(json_out)")
+		assert_regex "$ref" '^0 [0-9]+ [1-9][0-9]* [0-9]+$'
+		echo "# short at $short: fio's libaio engine: error/io_bytes/short_ios/total_ios $ref" >&3
+		for be in libaio io_uring; do
+			if [ "$be" = io_uring ] && [ "$(cat /proc/sys/kernel/io_uring_disabled 2>/dev/null || echo 0)" != 0 ]; then
+				continue
+			fi
+			for threads in 1 2 3 4; do
+				n=$((n + 1))
+				rm -f "$st"
+				fio_ok --filename="$FAULTFS_FILE" --size=12m --bs=3m --rw=read \
+					--output-format=json --tswap_block_size=256k --tswap_backend="$be" \
+					--tswap_threads="$threads" --tswap_stats="$st"
+				got=$(jq -r '.jobs[0] | "\(.error) \(.read.io_bytes) \(.read.short_ios) \(.read.total_ios)"' <<<"$(json_out)")
+				[ "$got" = "$ref" ] ||
+					fail "short=$short backend=$be threads=$threads: fio error/io_bytes/short_ios/total_ios '$got', with fio's libaio engine '$ref'"
+				run -0 jq -r '"\(.op_errors) \(.op_short >= 1) \(.short_blocks >= 1)"' "$st"
+				[ "$output" = "0 true true" ] ||
+					fail "short=$short backend=$be threads=$threads: stats $(jq -c '{op_errors, op_short, short_blocks}' "$st")"
+			done
+		done
+		# Next offset: a fresh faultfs (the undo list has this one too).
+		umount "$SCRATCH/faultfs" 2>/dev/null || umount -l "$SCRATCH/faultfs"
+		kill "$FAULTFS_PID" 2>/dev/null || true
+		wait "$FAULTFS_PID" 2>/dev/null || true
+	done
+	echo "# $n runs, each as fio's libaio engine" >&3
+}

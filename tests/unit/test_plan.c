@@ -267,6 +267,40 @@ static void test_op_check_bad(void **state)
 	assert_rule(tswap_op_check(&g, 0, 1 * MiB + 512, &rule), &rule);
 }
 
+/* The rest of a short transfer fio resubmits: any size, fewest parts lost. */
+static void test_remainder_parts(void **state)
+{
+	struct tswap_geom g = { .block_size = 256 * KiB, .threads = 3, .dio_align = 4096 };
+	unsigned int P;
+
+	(void)state;
+	/* 3 MiB op short at 1 MiB + 4 KiB: 511 pages split over nothing. */
+	assert_int_equal(tswap_remainder_parts(&g, 3 * MiB - (MiB + 4096)), 1);
+	/* Short at 1.5 MiB: 384 pages, 128 each over 3 workers. */
+	assert_int_equal(tswap_remainder_parts(&g, 3 * MiB / 2), 3);
+	/* 2 pages over 3 threads: 2 parts of one page. */
+	assert_int_equal(tswap_remainder_parts(&g, 8192), 2);
+	/* Not a whole page (a short count at an unaligned EOF): one part,
+	 * the kernel judges it. */
+	assert_int_equal(tswap_remainder_parts(&g, 1000), 1);
+	assert_int_equal(tswap_remainder_parts(&g, 1), 1);
+	/* Every answer divides the length into aligned parts, at most P. */
+	for (P = 1; P <= 8; P++) {
+		uint64_t len;
+
+		g.threads = P;
+		for (len = 512; len <= 64 * KiB; len += 512) {
+			unsigned int p = tswap_remainder_parts(&g, len);
+
+			assert_true(p >= 1 && p <= P);
+			if (p > 1) {
+				assert_int_equal(len % p, 0);
+				assert_int_equal((len / p) % g.dio_align, 0);
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -279,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_geom_check),
 		cmocka_unit_test(test_op_check_ok),
 		cmocka_unit_test(test_op_check_bad),
+		cmocka_unit_test(test_remainder_parts),
 	};
 
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
