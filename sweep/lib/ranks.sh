@@ -6,12 +6,13 @@
 # each job its own tswap instance = its own handle, as every DeepSpeed rank
 # opens its own aio handle (deepspeed/runtime/swap_tensor/
 # optimizer_utils.py, OptimizerSwapper.__init__: swap folder
-# <nvme_path>/.../rank<R>). A readwrite point gives each rank a read and a
-# write handle at once on separate files, as the pipelined optimizer
-# swapper overlaps the swap-in of the next sub-group with the swap-out of
-# the last (deepspeed/runtime/swap_tensor/pipelined_optimizer_swapper.py,
-# PipelinedOptimizerSwapper.swap_out_optimizer_state /
-# _swap_out_optimizer_state with aio_read_handle and aio_write_handle).
+# <nvme_path>/optimizer/rank<R>). A readwrite point gives each rank a
+# read and a write handle at once on separate files, as the pipelined
+# optimizer swapper does (deepspeed/runtime/swap_tensor/
+# pipelined_optimizer_swapper.py: PipelinedOptimizerSwapper.__init__ makes
+# read_aio_handle and write_aio_handle; swap_in_optimizer_state reads the
+# next sub-group with one while swap_out_optimizer_state /
+# _swap_out_optimizer_state writes the last with the other).
 #
 # Rank R uses target R mod (number of targets): round-robin, as users
 # spread nvme_path over drives. On a file target the rank's handle uses
