@@ -1,10 +1,15 @@
 # aggregate.jq - Per-point medians, min-max intervals and CV over the runs
 # (input: an array of result.json), the ceiling per direction, % of ceiling,
 # the flags that make a point untrustworthy, and the picks: best read,
-# write, combined and libaio (best-aio), each from trustworthy points only,
-# with its runner-up, margin, ties and a confidence statement (pick.jq,
-# docs/sweep.md "How the pick is made"). $plan: the plan (plan.jq). Used by
-# results.sh aggregate_json (jq -L sweep/jq).
+# write, combined, readwrite and libaio (best-aio), each from trustworthy
+# points only, with its runner-up, margin, ties and a confidence statement
+# (pick.jq, docs/sweep.md "How the pick is made"). $plan: the plan
+# (plan.jq). Ceilings are keyed by ckey (rw, or rw-nN for N ranks); points
+# of several handles also get the medians of slowest_rank_gbs, read_gbs,
+# write_gbs and per-target GB/s. The best picks compare points of the
+# smallest rank count; readwrite points give best.readwrite (by combined
+# GB/s) and, when present, best-aio's source. Used by results.sh
+# aggregate_json (jq -L sweep/jq).
 include "pick";
 def median: sort | if length == 0 then null
 	elif length % 2 == 1 then .[length / 2 | floor]
@@ -33,21 +38,32 @@ def cv: if length < 2 then null else
 	   clat_p50_us: ($ok | map(.clat_p50_us) | median),
 	   clat_p99_us: ($ok | map(.clat_p99_us) | median),
 	   clat_p999_us: ($ok | map(.clat_p999_us) | median),
-	   submit_per_gb: ($ok | map(.submit_per_gb | select(. != null)) | median)}]
+	   submit_per_gb: ($ok | map(.submit_per_gb | select(. != null)) | median)}
+	   + (if $p.ranks > 1 or $p.rw == "readwrite" then
+		{slowest_rank_gbs: ($ok | map(.slowest_rank_gbs // empty) | median),
+		 read_gbs: ($ok | map(.read_gbs // empty) | median),
+		 write_gbs: ($ok | map(.write_gbs // empty) | median),
+		 targets: ([$ok[] | .targets // [] | .[]] | group_by(.target)
+			   | map({target: .[0].target, gbs: (map(.gbs) | median)}))}
+	      else {} end)]
 | . as $pts
-| {ceiling: ([$pts[] | select(.kind == "ceiling" and .gbs != null) | {key: .rw, value: .gbs}] | from_entries)}
+| {ceiling: ([$pts[] | select(.kind == "ceiling" and .gbs != null) | {key: (.ckey // .rw), value: .gbs}] | from_entries)}
 | . as $c
 | {ceiling: $c.ceiling,
    points: [$pts[] | select(.kind == "tswap")
-	    | . + {pct_ceiling: (if $c.ceiling[.rw] and .gbs then 100 * .gbs / $c.ceiling[.rw] else null end),
+	    | (.ckey // .rw) as $ck
+	    | . + {pct_ceiling: (if $c.ceiling[$ck] and .gbs then 100 * .gbs / $c.ceiling[$ck] else null end),
 		   cv_flag: ((.cv // 0) > $cvflag),
-		   above_ceiling: (if $c.ceiling[.rw] and .gbs then .gbs > $cache * $c.ceiling[.rw] else false end)}
+		   above_ceiling: (if $c.ceiling[$ck] and .gbs then .gbs > $cache * $c.ceiling[$ck] else false end)}
 	    # fleet-wide medians: the CV is the spread between hosts (judged
 	    # by the fleet verdicts as outliers), not repeatability
 	    | . + {flags: (flags - (if $cvtrust then [] else ["cv"] end))}
 	    | . + {trusted: (.gbs != null and (.flags | length) == 0)}]}
 | . as $a
-| ($a.points | map(select(.trusted))) as $good
+| ($a.points | map(select(.trusted))) as $trusted
+# per-handle settings are compared at one rank count: the smallest
+| ($trusted | map(.ranks // 1) | min // 1) as $r0
+| ($trusted | map(select((.ranks // 1) == $r0))) as $good
 | def best(f): ($good | map(select(f)) | pick) // null;
   def cfg: {backend, tensor, block, qd, submit, window, threads, iodepth};
   # the write of the same settings, by a key (a scan per read is
@@ -61,9 +77,12 @@ def cv: if length < 2 then null else
 | ($pairs | pick) as $combined
 | ($pairs | map(select(.backend == "libaio"))
    | pick | if . then del(.read_gbs, .write_gbs) + {why: "Best libaio read + write GB/s (sum)"} else null end) as $aio_both
-| ($good | map(select(.backend == "libaio")) | pick
+| ($good | map(select(.backend == "libaio" and .rw != "readwrite")) | pick
    | if . then cfg + {point, gbs, lo, hi, tie, tied, runner_up, margin_pct, confidence, why: "Best libaio \(.rw) GB/s"} else null end) as $aio_one
-| $a + {trust: {trusted: ($good | length), flagged: ([$a.points[] | select(.gbs != null and (.trusted | not))] | length),
+| ($good | map(select(.backend == "libaio" and .rw == "readwrite")) | pick
+   | if . then cfg + {point, gbs, lo, hi, tie, tied, runner_up, margin_pct, confidence, why: "Best libaio readwrite GB/s (a read and a write handle at once, combined)"} else null end) as $aio_mixed
+| $a + {trust: {trusted: ($trusted | length), flagged: ([$a.points[] | select(.gbs != null and (.trusted | not))] | length),
 		libaio_with_result: ([$a.points[] | select(.backend == "libaio" and .gbs != null)] | length)},
 	best: {read: best(.rw == "read"), write: best(.rw == "write"),
-	       combined: $combined, aio_source: ($aio_both // $aio_one)}}
+	       combined: $combined, readwrite: best(.rw == "readwrite"),
+	       aio_source: ($aio_mixed // $aio_both // $aio_one)}}

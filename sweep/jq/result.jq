@@ -1,9 +1,15 @@
 # result.jq - One run of a point: fio JSON ($fio), tswap_stats ($stats) and
-# the plan line (--arg/--argjson) into result.json. Used by results.sh
+# the plan line (--arg/--argjson) into result.json. $ranks: the point's
+# ranks; $targets: the targets (rank R uses target R mod their number).
+# A point of several handles (ranks, readwrite: one fio job each, job name
+# KEY.rankR[.read|.write]) also gets handles (per job), slowest_rank_gbs,
+# read_gbs, write_gbs and targets (GB/s per target). Used by results.sh
 # result_json.
 ($fio[0] // null) as $f
 | ($stats[0] // null) as $st
-| (if $f then [$f.jobs[] | .[$rw]] else [] end) as $d
+# each job's own direction (a readwrite point has read and write jobs)
+| def jrw: (.["job options"].rw // $rw) | if . == "read" or . == "write" then . else $rw end;
+(if $f then [$f.jobs[] | .[jrw]] else [] end) as $d
 | (if $f then ([$f.jobs[] | .error] | max) else null end) as $joberr
 | def sum(f): reduce .[] as $x (0; . + ($x | f // 0));
   def pct(p): ($d | map(.clat_ns.percentile[p] // 0) | max) / 1000;
@@ -28,6 +34,17 @@
 			 then $st.submit_calls / ($st.bytes / 1e9) else null end),
 	 tswap_version: ($st.tswap_version // null),
 	 fio_version: ($f["fio version"] // null)}
+	+ ([$f.jobs[] | jrw as $jr
+	    | {job: .jobname,
+	       rank: ((.jobname | capture("\\.rank(?<r>[0-9]+)(\\.(read|write))?$") | .r | tonumber) // 0),
+	       rw: $jr, gbs: (.[$jr].bw_bytes / 1e9), bytes: .[$jr].io_bytes,
+	       runtime_ms: .job_runtime}
+	    | . + {target: $targets[.rank % ($targets | length)]}] as $h
+	   | {ranks: $ranks, handles: $h,
+	      slowest_rank_gbs: ($h | group_by(.rank) | map(map(.gbs) | add) | min),
+	      read_gbs: ($h | map(select(.rw == "read") | .gbs) | add // 0),
+	      write_gbs: ($h | map(select(.rw == "write") | .gbs) | add // 0),
+	      targets: ($h | group_by(.target) | map({target: .[0].target, gbs: (map(.gbs) | add)}))})
    else
 	{status: "error",
 	 error: (if $err != "" then $err

@@ -5,4 +5,5 @@
  io_size: $io_size, repeat: $repeat, engine: $engine, ceiling: ($ceiling == 1),
  ceiling_bs: $ceiling_bs, ceiling_qd: $ceiling_qd,
  created: $created, host: $host, kernel: $kernel, fio_version: $fio}
++ {targets: $targets}
 + (if $fleet[0] then {fleet: $fleet[0]} else {} end)

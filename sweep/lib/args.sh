@@ -16,7 +16,8 @@ best tensor-swap settings, as a table, plots and a DeepSpeed "aio" config.
 
 Target and sizes
   --target PATH        file or block device (default: build/scratch/tswap.swap
-                       in the checkout, ./tswap-scratch.swap when installed)
+                       in the checkout, ./tswap-scratch.swap when installed);
+                       several, comma separated: ranks go round-robin over them
   --size SIZE          bytes of the target to use (default: the grid's size,
                        else 1g; capped at a block device's size)
   --engine PATH        tswap.so (default: $TSWAP_ENGINE, build/tswap.so in
@@ -26,7 +27,10 @@ Grid
   --grid NAME|FILE     quick (default), deepspeed, deepspeed-full, full, or
                        a grid file (format: docs/sweep.md)
   --list-grids         print the built-in grids and exit
-  --rw LIST            directions, comma separated: read,write
+  --rw LIST            directions, comma separated: read,write,readwrite
+                       (readwrite: a read and a write handle at once)
+  --ranks LIST         swappers at once, each its own handle and file, e.g.
+                       1,2,4 (default 1)
   --backend LIST       libaio,io_uring
   --tensor-size LIST   tensor sizes (fio bs), e.g. 64m,400m
   --runtime SEC        seconds per point, time based (default: the grid's)
@@ -126,7 +130,7 @@ parse_args() {
 			list_grids
 			exit "$EXIT_OK"
 			;;
-		--target | --size | --grid | --rw | --backend | --tensor-size | --runtime | --ramp | \
+		--target | --size | --grid | --rw | --ranks | --backend | --tensor-size | --runtime | --ramp | \
 			--io-size | --repeat | --out | --resume | --min-read-gbs | --min-write-gbs | \
 			--compare | --engine | --emit-jobs | --hosts | --outlier-pct | --connect-timeout | \
 			--host-timeout | --junit | --fio-version)
@@ -138,6 +142,7 @@ parse_args() {
 			--size) SIZE=$val ;;
 			--grid) GRID=$val ;;
 			--rw) RW_OPT=$val ;;
+			--ranks) RANKS_OPT=$val ;;
 			--backend) BACKEND_OPT=$val ;;
 			--tensor-size) TENSOR_OPT=$val ;;
 			--runtime) RUNTIME=$val ;;
@@ -159,7 +164,7 @@ parse_args() {
 			--fio-version) FIO_WANT=$val ;;
 			esac
 			case $opt in
-			--target | --size | --grid | --rw | --backend | --tensor-size | --runtime | --ramp | --io-size | --repeat | --out | --engine | --hosts)
+			--target | --size | --grid | --rw | --ranks | --backend | --tensor-size | --runtime | --ramp | --io-size | --repeat | --out | --engine | --hosts)
 				SWEEP_OPTS_SEEN=1
 				;;
 			esac

@@ -3,13 +3,16 @@
 #
 # A grid file: one "key value..." line per parameter, '#' comments.
 # List keys (cartesian product): rw backend tensor iodepth block qd window
-# submit threads. Scalar keys (defaults for options): size runtime ramp
-# repeat ceiling description. Format: docs/sweep.md.
+# submit threads ranks. Scalar keys (defaults for options): size runtime
+# ramp repeat ceiling targets description. Format: docs/sweep.md.
 #
 # A plan line (PLAN_TEXT, RUN/plan.tsv), tab separated, sizes in bytes:
-#   key kind rw backend tensor block qd submit window threads iodepth
+#   key kind rw backend tensor block qd submit window threads iodepth [ranks]
 # kind is tswap, or ceiling (fio's libaio: backend fio-libaio, tensor = bs,
-# qd = iodepth, submit/window "-").
+# qd = iodepth, submit/window "-"). rw is read, write or readwrite (a read
+# and a write handle at once); ranks, the number of swappers at once
+# (ranks.sh), is there only above 1. A point of 1 rank reading or writing has the key, label and
+# job file it had before ranks and readwrite existed.
 #
 # Owns: grid_file_for, list_grid_names, list_grids, check_values, load_grid,
 # expand_grid, add_ceilings, plan_writes. Reads: grids_dir (paths.sh),
@@ -54,7 +57,7 @@ check_values() {
 	[ "$#" -gt 0 ] || die "$EXIT_USAGE" "$where: '$key' needs at least one value"
 	for v in "$@"; do
 		case $key in
-		rw) [[ $v == read || $v == write ]] || die "$EXIT_USAGE" "$where: rw must be read or write, not '$v'" ;;
+		rw) [[ $v == read || $v == write || $v == readwrite ]] || die "$EXIT_USAGE" "$where: rw must be read, write or readwrite, not '$v'" ;;
 		backend) [[ $v == libaio || $v == io_uring ]] || die "$EXIT_USAGE" "$where: backend must be libaio or io_uring, not '$v'" ;;
 		window) [[ $v == sequential || $v == overlap ]] || die "$EXIT_USAGE" "$where: window must be sequential or overlap, not '$v'" ;;
 		submit) [[ $v == single || $v == block ]] || die "$EXIT_USAGE" "$where: submit must be single or block, not '$v'" ;;
@@ -65,6 +68,10 @@ check_values() {
 			;;
 		iodepth | qd | threads)
 			{ is_uint "$v" && ((10#$v >= 1)); } || die "$EXIT_USAGE" "$where: $key: not a positive integer: '$v'"
+			;;
+		ranks)
+			{ is_uint "$v" && ((10#$v >= 1 && 10#$v <= RANKS_MAX)); } ||
+				die "$EXIT_USAGE" "$where: ranks: not an integer from 1 to $RANKS_MAX: '$v'"
 			;;
 		esac
 	done
@@ -84,9 +91,10 @@ load_grid() {
 		vals=("${vals[@]:1}")
 		where="$file:$n"
 		case $key in
-		rw | backend | tensor | iodepth | block | qd | window | submit | threads)
+		rw | backend | tensor | iodepth | block | qd | window | submit | threads | ranks)
 			check_values "$key" "$where" "${vals[@]}"
 			case $key in
+			ranks) G_RANKS=("${vals[@]}") ;;
 			rw) G_RW=("${vals[@]}") ;;
 			backend) G_BACKEND=("${vals[@]}") ;;
 			tensor) G_TENSOR=("${vals[@]}") ;;
@@ -123,8 +131,15 @@ load_grid() {
 			fi
 			G_CEILING=${vals[0]}
 			;;
+		targets)
+			[ "${#vals[@]}" -gt 0 ] || die "$EXIT_USAGE" "$where: targets needs at least one path"
+			G_TARGETS=$(
+				IFS=,
+				printf '%s' "${vals[*]}"
+			)
+			;;
 		description) G_DESC=${vals[*]} ;;
-		*) die "$EXIT_USAGE" "$where: unknown grid key '$key' (rw backend tensor iodepth block qd window submit threads size runtime ramp repeat ceiling description)" ;;
+		*) die "$EXIT_USAGE" "$where: unknown grid key '$key' (rw backend tensor iodepth block qd window submit threads ranks size runtime ramp repeat ceiling targets description)" ;;
 		esac
 	done <"$file"
 	# Defaults for keys the grid leaves out: DeepSpeed's ds_config aio defaults.
@@ -137,15 +152,21 @@ load_grid() {
 	[ "${#G_WINDOW[@]}" -gt 0 ] || G_WINDOW=(overlap)
 	[ "${#G_SUBMIT[@]}" -gt 0 ] || G_SUBMIT=(block)
 	[ "${#G_THREADS[@]}" -gt 0 ] || G_THREADS=(1)
+	[ "${#G_RANKS[@]}" -gt 0 ] || G_RANKS=(1)
 	return 0
 }
 
 # expand_grid: the grid's valid points as plan lines (tab separated):
-# key kind rw backend tensor block qd submit window threads iodepth
-# (sizes in bytes). Points whose tensor cannot be cut into aligned parts
-# are left out, with a note on stderr.
+# key kind rw backend tensor block qd submit window threads iodepth [ranks]
+# (sizes in bytes; ranks only above 1). Points whose tensor cannot be cut into aligned parts
+# are left out, with a note on stderr. The key of a point of N > 1 ranks
+# ends in -nN; 1 rank adds nothing (the keys of grids before ranks).
 expand_grid() {
-	local rw be t tb tn d p w s b bb bn q skipped=0
+	local rw be t tb tn d p w s b bb bn q n nk skipped=0
+	for n in "${G_RANKS[@]}"; do
+	n=$((10#$n))
+	nk=''
+	((n == 1)) || nk="-n$n"
 	for rw in "${G_RW[@]}"; do
 		for be in "${G_BACKEND[@]}"; do
 			for t in "${G_TENSOR[@]}"; do
@@ -167,10 +188,10 @@ expand_grid() {
 										continue
 									fi
 									for q in "${G_QD[@]}"; do
-										printf '%s-%s-t%s-b%s-q%s-%s-%s-p%s-d%s\ttswap\t' \
-											"$rw" "$be" "$tn" "$bn" "$((10#$q))" "$s" "$w" "$((10#$p))" "$((10#$d))"
+										printf '%s-%s-t%s-b%s-q%s-%s-%s-p%s-d%s%s\ttswap\t' \
+											"$rw" "$be" "$tn" "$bn" "$((10#$q))" "$s" "$w" "$((10#$p))" "$((10#$d))" "$nk"
 										printf '%s\t' "$rw" "$be" "$tb" "$bb" "$((10#$q))" "$s" "$w" "$((10#$p))"
-										printf '%s\n' "$((10#$d))"
+										printf '%s%s\n' "$((10#$d))" "${nk:+$'\t'$n}"
 									done
 								done
 							done
@@ -180,29 +201,35 @@ expand_grid() {
 			done
 		done
 	done
+	done
 	if ((skipped > 0)); then
 		warn "left out $skipped point(s) whose tensor size is not divisible into 4096-aligned parts per thread, or whose block size is not a multiple of 4096"
 	fi
 	return 0
 }
 
-# add_ceilings PLAN: a ceiling line before the first point of each direction.
+# add_ceilings PLAN: a ceiling line before the first point of each
+# direction and rank count: fio's libaio with as many jobs as the point has
+# handles (readwrite: a read and a write job per rank). The key of 1 rank
+# reading or writing is the one of grids before ranks.
 add_ceilings() {
-	local line rw seen=' ' key
+	local line rw n nk seen=' ' key
 	while IFS= read -r line; do
-		rw=$(cut -f3 <<<"$line")
-		if [[ $seen != *" $rw "* ]]; then
-			seen="$seen$rw "
-			key="ceiling-$rw-fio-libaio-bs$CEILING_BS-qd$CEILING_QD"
-			printf '%s\tceiling\t%s\tfio-libaio\t%s\t0\t%s\t-\t-\t0\t%s\n' \
-				"$key" "$rw" "$(size_to_bytes "$CEILING_BS")" "$CEILING_QD" "$CEILING_QD"
+		IFS=$'\t' read -r _ _ rw _ _ _ _ _ _ _ _ n <<<"$line"
+		n=${n:-1} nk=''
+		((n == 1)) || nk="-n$n"
+		if [[ $seen != *" $rw/$n "* ]]; then
+			seen="$seen$rw/$n "
+			key="ceiling-$rw-fio-libaio-bs$CEILING_BS-qd$CEILING_QD$nk"
+			printf '%s\tceiling\t%s\tfio-libaio\t%s\t0\t%s\t-\t-\t0\t%s%s\n' \
+				"$key" "$rw" "$(size_to_bytes "$CEILING_BS")" "$CEILING_QD" "$CEILING_QD" "${nk:+$'\t'$n}"
 		fi
 		printf '%s\n' "$line"
 	done <<<"$1"
 }
 
 plan_writes() {
-	if awk -F '\t' '$3 == "write" { found = 1 } END { exit !found }' <<<"$PLAN_TEXT"; then
+	if awk -F '\t' '$3 == "write" || $3 == "readwrite" { found = 1 } END { exit !found }' <<<"$PLAN_TEXT"; then
 		printf '1\n'
 	else
 		printf '0\n'

@@ -34,8 +34,9 @@ run_options() {
 # the server's environment), no tswap_stats (it would stay on the host),
 # and the host's own fio options last in [global].
 point_job() {
-	local key kind rw be t b q s w p d h=${2:-} engine='${TSWAP_ENGINE}' target='${TSWAP_TARGET}' opt
-	IFS=$'\t' read -r key kind rw be t b q s w p d <<<"$1"
+	local key kind rw be t b q s w p d n h=${2:-} engine='${TSWAP_ENGINE}' target='${TSWAP_TARGET}' opt multi=0
+	IFS=$'\t' read -r key kind rw be t b q s w p d n <<<"$1"
+	multi_point "$rw" "${n:-1}" && multi=1
 	if [ -n "$h" ]; then
 		engine=${H_ENGINE[h]}
 		target=${H_TARGET[h]//:/\\:}
@@ -52,6 +53,12 @@ point_job() {
 		printf ';   fio --client=%s job.fio\n' "${H_ADDR[h]}"
 		printf '; The engine and target are paths on that host. overwrite=1: fio writes a new\n'
 		printf '; target in full before its first job, so reads never hit unwritten extents.\n'
+	elif [ "$multi" = 1 ]; then
+		printf '; %s rank(s) at once, one job (one tswap handle) per rank%s, one group,\n' "${n:-1}" "$([ "$rw" = readwrite ] && printf ' and direction')"
+		printf '; no group_reporting: fio'"'"'s JSON has one entry per handle.\n'
+		printf '; Environment: TSWAP_ENGINE (tswap.so), TSWAP_RANKn and TSWAP_RANKn_WRITE (the\n'
+		printf '; file or block device of rank n'"'"'s handles, '"'"':'"'"' escaped as '"'"'\\:'"'"').\n'
+		printf '; run.sh in this directory sets them and reruns the point.\n'
 	else
 		printf '; Environment: TSWAP_ENGINE (tswap.so), TSWAP_TARGET (target, '"'"':'"'"' escaped as '"'"'\\:'"'"').\n'
 		printf '; run.sh in this directory sets them and reruns the point.\n'
@@ -64,9 +71,17 @@ point_job() {
 	else
 		printf 'ioengine=external:%s\n' "$engine"
 		tswap_options "$be" "$b" "$q" "$s" "$w" "$p"
-		[ -n "$h" ] || printf 'tswap_stats=stats.json\n'
+		if [ "$multi" = 1 ]; then
+			printf 'tswap_stats=stats.job%%n.json\n'
+		elif [ -z "$h" ]; then
+			printf 'tswap_stats=stats.json\n'
+		fi
 	fi
-	printf 'filename=%s\nsize=%s\ndirect=1\n' "$target" "$(bytes_to_size "$((SIZE_BYTES / t * t))")"
+	if [ "$multi" = 1 ]; then
+		printf 'direct=1\n'
+	else
+		printf 'filename=%s\nsize=%s\ndirect=1\n' "$target" "$(bytes_to_size "$((SIZE_BYTES / t * t))")"
+	fi
 	run_options
 	if [ -n "$h" ]; then
 		printf 'overwrite=1\n'
@@ -76,6 +91,10 @@ point_job() {
 				[ -z "$opt" ] || printf '%s\n' "$opt"
 			done <<<"${H_OPTS[h]}"
 		fi
+	fi
+	if [ "$multi" = 1 ]; then
+		rank_sections "$1"
+		return 0
 	fi
 	printf '\n[%s]\nrw=%s\n' "$key" "$rw"
 	if [ "$kind" = ceiling ]; then
@@ -88,9 +107,10 @@ point_job() {
 # emit_jobs DIR: the grid as fio job files, one per direction, one
 # stonewalled section per point (make jobs -> jobs/grid/).
 emit_jobs() {
-	local dir=$1 rw file tmp line key kind prw be t b q s w p d n tn
+	local dir=$1 rw file tmp line key kind prw be t b q s w p d n tn nr
 	mkdir -p "$dir"
 	for rw in "${G_RW[@]}"; do
+		[ "$rw" != readwrite ] || continue
 		file="$dir/$G_NAME-$rw.fio"
 		tmp="$file.tmp.$$"
 		n=0
@@ -106,8 +126,10 @@ emit_jobs() {
 			printf '[global]\nioengine=external:${TSWAP_ENGINE}\nfilename=${TSWAP_TARGET}\nsize=${TSWAP_SIZE}\ndirect=1\n'
 			run_options
 			while IFS= read -r line; do
-				IFS=$'\t' read -r key kind prw be t b q s w p d <<<"$line"
+				IFS=$'\t' read -r key kind prw be t b q s w p d nr <<<"$line"
 				[ "$prw" = "$rw" ] || continue
+				# one handle per section: ranks and readwrite run in the sweep only
+				! multi_point "$prw" "${nr:-1}" || continue
 				n=$((n + 1))
 				szname tn "$t"
 				printf '\n[%s]\nstonewall\nrw=%s\nbs=%s\niodepth=%s\n' "$key" "$rw" "$tn" "$d"
@@ -143,7 +165,7 @@ fio_path() {
 		ln -sfn -- "$path" "$RUN/$link"
 		for ((i = 0; i < depth; i++)); do rel="../$rel"; done
 		printf '%s%s\n' "$rel" "$link"
-	elif [ "$link" = target ]; then
+	elif [[ $link == target* ]]; then
 		printf '%s\n' "${path//:/\\:}"
 	else
 		printf '%s\n' "$path"
@@ -161,6 +183,7 @@ write_run_sh() {
 		printf 'export TSWAP_ENGINE=%q\n' "$(fio_path "$ENGINE" engine.so "$depth")"
 		printf 'export TSWAP_TARGET=%q\n' "$(fio_path "$TARGET" target "$depth")"
 		printf 'export TSWAP_SIZE=%q\n' "$SIZE"
+		rank_env_lines "$depth"
 		printf 'exec fio --output-format=json --eta=never job.fio\n'
 	} >"$dir/run.sh"
 	chmod +x "$dir/run.sh"
@@ -173,6 +196,7 @@ emit_grid_jobs() {
 	gfile=$(grid_file_for "$GRID") || exit
 	load_grid "$gfile"
 	[ -z "$RW_OPT" ] || mapfile -t G_RW < <(split_list "$RW_OPT")
+	[ -z "$RANKS_OPT" ] || mapfile -t G_RANKS < <(split_list "$RANKS_OPT")
 	[ -z "$BACKEND_OPT" ] || mapfile -t G_BACKEND < <(split_list "$BACKEND_OPT")
 	[ -z "$TENSOR_OPT" ] || mapfile -t G_TENSOR < <(split_list "$TENSOR_OPT")
 	if [ -z "$IO_SIZE" ]; then

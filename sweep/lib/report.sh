@@ -63,6 +63,7 @@ write_report() {
 		printf '|---|---|---|---|---|---|---|---|---|---|\n'
 		jq -r -f "$JQ_DIR/report-points.jq" \
 			"$RUN/aggregate.json"
+		jq -r -f "$JQ_DIR/report-ranks.jq" "$RUN/aggregate.json"
 		printf '\n## Plots\n\n'
 		for png in "$RUN"/plots/*.png; do
 			[ -f "$png" ] || continue

@@ -14,8 +14,9 @@
 # result_json DIR RUNKEY REPEAT FIO_RC WALL PLANLINE: DIR/result.json.
 result_json() {
 	local dir=$1 runkey=$2 rep=$3 rc=$4 wall=$5 line=$6
-	local key kind rw be t b q s w p d err='' fiojson=/dev/null stats=/dev/null
-	IFS=$'\t' read -r key kind rw be t b q s w p d <<<"$line"
+	local key kind rw be t b q s w p d n err='' fiojson=/dev/null stats=/dev/null
+	IFS=$'\t' read -r key kind rw be t b q s w p d n <<<"$line"
+	merge_rank_stats "$dir"
 	if [ -s "$dir/fio.stdout" ]; then
 		if jq -e '.jobs | type == "array"' "$dir/fio.stdout" >/dev/null 2>&1; then
 			mv -f "$dir/fio.stdout" "$dir/fio.json"
@@ -44,6 +45,7 @@ result_json() {
 		--arg rw "$rw" --arg backend "$be" --argjson tensor "$t" --argjson block "$b" \
 		--argjson qd "$q" --arg submit "$s" --arg window "$w" --argjson threads "$p" \
 		--argjson iodepth "$d" --argjson rc "$rc" --arg err "$err" --argjson wall "$wall" \
+		--argjson ranks "${n:-1}" --argjson targets "$(targets_json)" \
 		--slurpfile fio "$fiojson" --slurpfile stats "$stats" -f "$JQ_DIR/result.jq" >"$dir/result.json.tmp"
 	mv -f "$dir/result.json.tmp" "$dir/result.json"
 }

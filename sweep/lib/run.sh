@@ -98,6 +98,7 @@ run_fio() {
 	(
 		cd "$dir"
 		export TSWAP_ENGINE="$engine" TSWAP_TARGET="$target" TSWAP_SIZE="$SIZE"
+		rank_env_export "$depth"
 		exec fio --output-format=json --eta=never job.fio >fio.stdout 2>fio.stderr </dev/null
 	) &
 	FIO_PID=$!
@@ -109,8 +110,8 @@ run_fio() {
 # point_label VAR PLANLINE: the progress label of a point, into VAR.
 point_label() {
 	local -n _label=$1
-	local key kind rw be t b q s w p d tn bn
-	IFS=$'\t' read -r key kind rw be t b q s w p d <<<"$2"
+	local key kind rw be t b q s w p d n tn bn
+	IFS=$'\t' read -r key kind rw be t b q s w p d n <<<"$2"
 	szname tn "$t"
 	if [ "$kind" = ceiling ]; then
 		printf -v _label '%-5s ceiling (fio libaio bs=%s iodepth=%s)' "$rw" "$tn" "$q"
@@ -118,6 +119,7 @@ point_label() {
 		szname bn "$b"
 		printf -v _label '%-5s %-8s t=%s b=%s q=%s %s/%s p=%s d=%s' "$rw" "$be" "$tn" "$bn" "$q" "$s" "$w" "$p" "$d"
 	fi
+	[ "${n:-1}" = 1 ] || _label="$_label n=$n"
 }
 
 # load_done: FINISHED[RUNKEY]=GB/s for every run whose result.json says ok

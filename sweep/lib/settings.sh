@@ -21,6 +21,11 @@ setup_new_run() {
 		check_values rw --rw "${list[@]}"
 		G_RW=("${list[@]}")
 	fi
+	if [ -n "$RANKS_OPT" ]; then
+		mapfile -t list < <(split_list "$RANKS_OPT")
+		check_values ranks --ranks "${list[@]}"
+		G_RANKS=("${list[@]}")
+	fi
 	if [ -n "$BACKEND_OPT" ]; then
 		mapfile -t list < <(split_list "$BACKEND_OPT")
 		check_values backend --backend "${list[@]}"
@@ -48,9 +53,11 @@ setup_new_run() {
 	if [ "$FLEET" = 1 ]; then
 		# paths on the hosts: taken as given (absolute, checked per host)
 		: "${ENGINE:=$(fleet_default_engine)}"
+		[[ ${G_RANKS[*]} == 1 && ${G_RW[*]} != *readwrite* && $TARGET != *,* ]] ||
+			usage_error "--hosts: ranks above 1, rw readwrite and several targets are not supported in fleet mode"
 	else
-		: "${TARGET:=$(default_target)}"
-		TARGET=$(abspath "$TARGET")
+		: "${TARGET:=${G_TARGETS:-$(default_target)}}"
+		target_list
 		: "${ENGINE:=$(default_engine)}"
 		ENGINE=$(abspath "$ENGINE")
 	fi
@@ -90,6 +97,7 @@ save_config() {
 		--argjson repeat "$REPEAT" --arg engine "$ENGINE" --argjson ceiling "$CEILING" \
 		--arg created "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg host "$(hostname)" \
 		--arg kernel "$(uname -r)" --arg fio "$(fio --version 2>/dev/null || echo unknown)" \
+		--argjson targets "$(targets_json)" \
 		--arg ceiling_bs "$CEILING_BS" --argjson ceiling_qd "$CEILING_QD" \
 		-f "$JQ_DIR/sweep-config.jq" >"$tmp"
 	mv -f "$tmp" "$RUN/sweep.json"
@@ -105,6 +113,7 @@ load_config() {
 	fi
 	jq -e . "$cfg" >/dev/null 2>&1 || die "$EXIT_ERROR" "$cfg does not parse"
 	TARGET=$(jq -r .target "$cfg")
+	mapfile -d '' -t TARGETS < <(jq -j '(.targets // [.target])[] | . + "\u0000"' "$cfg")
 	SIZE=$(jq -r .size "$cfg")
 	SIZE_BYTES=$(jq -r .size_bytes "$cfg")
 	G_NAME=$(jq -r .grid "$cfg")

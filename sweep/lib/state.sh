@@ -41,6 +41,13 @@ DESTRUCTIVE=0 FORCE=0 ENGINE='' CEILING=1 EMIT_DIR='' SWEEP_OPTS_SEEN=0
 # QUIET: --quiet; progress lines (the entry point's fd 8) go to stderr, or
 # nowhere with --quiet; results go to stdout, errors to stderr always.
 QUIET=0
+# --ranks LIST (args.sh). TARGETS: the targets, --target split at commas
+# (ranks.sh target_list); TARGET is the first of them.
+# TARGET_KINDS: file or block per target (ranks.sh check_targets).
+RANKS_OPT=''
+declare -ga TARGETS=() TARGET_KINDS=()
+# The most ranks a point may have (ranks.sh: one fio job per handle).
+readonly RANKS_MAX=256
 # TARGET_KIND: file, block (target.sh) or fleet (fleet.sh); SIZE_BYTES:
 # bytes of the target used (settings.sh).
 TARGET_KIND='' SIZE_BYTES=''
@@ -48,8 +55,8 @@ TARGET_KIND='' SIZE_BYTES=''
 # --- the grid (grid.sh): list keys (the cartesian product) and scalar keys
 # (defaults for options) of the grid file --------------------------------------
 declare -ga G_RW=() G_BACKEND=() G_TENSOR=() G_IODEPTH=() G_BLOCK=() G_QD=()
-declare -ga G_WINDOW=() G_SUBMIT=() G_THREADS=()
-G_SIZE='' G_RUNTIME='' G_RAMP='' G_REPEAT='' G_DESC='' G_NAME='' G_CEILING=''
+declare -ga G_WINDOW=() G_SUBMIT=() G_THREADS=() G_RANKS=()
+G_SIZE='' G_RUNTIME='' G_RAMP='' G_REPEAT='' G_DESC='' G_NAME='' G_CEILING='' G_TARGETS=''
 
 # --- the run --------------------------------------------------------------------
 # PLAN_TEXT: the plan, one tab-separated line per point (grid.sh, format

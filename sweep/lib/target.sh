@@ -75,8 +75,10 @@ check_target() {
 	return 0
 }
 
+# prepare_target [DIR]: DIR (default RUN/prepare) keeps the fio job that
+# writes the target; ranks.sh gives each rank file its own.
 prepare_target() {
-	local have=0 alloc=0 need=$SIZE_BYTES dir="$RUN/prepare" rc=0 blocks bsize
+	local have=0 alloc=0 need=$SIZE_BYTES dir=${1:-$RUN/prepare} rc=0 blocks bsize
 	[ "$TARGET_KIND" = file ] || return 0
 	mkdir -p "$(dirname "$TARGET")"
 	if [ -f "$TARGET" ]; then

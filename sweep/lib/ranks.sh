@@ -1,0 +1,229 @@
+# shellcheck shell=bash
+# ranks.sh - several swappers at once: ranks, targets and readwrite points.
+#
+# A point of N ranks runs N swappers at once, one fio job each in one group
+# (no stonewall, no group_reporting: fio's JSON keeps one entry per job),
+# each job its own tswap instance = its own handle, as every DeepSpeed rank
+# opens its own aio handle (deepspeed/runtime/swap_tensor/
+# optimizer_utils.py, OptimizerSwapper.__init__: swap folder
+# <nvme_path>/optimizer/rank<R>). A readwrite point gives each rank a
+# read and a write handle at once on separate files, as the pipelined
+# optimizer swapper does (deepspeed/runtime/swap_tensor/
+# pipelined_optimizer_swapper.py: PipelinedOptimizerSwapper.__init__ makes
+# read_aio_handle and write_aio_handle; swap_in_optimizer_state reads the
+# next sub-group with one while swap_out_optimizer_state /
+# _swap_out_optimizer_state writes the last with the other).
+#
+# Rank R uses target R mod (number of targets): round-robin, as users
+# spread nvme_path over drives. On a file target the rank's handle uses
+# the file TARGET.rankR (write handle of readwrite: TARGET.rankR.write),
+# checked and written once like the single target (target.sh); on a block
+# device it uses its own region (offset, size) of the sweep's --size. A
+# point of 1 rank reading or writing uses TARGET itself, as before.
+#
+# Owns: target_list, multi_point, rank_slots, rank_file, rank_var,
+# check_targets, prepare_targets, rank_env_export, rank_env_lines,
+# rank_sections, merge_rank_stats, targets_json. Reads: TARGET, TARGETS,
+# TARGET_KINDS, PLAN_TEXT, SIZE_BYTES, RUN. Writes: TARGETS, TARGET,
+# TARGET_KIND, TARGET_KINDS; the rank files; RUN/prepare.rankR*/;
+# POINTDIR/stats.json (merged).
+# shellcheck disable=SC2034 # sets TARGETS, TARGET_KINDS (state.sh)
+# shellcheck disable=SC2016 # ${TSWAP_RANK*} is literal: fio expands it
+
+# target_list: split TARGET at commas into TARGETS (absolute), TARGET = the
+# first. Empty or repeated entries are refused.
+target_list() {
+	local t
+	local -A seen=()
+	local -a list
+	IFS=',' read -r -a list <<<"$TARGET"
+	[ "${#list[@]}" -gt 0 ] || usage_error "--target: no path"
+	TARGETS=()
+	for t in "${list[@]}"; do
+		[ -n "$t" ] || usage_error "--target: an empty path in the list '$TARGET'"
+		t=$(abspath "$t")
+		[ -z "${seen[$t]+set}" ] || usage_error "--target: $t is named twice"
+		seen[$t]=1
+		TARGETS+=("$t")
+	done
+	TARGET=${TARGETS[0]}
+}
+
+# targets_json: TARGETS as a JSON array.
+targets_json() {
+	if [ "${#TARGETS[@]}" -eq 0 ]; then
+		jq -cn --arg t "$TARGET" '[$t]'
+	else
+		jq -cn '$ARGS.positional' --args "${TARGETS[@]}"
+	fi
+}
+
+# multi_point RW RANKS: true when the point runs more than one handle.
+multi_point() { [ "$1" = readwrite ] || [ "${2:-1}" -gt 1 ]; }
+
+# rank_slots: the handles the plan's multi-handle points use, one
+# "RANK<TAB>HANDLE" a line (HANDLE: io, or write for readwrite's second).
+rank_slots() {
+	awk -F '\t' '
+		{ n = ($12 == "") ? 1 : $12 }
+		$3 == "readwrite" || n > 1 {
+			if (n > max) max = n
+			if ($3 == "readwrite" && n > maxw) maxw = n
+		}
+		END {
+			for (r = 0; r < max; r++) {
+				print r "\tio"
+				if (r < maxw) print r "\twrite"
+			}
+		}' <<<"$PLAN_TEXT"
+}
+
+# rank_file RANK HANDLE: the path rank RANK's handle uses.
+rank_file() {
+	local i=$(($1 % ${#TARGETS[@]}))
+	if [ "${TARGET_KINDS[i]:-file}" = block ]; then
+		printf '%s\n' "${TARGETS[i]}"
+	elif [ "$2" = write ]; then
+		printf '%s.rank%s.write\n' "${TARGETS[i]}" "$1"
+	else
+		printf '%s.rank%s\n' "${TARGETS[i]}" "$1"
+	fi
+}
+
+# rank_var RANK HANDLE: the environment variable fio reads the path from.
+rank_var() {
+	if [ "$2" = write ]; then printf 'TSWAP_RANK%s_WRITE\n' "$1"; else printf 'TSWAP_RANK%s\n' "$1"; fi
+}
+
+# plan_has_single: the plan has a point of 1 rank reading or writing.
+plan_has_single() {
+	awk -F '\t' '$3 != "readwrite" && ($12 == "" || $12 == 1) { f = 1 } END { exit !f }' <<<"$PLAN_TEXT"
+}
+
+# check_targets WRITES: target.sh's check_target for every target and
+# every rank file on a file target; TARGET_KIND and TARGET are the first
+# target's afterwards.
+check_targets() {
+	local writes=$1 i r h f dev
+	[ "${#TARGETS[@]}" -gt 0 ] || TARGETS=("$TARGET")
+	TARGET_KINDS=()
+	for i in "${!TARGETS[@]}"; do
+		TARGET=${TARGETS[i]}
+		check_target "$writes"
+		TARGET_KINDS[i]=$TARGET_KIND
+		if [ "$TARGET_KIND" = block ] && ((i > 0)); then
+			dev=$(blockdev --getsize64 "$TARGET" 2>/dev/null) || die "$EXIT_ERROR" "cannot read the size of $TARGET"
+			((dev >= SIZE_BYTES)) || usage_error "--size $(bytes_to_size "$SIZE_BYTES") is larger than $TARGET ($dev bytes)"
+		fi
+	done
+	while IFS=$'\t' read -r r h; do
+		[ -n "$r" ] || continue
+		i=$((r % ${#TARGETS[@]}))
+		[ "${TARGET_KINDS[i]}" = file ] || continue
+		f=$(rank_file "$r" "$h")
+		TARGET=$f
+		check_target "$writes"
+	done < <(rank_slots)
+	TARGET=${TARGETS[0]}
+	TARGET_KIND=${TARGET_KINDS[0]}
+}
+
+# prepare_targets: target.sh's prepare_target for the single target (when
+# a point uses it) and for every rank file.
+prepare_targets() {
+	local r h f
+	if plan_has_single; then
+		prepare_target
+	fi
+	while IFS=$'\t' read -r r h; do
+		[ -n "$r" ] || continue
+		[ "${TARGET_KINDS[r % ${#TARGETS[@]}]}" = file ] || continue
+		f=$(rank_file "$r" "$h")
+		TARGET=$f
+		TARGET_KIND='file'
+		if [ "$h" = write ]; then
+			prepare_target "$RUN/prepare.rank$r.write"
+		else
+			prepare_target "$RUN/prepare.rank$r"
+		fi
+	done < <(rank_slots)
+	TARGET=${TARGETS[0]}
+	TARGET_KIND=${TARGET_KINDS[0]}
+}
+
+# rank_env_export DEPTH: export the rank files' variables (run_fio).
+rank_env_export() {
+	local r h
+	while IFS=$'\t' read -r r h; do
+		[ -n "$r" ] || continue
+		export "$(rank_var "$r" "$h")=$(fio_path "$(rank_file "$r" "$h")" "target.rank$r.$h" "$1")"
+	done < <(rank_slots)
+}
+
+# rank_env_lines DEPTH: the same as export lines of a script (run.sh).
+rank_env_lines() {
+	local r h
+	while IFS=$'\t' read -r r h; do
+		[ -n "$r" ] || continue
+		printf 'export %s=%q\n' "$(rank_var "$r" "$h")" "$(fio_path "$(rank_file "$r" "$h")" "target.rank$r.$h" "$1")"
+	done < <(rank_slots)
+}
+
+# rank_sections PLANLINE: the job sections of a multi-handle point, one
+# per handle, all in one group: [KEY.rankR] (or [KEY.rankR.read] and
+# [KEY.rankR.write] for readwrite), each with its file, size and, on a
+# block device, its own region (offset).
+rank_sections() {
+	local key kind rw be t b q s w p d n r i h hrw on k region bs depth
+	local -a hs
+	local -A count=() idx=()
+	IFS=$'\t' read -r key kind rw be t b q s w p d n <<<"$1"
+	n=${n:-1}
+	if [ "$rw" = readwrite ]; then hs=(io write); else hs=(io); fi
+	# handles per block device, to cut it into regions
+	for ((r = 0; r < n; r++)); do
+		i=$((r % ${#TARGETS[@]}))
+		count[$i]=$((${count[$i]:-0} + ${#hs[@]}))
+	done
+	bs=$t depth=$d
+	[ "$kind" = ceiling ] && depth=$q
+	for ((r = 0; r < n; r++)); do
+		i=$((r % ${#TARGETS[@]}))
+		for h in "${hs[@]}"; do
+			hrw=$rw on=''
+			if [ "$rw" = readwrite ]; then
+				if [ "$h" = write ]; then hrw=write on=.write; else hrw=read on=.read; fi
+			fi
+			printf '\n[%s.rank%s%s]\nrw=%s\nbs=%s\niodepth=%s\n' "$key" "$r" "$on" "$hrw" "$(bytes_to_size "$bs")" "$depth"
+			printf 'filename=${%s}\n' "$(rank_var "$r" "$h")"
+			if [ "${TARGET_KINDS[i]:-file}" = block ]; then
+				k=${idx[$i]:-0}
+				idx[$i]=$((k + 1))
+				region=$((SIZE_BYTES / count[$i] / t * t))
+				((region > 0)) || die "$EXIT_USAGE" "point $key: ${count[$i]} handles on ${TARGETS[i]} leave less than one tensor each of --size $(bytes_to_size "$SIZE_BYTES")"
+				printf 'offset=%s\nsize=%s\n' "$((k * region))" "$region"
+			else
+				printf 'size=%s\n' "$(bytes_to_size "$((SIZE_BYTES / t * t))")"
+			fi
+		done
+	done
+}
+
+# merge_rank_stats DIR: DIR/stats.json from the per-job stats files of a
+# multi-handle point (stats.job*.json): counts summed, elapsed_s the
+# longest, handles = the files merged.
+merge_rank_stats() {
+	local dir=$1
+	local -a files=("$dir"/stats.job*.json)
+	[ -f "${files[0]}" ] || return 0
+	if jq -s '{tswap_version: .[0].tswap_version, handles: length,
+		io_contexts: (map(.io_contexts // 0) | add),
+		bytes: (map(.bytes // 0) | add), submit_calls: (map(.submit_calls // 0) | add),
+		worker_cpu_usr_s: (map(.worker_cpu_usr_s // 0) | add),
+		worker_cpu_sys_s: (map(.worker_cpu_sys_s // 0) | add),
+		elapsed_s: (map(.elapsed_s // 0) | max)}' "${files[@]}" >"$dir/stats.json.tmp" 2>/dev/null; then
+		mv -f "$dir/stats.json.tmp" "$dir/stats.json"
+	else
+		rm -f "$dir/stats.json.tmp"
+	fi
+}
