@@ -145,7 +145,7 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 		runs "$(P read 8)" 0.5 0.9 0.7  # CV
 	} | agg
 	run -0 jq -c '.best' "$TMP/aggregate.json"
-	assert_output '{"read":null,"write":null,"combined":null,"aio_source":null}'
+	assert_output '{"read":null,"write":null,"combined":null,"readwrite":null,"aio_source":null}'
 	run -0 jq -c 'has("aio"), .trusted' "$TMP/best-aio.json"
 	assert_output "$(printf 'false\nfalse')"
 	run -0 jq -r -L "$JQ_DIR" -f "$JQ_DIR/report-pick.jq" "$TMP/aggregate.json"
