@@ -37,8 +37,9 @@ TARGET='' SIZE='' GRID=quick RW_OPT='' BACKEND_OPT='' TENSOR_OPT='' RUNTIME='' R
 IO_SIZE='' REPEAT='' OUT='' RESUME='' DRY_RUN=0 MIN_READ='' MIN_WRITE='' COMPARE=''
 DESTRUCTIVE=0 FORCE=0 ENGINE='' CEILING=1 EMIT_DIR='' SWEEP_OPTS_SEEN=0
 # TARGET_KIND: file, block (target.sh) or fleet (fleet.sh); SIZE_BYTES:
-# bytes of the target used (settings.sh).
-TARGET_KIND='' SIZE_BYTES=''
+# bytes of the target used (settings.sh); TARGET_OWNED (target.sh): a file
+# target is new (the sweep creates it), ours (scratch.sh) or theirs.
+TARGET_KIND='' SIZE_BYTES='' TARGET_OWNED=''
 
 # --- the grid (grid.sh): list keys (the cartesian product) and scalar keys
 # (defaults for options) of the grid file --------------------------------------
