@@ -134,3 +134,18 @@ refused_one_line() {
 	grep -qs t2.swap run/sweep.json && fail "the second sweep wrote into run/"
 	true
 }
+
+@test "sweep-safety: --target '', --out '', --io-size 0 and a CRLF grid (issue 11 item 13)" {
+	ssweep --target '' --dry-run
+	refused_one_line
+	grep -q -- "--target: an empty path" <<<"$stderr" || fail "$stderr"
+	ssweep --out '' --dry-run
+	refused_one_line
+	ssweep --grid "$GRID" --io-size 0 --dry-run
+	refused_one_line
+	grep -q -- "--io-size: must not be 0" <<<"$stderr" || fail "$stderr"
+	sed 's/$/\r/' "$GRID" >crlf.grid
+	ssweep --grid crlf.grid "${ONE[@]}" --target c.swap --dry-run
+	[ "$status" -eq 0 ] || { show; fail "a CRLF grid was refused"; }
+	grep -q 'tswap_block_size=1m' <<<"$output" || fail "no 1m block in the dry run"
+}

@@ -31,6 +31,7 @@ setup_new_run() {
 		check_values tensor --tensor-size "${list[@]}"
 		G_TENSOR=("${list[@]}")
 	fi
+	check_engine_limits
 	if [ -z "$IO_SIZE" ]; then
 		: "${RUNTIME:=${G_RUNTIME:-5}}"
 		: "${RAMP:=${G_RAMP:-1}}"

@@ -20,6 +20,9 @@ readonly CEILING_BS=1m CEILING_QD=64
 # A point's CV above CV_FLAG is flagged; GB/s above CACHE_FACTOR x the
 # ceiling is taken for a cache serving reads (report warnings).
 readonly CV_FLAG=0.05 CACHE_FACTOR=1.10
+# The engine's limits (engine/tswap.c TSWAP_MAX_THREADS,
+# TSWAP_MAX_URING_DEPTH; docs/engine.md), checked before a grid runs.
+readonly ENGINE_MAX_THREADS=1024 ENGINE_MAX_URING_DEPTH=32768
 # The jq programs (jq/*.jq, run with jq -f).
 readonly JQ_DIR="$SWEEP_HOME/jq"
 
