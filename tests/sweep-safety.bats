@@ -149,3 +149,24 @@ refused_one_line() {
 	[ "$status" -eq 0 ] || { show; fail "a CRLF grid was refused"; }
 	grep -q 'tswap_block_size=1m' <<<"$output" || fail "no 1m block in the dry run"
 }
+
+@test "sweep-safety: a full run directory stops with one line, exit 3, no half-written point; --resume after freeing space completes (issue 11 item 14)" {
+	[ "$(id -u)" -eq 0 ] || skip "requires root (a size-limited tmpfs)"
+	mount_scratch "$SCRATCH/small" tmpfs size=4m
+	# the first point fits (the run's files are a few KiB); then the filler
+	# leaves less than a point needs
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target t.swap --out "$SCRATCH/small/run" --dry-run
+	[ "$status" -eq 0 ] || { show; fail "dry run failed"; }
+	avail=$(df -P -B1 "$SCRATCH/small" | awk 'NR == 2 { print $4 }')
+	head -c $((avail - 96 * 1024)) /dev/zero >"$SCRATCH/small/filler"
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target t.swap --out "$SCRATCH/small/run"
+	[ "$status" -eq 3 ] || { show; fail "expected exit 3, got $status"; }
+	[ "$(grep -c . <<<"$stderr")" -eq 1 ] || { show; fail "expected one line"; }
+	grep -q '^tswap-sweep: run directory full: [0-9]* bytes free' <<<"$stderr" || fail "$stderr"
+	grep -q 'internal error' <<<"$stderr" && fail "internal error: $stderr"
+	[ -z "$(find "$SCRATCH/small/run" -name '.tmp-*' -o -name '*.tmp')" ] || fail "half-written files left"
+	rm -f "$SCRATCH/small/filler"
+	ssweep --resume "$SCRATCH/small/run"
+	[ "$status" -eq 0 ] || { show; fail "--resume after freeing space failed"; }
+	[ -f "$SCRATCH/small/run/summary.csv" ] || fail "no summary.csv"
+}
