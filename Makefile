@@ -106,7 +106,7 @@ deps:
 TSWAP_TARGET ?= $(BUILD)/scratch/tswap.swap
 run: deps
 	@$(MAKE) --no-print-directory all
-	@mkdir -p "$(dir $(TSWAP_TARGET))"
+	@mk/scratch-target.sh "$(TSWAP_TARGET)"
 	fio --ioengine=external:$(CURDIR)/$(BUILD)/tswap.so \
 		--filename="$(TSWAP_TARGET)" --direct=1 --size=256m --bs=16m \
 		--iodepth=2 --tswap_block_size=1m --tswap_queue_depth=8 \

@@ -170,3 +170,14 @@ refused_one_line() {
 	[ "$status" -eq 0 ] || { show; fail "--resume after freeing space failed"; }
 	[ -f "$SCRATCH/small/run/summary.csv" ] || fail "no summary.csv"
 }
+
+@test "sweep-safety: make run's target helper creates and marks a new file, accepts it again, refuses a user's file" {
+	"$REPO/mk/scratch-target.sh" "$SCRATCH/run.swap"
+	"$REPO/mk/scratch-target.sh" "$SCRATCH/run.swap"
+	ssweep --grid "$GRID" "${ONE[@]}" --rw write --target run.swap --dry-run
+	[ "$status" -eq 0 ] || { show; fail "the sweep did not take make run's file as its own"; }
+	echo data >user.txt
+	run "$REPO/mk/scratch-target.sh" "$SCRATCH/user.txt"
+	assert_equal "$status" 2
+	assert_equal "$(cat user.txt)" data
+}
