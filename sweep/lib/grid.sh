@@ -12,7 +12,8 @@
 # qd = iodepth, submit/window "-").
 #
 # Owns: grid_file_for, list_grid_names, list_grids, check_values, load_grid
-# (CRLF lines read without \r, a repeated key refused), check_engine_limits,
+# (CRLF lines read without \r, a repeated key refused but description
+# lines joined), check_engine_limits,
 # expand_grid, add_ceilings, plan_writes. Reads: grids_dir (paths.sh),
 # PLAN_TEXT, CEILING_BS/QD. Writes: the G_* globals (load_grid).
 # shellcheck disable=SC2034 # sets the G_* globals of state.sh
@@ -92,7 +93,7 @@ load_grid() {
 		key=${vals[0]}
 		vals=("${vals[@]:1}")
 		where="$file:$n"
-		if [ -n "${keyline[$key]:-}" ]; then
+		if [ -n "${keyline[$key]:-}" ] && [ "$key" != description ]; then
 			die "$EXIT_USAGE" "$where: '$key' repeated (first on line ${keyline[$key]}): give all its values on one line"
 		fi
 		keyline[$key]=$n
@@ -136,7 +137,7 @@ load_grid() {
 			fi
 			G_CEILING=${vals[0]}
 			;;
-		description) G_DESC=${vals[*]} ;;
+		description) G_DESC=${G_DESC:+$G_DESC }${vals[*]} ;; # lines joined
 		*) die "$EXIT_USAGE" "$where: unknown grid key '$key' (rw backend tensor iodepth block qd window submit threads size runtime ramp repeat ceiling description)" ;;
 		esac
 	done <"$file"
