@@ -30,7 +30,7 @@ TSWAP_VERSION := 0.1.0
 DEB_PKGS := fio libaio-dev liburing-dev libcmocka-dev pkg-config dpkg-dev \
 	bats bats-assert bats-support bats-file jq strace gnuplot-nox \
 	shellcheck util-linux e2fsprogs procps kmod file libfuse3-dev dmsetup valgrind \
-	linux-perf libxml2-utils help2man pandoc debhelper lintian g++ curl
+	linux-perf libxml2-utils help2man pandoc debhelper lintian g++ curl attr
 
 # --- fio source -----------------------------------------------------------
 ifeq ($(FIO_SRC),)
@@ -106,7 +106,7 @@ deps:
 TSWAP_TARGET ?= $(BUILD)/scratch/tswap.swap
 run: deps
 	@$(MAKE) --no-print-directory all
-	@mkdir -p "$(dir $(TSWAP_TARGET))"
+	@mk/scratch-target.sh "$(TSWAP_TARGET)"
 	fio --ioengine=external:$(CURDIR)/$(BUILD)/tswap.so \
 		--filename="$(TSWAP_TARGET)" --direct=1 --size=256m --bs=16m \
 		--iodepth=2 --tswap_block_size=1m --tswap_queue_depth=8 \

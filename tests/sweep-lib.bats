@@ -107,6 +107,44 @@ grid_from() {
 	assert_output --partial 'runtime must be at least 1'
 }
 
+@test "load_grid: CRLF lines are read without the \\r; a repeated key, a number past 9 digits and the engine's limits exit 2 (issue 11 item 13)" {
+	printf 'rw read\r\ntensor 16m\r\nqd 8 16\r\n' >"$TMP/crlf.grid"
+	load_grid "$TMP/crlf.grid"
+	assert_equal "${G_TENSOR[*]}" 16m
+	assert_equal "${G_QD[*]}" '8 16'
+	run grid_from 'qd 8' 'rw read' 'qd 16'
+	assert_failure 2
+	assert_output --partial "t.grid:3: 'qd' repeated (first on line 1)"
+	run grid_from 'qd 99999999999999999999'
+	assert_failure 2
+	assert_output --partial "(1 to 9 digits)"
+	run grid_from 'threads 2048'
+	assert_failure 2
+	assert_output --partial 'threads: 2048 is above 1024'
+	grid_from 'threads 1024' 'backend io_uring' 'qd 32768'
+	check_engine_limits
+	grid_from 'backend io_uring' 'qd 32769'
+	run check_engine_limits
+	assert_failure 2
+	assert_output --partial 'qd 32769 is above 32768'
+	grid_from 'backend libaio' "qd $(($(cat /proc/sys/fs/aio-max-nr) + 1))"
+	run check_engine_limits
+	assert_failure 2
+	assert_output --partial 'fs.aio-max-nr'
+}
+
+@test "is_uint and size_to_bytes: numbers that would wrap bash arithmetic are refused" {
+	is_uint 999999999
+	is_uint 000000000001
+	run is_uint 1000000000
+	assert_failure
+	run size_to_bytes 99999999999999999999
+	assert_failure
+	run size_to_bytes 8388608t
+	assert_failure
+	assert_equal "$(size_to_bytes 4194303t)" $((4194303 << 40))
+}
+
 @test "expand_grid: the cartesian product as plan lines, sizes in bytes, keys unique" {
 	grid_from 'rw read write' 'tensor 4m' 'block 1m 512k' 'qd 8 16' 'window overlap' 'submit block single' 'threads 1'
 	run -0 expand_grid

@@ -97,7 +97,7 @@ EOF
 }
 
 parse_args() {
-	local opt val
+	local opt val v
 	while [ "$#" -gt 0 ]; do
 		opt=$1
 		val=
@@ -138,7 +138,10 @@ parse_args() {
 			val=$2
 			shift
 			case $opt in
-			--target) TARGET=$val ;;
+			--target)
+				[ -n "$val" ] || usage_error "--target: an empty path"
+				TARGET=$val
+				;;
 			--size) SIZE=$val ;;
 			--grid) GRID=$val ;;
 			--rw) RW_OPT=$val ;;
@@ -149,7 +152,10 @@ parse_args() {
 			--ramp) RAMP=$val ;;
 			--io-size) IO_SIZE=$val ;;
 			--repeat) REPEAT=$val ;;
-			--out) OUT=$val ;;
+			--out)
+				[ -n "$val" ] || usage_error "--out: an empty path"
+				OUT=$val
+				;;
 			--resume) RESUME=$val ;;
 			--min-read-gbs) MIN_READ=$val ;;
 			--min-write-gbs) MIN_WRITE=$val ;;
@@ -178,7 +184,10 @@ parse_args() {
 	[ -z "$RUNTIME" ] || { is_uint "$RUNTIME" && ((10#$RUNTIME >= 1)); } || usage_error "--runtime: not a positive integer: $RUNTIME"
 	[ -z "$RAMP" ] || is_uint "$RAMP" || usage_error "--ramp: not an integer: $RAMP"
 	[ -z "$REPEAT" ] || { is_uint "$REPEAT" && ((10#$REPEAT >= 1)); } || usage_error "--repeat: not a positive integer: $REPEAT"
-	[ -z "$IO_SIZE" ] || size_to_bytes "$IO_SIZE" >/dev/null || usage_error "--io-size: not a size: $IO_SIZE"
+	if [ -n "$IO_SIZE" ]; then
+		v=$(size_to_bytes "$IO_SIZE") || usage_error "--io-size: not a size: $IO_SIZE"
+		((v > 0)) || usage_error "--io-size: must not be 0"
+	fi
 	[ -z "$SIZE" ] || size_to_bytes "$SIZE" >/dev/null || usage_error "--size: not a size: $SIZE"
 	[ -z "$IO_SIZE" ] || [ -z "$RUNTIME" ] || usage_error "--runtime and --io-size exclude each other"
 	if [ -n "$OUTLIER_PCT" ]; then

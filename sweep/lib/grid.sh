@@ -14,7 +14,9 @@
 # (ranks.sh), is there only above 1. A point of 1 rank reading or writing has the key, label and
 # job file it had before ranks and readwrite existed.
 #
-# Owns: grid_file_for, list_grid_names, list_grids, check_values, load_grid,
+# Owns: grid_file_for, list_grid_names, list_grids, check_values, load_grid
+# (CRLF lines read without \r, a repeated key refused but description
+# lines joined), check_engine_limits,
 # expand_grid, add_ceilings, plan_writes. Reads: grids_dir (paths.sh),
 # PLAN_TEXT, CEILING_BS/QD. Writes: the G_* globals (load_grid).
 # shellcheck disable=SC2034 # sets the G_* globals of state.sh
@@ -67,7 +69,9 @@ check_values() {
 			((bytes > 0)) || die "$EXIT_USAGE" "$where: $key: must not be 0"
 			;;
 		iodepth | qd | threads)
-			{ is_uint "$v" && ((10#$v >= 1)); } || die "$EXIT_USAGE" "$where: $key: not a positive integer: '$v'"
+			{ is_uint "$v" && ((10#$v >= 1)); } || die "$EXIT_USAGE" "$where: $key: not a positive integer: '$v' (1 to 9 digits)"
+			[ "$key" != threads ] || ((10#$v <= ENGINE_MAX_THREADS)) ||
+				die "$EXIT_USAGE" "$where: threads: $v is above $ENGINE_MAX_THREADS, the engine's tswap_threads limit (docs/engine.md)"
 			;;
 		ranks)
 			{ is_uint "$v" && ((10#$v >= 1 && 10#$v <= RANKS_MAX)); } ||
@@ -78,18 +82,28 @@ check_values() {
 }
 
 load_grid() {
-	local file=$1 line key n=0 where
+	local file=$1 line key n=0 where crlf=0
 	local -a vals
+	local -A keyline=()
 	G_NAME=${file##*/}
 	G_NAME=${G_NAME%.grid}
 	while IFS= read -r line || [ -n "$line" ]; do
 		n=$((n + 1))
+		# CRLF line endings (a grid edited on Windows): the \r is dropped
+		if [[ $line == *$'\r' ]]; then
+			line=${line%$'\r'}
+			crlf=1
+		fi
 		line=${line%%#*}
 		read -r -a vals <<<"$line"
 		[ "${#vals[@]}" -gt 0 ] || continue
 		key=${vals[0]}
 		vals=("${vals[@]:1}")
 		where="$file:$n"
+		if [ -n "${keyline[$key]:-}" ] && [ "$key" != description ]; then
+			die "$EXIT_USAGE" "$where: '$key' repeated (first on line ${keyline[$key]}): give all its values on one line"
+		fi
+		keyline[$key]=$n
 		case $key in
 		rw | backend | tensor | iodepth | block | qd | window | submit | threads | ranks)
 			check_values "$key" "$where" "${vals[@]}"
@@ -138,10 +152,11 @@ load_grid() {
 				printf '%s' "${vals[*]}"
 			)
 			;;
-		description) G_DESC=${vals[*]} ;;
+		description) G_DESC=${G_DESC:+$G_DESC }${vals[*]} ;; # lines joined
 		*) die "$EXIT_USAGE" "$where: unknown grid key '$key' (rw backend tensor iodepth block qd window submit threads ranks size runtime ramp repeat ceiling targets description)" ;;
 		esac
 	done <"$file"
+	[ "$crlf" = 0 ] || note "grid $file has CRLF line endings: read without the carriage returns"
 	# Defaults for keys the grid leaves out: DeepSpeed's ds_config aio defaults.
 	[ "${#G_RW[@]}" -gt 0 ] || G_RW=(read write)
 	[ "${#G_BACKEND[@]}" -gt 0 ] || G_BACKEND=(libaio)
@@ -153,6 +168,26 @@ load_grid() {
 	[ "${#G_SUBMIT[@]}" -gt 0 ] || G_SUBMIT=(block)
 	[ "${#G_THREADS[@]}" -gt 0 ] || G_THREADS=(1)
 	[ "${#G_RANKS[@]}" -gt 0 ] || G_RANKS=(1)
+	return 0
+}
+
+# check_engine_limits: the grid's queue depths against the backends'
+# limits, before anything runs (docs/engine.md): io_uring at most
+# ENGINE_MAX_URING_DEPTH SQ entries; libaio at most fs.aio-max-nr (one
+# io_setup). Threads are checked per value (check_values).
+check_engine_limits() {
+	local q be aiomax=''
+	[ -r /proc/sys/fs/aio-max-nr ] && read -r aiomax </proc/sys/fs/aio-max-nr
+	for be in "${G_BACKEND[@]}"; do
+		for q in "${G_QD[@]}"; do
+			if [ "$be" = io_uring ] && ((10#$q > ENGINE_MAX_URING_DEPTH)); then
+				die "$EXIT_USAGE" "grid $G_NAME: qd $q is above $ENGINE_MAX_URING_DEPTH, the most SQ entries an io_uring ring can have (backend io_uring)"
+			fi
+			if [ "$be" = libaio ] && is_uint "$aiomax" && ((10#$q > 10#$aiomax)); then
+				die "$EXIT_USAGE" "grid $G_NAME: qd $q is above fs.aio-max-nr=$aiomax, the most io_setup can give (backend libaio; raise it with sysctl fs.aio-max-nr)"
+			fi
+		done
+	done
 	return 0
 }
 

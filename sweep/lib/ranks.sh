@@ -131,8 +131,13 @@ check_targets() {
 # prepare_targets: target.sh's prepare_target for the single target (when
 # a point uses it) and for every rank file.
 prepare_targets() {
-	local r h f
+	local r h f writes
+	# check_target again for each file right before it is prepared: it sets
+	# TARGET_OWNED (target.sh) for that file, and check_targets left the
+	# last rank file's value
+	writes=$(plan_writes)
 	if plan_has_single; then
+		[ "$TARGET_KIND" != file ] || check_target "$writes"
 		prepare_target
 	fi
 	while IFS=$'\t' read -r r h; do
@@ -140,7 +145,7 @@ prepare_targets() {
 		[ "${TARGET_KINDS[r % ${#TARGETS[@]}]}" = file ] || continue
 		f=$(rank_file "$r" "$h")
 		TARGET=$f
-		TARGET_KIND='file'
+		check_target "$writes"
 		if [ "$h" = write ]; then
 			prepare_target "$RUN/prepare.rank$r.write"
 		else

@@ -36,6 +36,7 @@ setup_new_run() {
 		check_values tensor --tensor-size "${list[@]}"
 		G_TENSOR=("${list[@]}")
 	fi
+	check_engine_limits
 	if [ -z "$IO_SIZE" ]; then
 		: "${RUNTIME:=${G_RUNTIME:-5}}"
 		: "${RAMP:=${G_RAMP:-1}}"
@@ -131,15 +132,33 @@ load_config() {
 	fi
 }
 
-# new_run_dir: RUN for a new run (--out, or a dated directory), which must
-# be empty, with its sweep.json and plan.tsv; build/sweep/latest points at it
-# in a checkout.
+# new_run_dir: RUN for a new run, created with mkdir (atomic) and locked
+# (lock.sh) before anything is written in it: --out must be new, or an
+# empty directory; the default dated directory gets a suffix (-2, -3, ...)
+# when the name is taken. Then its sweep.json and plan.tsv;
+# build/sweep/latest points at it in a checkout.
 new_run_dir() {
-	RUN=$(abspath "${OUT:-$(default_out)}")
-	if [ -e "$RUN" ] && [ -n "$(ls -A "$RUN" 2>/dev/null)" ]; then
-		die "$EXIT_USAGE" "$RUN exists and is not empty (use --resume to finish it, or another --out)"
+	local base n=1
+	if [ -n "$OUT" ]; then
+		RUN=$(abspath "$OUT")
+		mkdir -p -- "$(dirname -- "$RUN")"
+		if ! mkdir -- "$RUN" 2>/dev/null; then
+			[ -d "$RUN" ] || die "$EXIT_USAGE" "--out $RUN: cannot create the run directory"
+			lock_run
+			[ -z "$(find "$RUN" -mindepth 1 -maxdepth 1 ! -name .lock -print -quit)" ] ||
+				die "$EXIT_USAGE" "$RUN exists and is not empty (use --resume to finish it, or another --out)"
+		fi
+	else
+		base=$(default_out)
+		mkdir -p -- "$(dirname -- "$base")"
+		RUN=$base
+		until mkdir -- "$RUN" 2>/dev/null; do
+			n=$((n + 1))
+			((n <= 999)) || die "$EXIT_ERROR" "cannot create a run directory $base-N"
+			RUN=$base-$n
+		done
 	fi
-	mkdir -p "$RUN"
+	lock_run
 	save_config
 	if [ -n "$ROOT" ] && [ -z "$OUT" ]; then
 		ln -sfn "${RUN##*/}" "$ROOT/build/sweep/latest" 2>/dev/null || true

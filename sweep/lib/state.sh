@@ -22,6 +22,9 @@ readonly CEILING_BS=1m CEILING_QD=64
 # A point's CV above CV_FLAG is flagged; GB/s above CACHE_FACTOR x the
 # ceiling is taken for a cache serving reads (report warnings).
 readonly CV_FLAG=0.05 CACHE_FACTOR=1.10
+# The engine's limits (engine/tswap.c TSWAP_MAX_THREADS,
+# TSWAP_MAX_URING_DEPTH; docs/engine.md), checked before a grid runs.
+readonly ENGINE_MAX_THREADS=1024 ENGINE_MAX_URING_DEPTH=32768
 # The jq programs (jq/*.jq, run with jq -f).
 readonly JQ_DIR="$SWEEP_HOME/jq"
 
@@ -49,8 +52,9 @@ declare -ga TARGETS=() TARGET_KINDS=()
 # The most ranks a point may have (ranks.sh: one fio job per handle).
 readonly RANKS_MAX=256
 # TARGET_KIND: file, block (target.sh) or fleet (fleet.sh); SIZE_BYTES:
-# bytes of the target used (settings.sh).
-TARGET_KIND='' SIZE_BYTES=''
+# bytes of the target used (settings.sh); TARGET_OWNED (target.sh): a file
+# target is new (the sweep creates it), ours (scratch.sh) or theirs.
+TARGET_KIND='' SIZE_BYTES='' TARGET_OWNED=''
 
 # --- the grid (grid.sh): list keys (the cartesian product) and scalar keys
 # (defaults for options) of the grid file --------------------------------------

@@ -3,25 +3,29 @@
 #
 # Owns: refuse_target, device_in_use, device_signature, check_target (a
 # block device is written only with --destructive, an in-use or signed one
-# only with --force; anything else but a regular file is refused),
+# only with --force; a regular file only if new or the sweep's own, see
+# scratch.sh, else with --destructive; anything else is refused),
 # prepare_target (a target file is written in full once, so reads hit the
 # device). Reads: TARGET, DESTRUCTIVE, FORCE, SIZE, SIZE_BYTES.
-# Writes: TARGET_KIND; the target file; RUN/prepare/.
+# Writes: TARGET_KIND, TARGET_OWNED; the target file; RUN/prepare/.
 # shellcheck disable=SC2016 # ${TSWAP_*} is literal: fio expands it
 
 # refuse_target MESSAGE
 refuse_target() { die "$EXIT_USAGE" "refusing target $TARGET: $*"; }
 
-# device_in_use DEV: print why DEV (or a partition of it) is busy; 1 if not.
+# device_in_use DEV: print why DEV (or a partition of it) is busy; 1 if
+# not. A check that cannot run (lsblk, findmnt failing) refuses the device.
 device_in_use() {
-	local dev=$1 name mp real part
+	local dev=$1 name mp real part out rc=0
 	real=$(readlink -f "$dev")
+	out=$(lsblk -nrpo NAME,MOUNTPOINT "$real" 2>&1) || rc=$?
+	[ "$rc" = 0 ] || refuse_target "lsblk failed (exit $rc: ${out%%$'\n'*}): cannot tell whether the device is mounted"
 	while read -r name mp; do
 		if [ -n "$mp" ]; then
 			printf 'mounted: %s on %s\n' "$name" "$mp"
 			return 0
 		fi
-	done < <(lsblk -nrpo NAME,MOUNTPOINT "$real" 2>/dev/null)
+	done <<<"$out"
 	if awk 'NR > 1 { print $1 }' /proc/swaps 2>/dev/null | grep -qxF "$real"; then
 		printf 'used as swap\n'
 		return 0
@@ -33,17 +37,29 @@ device_in_use() {
 			return 0
 		fi
 	done
-	if findmnt -rno SOURCE 2>/dev/null | grep -qxF "$real"; then
+	rc=0
+	out=$(findmnt -rno SOURCE 2>&1) || rc=$?
+	[ "$rc" = 0 ] || refuse_target "findmnt failed (exit $rc: ${out%%$'\n'*}): cannot tell whether the device is mounted"
+	if grep -qxF "$real" <<<"$out"; then
 		printf 'mounted\n'
 		return 0
 	fi
 	return 1
 }
 
-# device_signature DEV: print a filesystem/partition-table signature; 1 if none.
+# device_signature DEV: print a filesystem/partition-table signature; 1 if
+# none. blkid -p exits 2 when it finds nothing; any other failure (blkid
+# missing, BusyBox's blkid without -p, an unreadable device) refuses the
+# device: a signature check that cannot run never counts as "no signature".
 device_signature() {
-	local dev=$1 out
-	out=$(blkid -p -o export "$dev" 2>/dev/null | grep -E '^(TYPE|PTTYPE)=' | tr '\n' ' ') || true
+	local dev=$1 out rc=0
+	out=$(blkid -p -o export "$dev" 2>&1) || rc=$?
+	case $rc in
+	0) ;;
+	2) return 1 ;;
+	*) refuse_target "blkid -p failed (exit $rc: ${out%%$'\n'*}): cannot tell whether the device holds a filesystem or partition table" ;;
+	esac
+	out=$(grep -E '^(TYPE|PTTYPE)=' <<<"$out" | tr '\n' ' ') || out=''
 	if [ -n "$out" ]; then
 		printf '%s\n' "$out"
 		return 0
@@ -52,26 +68,67 @@ device_signature() {
 }
 
 check_target() {
-	local writes=$1 why
+	local writes=$1 why fs rc
 	if [ -b "$TARGET" ]; then
 		TARGET_KIND='block'
 		if [ "$writes" = 1 ]; then
+			need_tools blkid lsblk findmnt
 			[ "$DESTRUCTIVE" = 1 ] ||
 				refuse_target "it is a block device and the sweep writes to it (write points and the write ceiling destroy its data); pass --destructive, or --rw read"
-			if why=$(device_in_use "$TARGET"); then
+			# status 0 found, 1 none, else the check could not run: its
+			# refusal is printed, exit with it (even with --force)
+			rc=0
+			why=$(device_in_use "$TARGET") || rc=$?
+			((rc <= 1)) || exit "$rc"
+			if [ "$rc" = 0 ]; then
 				[ "$FORCE" = 1 ] || refuse_target "the device is in use ($why); --force overrides"
 				warn "writing to an in-use device ($why) because of --force"
 			fi
-			if why=$(device_signature "$TARGET"); then
+			rc=0
+			why=$(device_signature "$TARGET") || rc=$?
+			((rc <= 1)) || exit "$rc"
+			if [ "$rc" = 0 ]; then
 				[ "$FORCE" = 1 ] || refuse_target "the device holds a signature ($why) - a filesystem or partition table would be destroyed; --force overrides"
 				warn "overwriting a device with a signature ($why) because of --force"
 			fi
 		fi
 	elif [ -e "$TARGET" ] && [ ! -f "$TARGET" ]; then
 		refuse_target "not a regular file or a block device"
+	elif fs=$(pseudo_fs "$TARGET"); then
+		refuse_target "it is on $fs, a kernel pseudo-filesystem, not storage"
+	elif [ -f "$TARGET" ]; then
+		TARGET_KIND='file'
+		check_existing_file "$writes"
 	else
 		TARGET_KIND='file'
+		TARGET_OWNED=new
 	fi
+	return 0
+}
+
+# check_existing_file WRITES: an existing regular file is written only if
+# the sweep created it (scratch.sh) or with --destructive; a read-only
+# sweep may read any file at least --size long (fio lays out, i.e. writes,
+# a shorter one).
+check_existing_file() {
+	local writes=$1 have
+	if scratch_owned "$TARGET"; then
+		TARGET_OWNED=ours
+		return 0
+	fi
+	TARGET_OWNED=theirs
+	have=$(stat -L -c %s -- "$TARGET")
+	if [ "$DESTRUCTIVE" = 1 ]; then
+		if [ "$writes" = 1 ] || ((have < SIZE_BYTES)); then
+			warn "overwriting $TARGET, a file the sweep did not create, because of --destructive"
+		fi
+		return 0
+	fi
+	if [ "$writes" = 1 ]; then
+		refuse_target "an existing file the sweep did not create, and the sweep writes to it (its data would be destroyed); pass --destructive, a new path, or --rw read"
+	fi
+	((have >= SIZE_BYTES)) ||
+		refuse_target "an existing file the sweep did not create, shorter ($have bytes) than --size $SIZE: fio would write it out to full size; pass --destructive, a new path, or a smaller --size"
 	return 0
 }
 
@@ -80,14 +137,21 @@ check_target() {
 prepare_target() {
 	local have=0 alloc=0 need=$SIZE_BYTES dir=${1:-$RUN/prepare} rc=0 blocks bsize
 	[ "$TARGET_KIND" = file ] || return 0
-	mkdir -p "$(dirname "$TARGET")"
+	if [ "$TARGET_OWNED" = new ]; then
+		scratch_create "$TARGET"
+		TARGET_OWNED=ours
+	fi
 	if [ -f "$TARGET" ]; then
-		read -r have blocks bsize < <(stat -c '%s %b %B' -- "$TARGET")
+		read -r have blocks bsize < <(stat -L -c '%s %b %B' -- "$TARGET")
 		alloc=$((blocks * bsize))
 	fi
-	if [ -d "$dir" ] && [ ! -f "$dir/done" ]; then
+	if [ "$TARGET_OWNED" = theirs ] && [ "$DESTRUCTIVE" = 0 ]; then
+		# a read-only sweep of the user's file: never written
+		((have >= need)) || refuse_target "an existing file the sweep did not create, shorter than --size $SIZE"
+	elif [ -d "$dir" ] && [ ! -f "$dir/done" ]; then
 		have=0 # an interrupted prepare: fill again
-	elif ((have >= need)); then
+	fi
+	if ((have >= need)); then
 		if ((alloc < need)); then
 			note "the target file has holes ($alloc of $need bytes allocated): reads of a hole never reach the device; write the file first"
 			say "note: $TARGET has holes: reads of holes never reach the device"

@@ -35,7 +35,8 @@ need_tools() {
 # size_to_bytes STR: fio size notation (binary units: 1m = 1 MiB) to bytes.
 size_to_bytes() {
 	local s=${1,,} num unit mult
-	if [[ $s =~ ^([0-9]+)([kmgt]?)(i?b?)$ ]]; then
+	# at most 16 significant digits, and below 2^62 bytes (no wrap)
+	if [[ $s =~ ^0*([0-9]{1,16})([kmgt]?)(i?b?)$ ]]; then
 		num=${BASH_REMATCH[1]}
 		unit=${BASH_REMATCH[2]}
 	else
@@ -48,6 +49,7 @@ size_to_bytes() {
 	g) mult=$((1024 * 1024 * 1024)) ;;
 	t) mult=$((1024 * 1024 * 1024 * 1024)) ;;
 	esac
+	((10#$num <= (1 << 62) / mult)) || return 1
 	printf '%d\n' "$((10#$num * mult))"
 }
 
@@ -73,7 +75,9 @@ szname() {
 	fi
 }
 
-is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
+# is_uint STR: decimal digits, at most 9 significant ones, so that bash
+# arithmetic on it (10#STR) can never wrap.
+is_uint() { [[ $1 =~ ^0*([0-9]{1,9})$ ]]; }
 
 is_number() { [[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]]; }
 

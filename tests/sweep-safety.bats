@@ -1,0 +1,183 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154  # bats sets $stderr, $output, $status
+#
+# What tswap-sweep may write to, and one sweep per run directory (issue 11
+# items 2, 4, 5; docs/sweep.md "Targets", docs/reliability.md): an
+# existing file the sweep did not create is never written without
+# --destructive (checked by content hash), pseudo-filesystem and special
+# targets are refused with exit 2, a new target is created and marked
+# (user.tswap.scratch) so later runs reuse it with no flag, a safety check
+# that cannot run (a failing blkid) refuses the device, and a second sweep
+# on a locked run directory exits 2 naming the first one's pid.
+
+load helpers
+
+SWEEP=$REPO/sweep/tswap-sweep
+
+setup() {
+	common_setup
+	export TSWAP_ENGINE=$ENGINE
+	cd "$SCRATCH" || fail "cd $SCRATCH"
+	GRID=$SCRATCH/one.grid
+	printf '%s\n' 'description one point' 'rw read' 'backend libaio' 'tensor 4m' \
+		'iodepth 1' 'block 1m' 'qd 8' 'threads 1' >"$GRID"
+}
+teardown() { common_teardown; }
+
+ONE=(--size 16m --io-size 8m --no-ceiling)
+
+ssweep() {
+	run --separate-stderr timeout -k 10 120 "$SWEEP" "$@"
+}
+
+show() {
+	printf 'exit %s\n--- stdout\n%s\n--- stderr\n%s\n' "$status" "$output" "${stderr:-}" >&2
+}
+
+# refused_one_line: exit 2 with exactly one line on stderr.
+refused_one_line() {
+	[ "$status" -eq 2 ] || { show; fail "expected exit 2, got $status"; }
+	[ "$(grep -c . <<<"$stderr")" -eq 1 ] || { show; fail "expected one line on stderr"; }
+}
+
+@test "sweep-safety: an existing file with data is never written without --destructive" {
+	head -c 16M /dev/urandom >precious.bin
+	sum=$(sha256sum precious.bin)
+	ssweep --grid "$GRID" "${ONE[@]}" --rw write --target precious.bin --out r1
+	refused_one_line
+	grep -q -- '--destructive' <<<"$stderr" || fail "no --destructive in: $stderr"
+	assert_file_not_exists r1
+	# shorter than --size, read only: fio would lay it out (write it): refused
+	head -c 4M /dev/urandom >short.bin
+	short=$(sha256sum short.bin)
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target short.bin --out r2
+	refused_one_line
+	grep -q 'shorter' <<<"$stderr" || fail "no 'shorter' in: $stderr"
+	# a pure read sweep of a long enough file needs no flag and changes nothing
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target precious.bin --out r3
+	[ "$status" -eq 0 ] || { show; fail "read sweep of an existing file failed"; }
+	sha256sum -c <<<"$sum" >/dev/null || fail "precious.bin changed"
+	sha256sum -c <<<"$short" >/dev/null || fail "short.bin changed"
+	# --destructive: the user's explicit choice
+	ssweep --grid "$GRID" "${ONE[@]}" --rw write --target precious.bin --out r4 --destructive
+	[ "$status" -eq 0 ] || { show; fail "--destructive write sweep failed"; }
+	grep -q 'overwriting' <<<"$stderr" || fail "no warning in: $stderr"
+}
+
+@test "sweep-safety: procfs, sysfs, character devices, directories and FIFOs are refused with one line" {
+	mknod chardev c 1 3
+	mkfifo fifo
+	mkdir adir
+	local t
+	for t in /proc/version /sys/kernel/mm/transparent_hugepage/enabled chardev adir fifo; do
+		[ -e "$t" ] || continue
+		ssweep --grid "$GRID" "${ONE[@]}" --rw read --target "$t" --out "r-${t//\//_}"
+		refused_one_line
+		grep -q 'refusing target' <<<"$stderr" || fail "[$t]: $stderr"
+	done
+	[ -c chardev ] && [ -p fifo ] && [ -d adir ] || fail "a special target was replaced"
+}
+
+@test "sweep-safety: a new target is created and marked; the next run reuses it, a copy is not ours" {
+	ssweep --grid "$GRID" "${ONE[@]}" --rw write --target new.swap --out r1
+	[ "$status" -eq 0 ] || { show; fail "first run on a new path failed"; }
+	[ -f new.swap ] || fail "new.swap not created"
+	id=$(stat -c '%d:%i' new.swap)
+	if mark=$(getfattr --only-values -n user.tswap.scratch new.swap 2>/dev/null); then
+		assert_equal "$mark" "$id"
+	else
+		assert_equal "$(cat new.swap.tswap-scratch)" "$id"
+	fi
+	grep -qF "$id" r1/scratch-target || fail "run directory does not record the target"
+	# the second time: ours (the README's `make sweep` twice)
+	ssweep --grid "$GRID" "${ONE[@]}" --rw write --target new.swap --out r2
+	[ "$status" -eq 0 ] || { show; fail "second run on the sweep's own file failed"; }
+	# a copy with the xattr is another file: not ours
+	cp --preserve=xattr new.swap copy.swap
+	ssweep --grid "$GRID" "${ONE[@]}" --rw write --target copy.swap --out r3
+	refused_one_line
+}
+
+@test "sweep-safety: a signature check that cannot run (blkid failing) refuses the device, naming blkid" {
+	requires loopdev
+	command -v mkfs.ext4 >/dev/null || skip "requires mkfs.ext4 (e2fsprogs)"
+	loop_setup 64
+	mkfs.ext4 -q -F "$LOOPDEV"
+	mkdir fakebin
+	# BusyBox's blkid has no -p: it fails with a usage message
+	printf '#!/bin/sh\necho "blkid: unrecognized option: p" >&2\nexit 1\n' >fakebin/blkid
+	chmod +x fakebin/blkid
+	PATH=$SCRATCH/fakebin:$PATH ssweep --grid "$GRID" --size 16m --io-size 8m --no-ceiling \
+		--rw write --target "$LOOPDEV" --destructive --dry-run
+	refused_one_line
+	grep -q 'blkid' <<<"$stderr" || fail "blkid not named: $stderr"
+	# the real blkid sees ext4: refused as before
+	ssweep --grid "$GRID" --size 16m --io-size 8m --no-ceiling --rw write --target "$LOOPDEV" --destructive --dry-run
+	refused_one_line
+	grep -q 'signature' <<<"$stderr" || fail "$stderr"
+}
+
+@test "sweep-safety: a second sweep on a locked run directory exits 2 naming the holder's pid" {
+	"$SWEEP" --grid "$GRID" --size 16m --runtime 20 --ramp 0 --no-ceiling --rw read \
+		--target t.swap --out run >first.out 2>&1 &
+	first=$!
+	for _ in $(seq 100); do
+		[ -s run/.lock ] && break
+		sleep 0.1
+	done
+	[ -s run/.lock ] || { kill "$first"; fail "the first sweep never locked run/"; }
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target t2.swap --out run
+	kill -INT "$first" 2>/dev/null || true
+	wait "$first" || true
+	refused_one_line
+	grep -q "pid $first" <<<"$stderr" || fail "holder pid $first not named: $stderr"
+	grep -qs t2.swap run/sweep.json && fail "the second sweep wrote into run/"
+	true
+}
+
+@test "sweep-safety: --target '', --out '', --io-size 0 and a CRLF grid (issue 11 item 13)" {
+	ssweep --target '' --dry-run
+	refused_one_line
+	grep -q -- "--target: an empty path" <<<"$stderr" || fail "$stderr"
+	ssweep --out '' --dry-run
+	refused_one_line
+	ssweep --grid "$GRID" --io-size 0 --dry-run
+	refused_one_line
+	grep -q -- "--io-size: must not be 0" <<<"$stderr" || fail "$stderr"
+	sed 's/$/\r/' "$GRID" >crlf.grid
+	ssweep --grid crlf.grid "${ONE[@]}" --target c.swap --dry-run
+	[ "$status" -eq 0 ] || { show; fail "a CRLF grid was refused"; }
+	grep -q 'tswap_block_size=1m' <<<"$output" || fail "no 1m block in the dry run"
+}
+
+@test "sweep-safety: a full run directory stops with one line, exit 3, no half-written point; --resume after freeing space completes (issue 11 item 14)" {
+	[ "$(id -u)" -eq 0 ] || skip "requires root (a size-limited tmpfs)"
+	mount_scratch "$SCRATCH/small" tmpfs size=4m
+	# the first point fits (the run's files are a few KiB); then the filler
+	# leaves less than a point needs
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target t.swap --out "$SCRATCH/small/run" --dry-run
+	[ "$status" -eq 0 ] || { show; fail "dry run failed"; }
+	avail=$(df -P -B1 "$SCRATCH/small" | awk 'NR == 2 { print $4 }')
+	head -c $((avail - 96 * 1024)) /dev/zero >"$SCRATCH/small/filler"
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target t.swap --out "$SCRATCH/small/run"
+	[ "$status" -eq 3 ] || { show; fail "expected exit 3, got $status"; }
+	[ "$(grep -c . <<<"$stderr")" -eq 1 ] || { show; fail "expected one line"; }
+	grep -q '^tswap-sweep: run directory full: [0-9]* bytes free' <<<"$stderr" || fail "$stderr"
+	grep -q 'internal error' <<<"$stderr" && fail "internal error: $stderr"
+	[ -z "$(find "$SCRATCH/small/run" -name '.tmp-*' -o -name '*.tmp')" ] || fail "half-written files left"
+	rm -f "$SCRATCH/small/filler"
+	ssweep --resume "$SCRATCH/small/run"
+	[ "$status" -eq 0 ] || { show; fail "--resume after freeing space failed"; }
+	[ -f "$SCRATCH/small/run/summary.csv" ] || fail "no summary.csv"
+}
+
+@test "sweep-safety: make run's target helper creates and marks a new file, accepts it again, refuses a user's file" {
+	"$REPO/mk/scratch-target.sh" "$SCRATCH/run.swap"
+	"$REPO/mk/scratch-target.sh" "$SCRATCH/run.swap"
+	ssweep --grid "$GRID" "${ONE[@]}" --rw write --target run.swap --dry-run
+	[ "$status" -eq 0 ] || { show; fail "the sweep did not take make run's file as its own"; }
+	echo data >user.txt
+	run "$REPO/mk/scratch-target.sh" "$SCRATCH/user.txt"
+	assert_equal "$status" 2
+	assert_equal "$(cat user.txt)" data
+}
