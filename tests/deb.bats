@@ -84,7 +84,7 @@ tswap_version() {
 	# A tiny sweep from the installed paths only (no checkout on PATH or
 	# in the environment).
 	local rd=$SCRATCH/run
-	run env -u TSWAP_ENGINE PATH=/usr/bin:/bin timeout 300 tswap-sweep --grid quick --rw read \
+	run env -u TSWAP_ENGINE PATH=/usr/bin:/bin timeout 300 tswap-sweep --grid quick --rw read --repeat 1 \
 		--backend libaio --tensor-size 4m --size 32m --io-size 8m --no-ceiling \
 		--target "$SCRATCH/t.swap" --out "$rd"
 	[ "$status" -eq 0 ] || fail "installed tswap-sweep failed ($status): $output"
