@@ -68,6 +68,14 @@ struct worker {
 	struct tswap_cqe *cqes;
 
 	struct tswap_stats st;
+	/*
+	 * With conf.ramp, st counts from the first measured op this worker
+	 * started (begin_measuring); what the backend and the kernel count
+	 * from the start (system calls, thread CPU) is taken then as a base.
+	 */
+	bool measuring;
+	uint64_t base_submits, base_waits;
+	uint64_t base_usr_ns, base_sys_ns;
 
 	pthread_t thread;
 	bool started;
@@ -166,10 +174,53 @@ static void complete_op(struct tswap_sched *s, struct tswap_op *op)
 		pthread_cond_signal(&s->done_cv);
 }
 
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000ull + (uint64_t)tv->tv_usec * 1000ull;
+}
+
+/*
+ * The first measured op (fio's ramp_time is over): forget what the ramp's
+ * ops cost.  Ops reach a worker in queue order and the worker runs one
+ * part at a time, so every block and call before this point belongs to
+ * the ramp and every one after it to the measured ops.  The worker is the
+ * only writer of w->st: no race with the job thread, which reads it only
+ * after tswap_sched_quiesce().
+ */
+static void begin_measuring(struct worker *w)
+{
+	const struct tswap_backend *be = w->s->be;
+	struct rusage ru;
+
+	tswap_stats_reset(&w->st);
+	if (be->syscalls && w->ctx)
+		be->syscalls(w->ctx, &w->base_submits, &w->base_waits);
+	if (w->s->threaded && !getrusage(RUSAGE_THREAD, &ru)) {
+		w->base_usr_ns = tv_ns(&ru.ru_utime);
+		w->base_sys_ns = tv_ns(&ru.ru_stime);
+	}
+	w->measuring = true;
+}
+
+/* The backend's system call counts (absolute), less the ramp's. */
+static void worker_syscalls(struct worker *w)
+{
+	const struct tswap_backend *be = w->s->be;
+	uint64_t sub = 0, wait = 0;
+
+	if (!be->syscalls || !w->ctx)
+		return;
+	be->syscalls(w->ctx, &sub, &wait);
+	w->st.submit_calls = sub - w->base_submits;
+	w->st.wait_calls = wait - w->base_waits;
+}
+
 static void start_part(struct worker *w, struct tswap_op *op)
 {
 	unsigned int P = op->parts;	/* set by tswap_sched_queue() */
 
+	if (!w->measuring && op->measured)
+		begin_measuring(w);
 	w->cur = op;
 	w->part_len = tswap_part_len(op->len, P);
 	w->part_off = tswap_part_off(op->len, P, w->idx);
@@ -435,8 +486,7 @@ static void worker_release_ctx(struct worker *w)
 	if (!w->ctx)
 		return;
 	be = w->s->be;
-	if (be->syscalls)
-		be->syscalls(w->ctx, &w->st.submit_calls, &w->st.wait_calls);
+	worker_syscalls(w);
 	be->teardown(w->ctx);	/* waits for what is in flight */
 	w->ctx = NULL;
 }
@@ -464,10 +514,8 @@ static void *worker_main(void *arg)
 	}
 	worker_release_ctx(w);
 	if (!getrusage(RUSAGE_THREAD, &ru)) {
-		w->st.worker_usr_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
-				      (uint64_t)ru.ru_utime.tv_usec * 1000ull;
-		w->st.worker_sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
-				      (uint64_t)ru.ru_stime.tv_usec * 1000ull;
+		w->st.worker_usr_ns = tv_ns(&ru.ru_utime) - w->base_usr_ns;
+		w->st.worker_sys_ns = tv_ns(&ru.ru_stime) - w->base_sys_ns;
 	}
 	return NULL;
 }
@@ -527,7 +575,7 @@ static unsigned int take_done(struct tswap_sched *s, unsigned int max,
 			s->done_tail = NULL;
 		s->ndone--;
 		ops[n++] = op;
-		if (s->conf.timing)
+		if (s->conf.timing && (op->measured || !s->conf.ramp))
 			tswap_lat_add(&s->op_stats.op_lat, op->t_done_ns - op->t_queue_ns);
 	}
 	return n;
@@ -622,10 +670,12 @@ void tswap_sched_stats(struct tswap_sched *s, struct tswap_stats *out)
 	for (i = 0; i < s->nworkers; i++) {
 		struct worker *w = &s->w[i];
 
+		/* A worker that never started a measured op worked only
+		 * during fio's ramp_time. */
+		if (!w->measuring)
+			continue;
 		/* Count system calls, not backend calls, where they differ. */
-		if (s->be->syscalls && w->ctx)
-			s->be->syscalls(w->ctx, &w->st.submit_calls,
-					&w->st.wait_calls);
+		worker_syscalls(w);
 		tswap_stats_merge(out, &w->st);
 	}
 	tswap_stats_merge(out, &s->op_stats);
@@ -702,6 +752,7 @@ static int worker_init(struct tswap_sched *s, struct worker *w, unsigned int idx
 
 	w->s = s;
 	w->idx = idx;
+	w->measuring = !s->conf.ramp;
 	while (size <= s->conf.max_ops)
 		size <<= 1;
 	w->fifo = calloc(size, sizeof(*w->fifo));

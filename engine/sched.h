@@ -51,6 +51,8 @@ struct tswap_op {
 	void *user;		/* the caller's (the io_u) */
 	unsigned int parts;	/* parts to cut it into, 1..P; 0 = P (the
 				 * first `parts` workers take one each) */
+	bool measured;		/* counted in the stats (with conf.ramp); false: fio's
+				 * ramp_time (see tswap_sched_conf.ramp) */
 
 	/* Results, valid once tswap_sched_reap() returned the operation. */
 	int error;		/* first error, positive errno; 0 if none */
@@ -76,6 +78,9 @@ struct tswap_sched_conf {
 	enum tswap_window window;
 	unsigned int max_ops;		/* operations queued at once (iodepth) */
 	bool timing;			/* measure call latencies (tswap_stats) */
+	bool ramp;			/* the first ops may be unmeasured: each
+					 * worker counts from its first measured
+					 * op on (fio ramp_time) */
 };
 
 struct tswap_sched;

@@ -37,6 +37,24 @@ void tswap_stats_free(struct tswap_stats *s)
 	s->inflight_at_submit = NULL;
 }
 
+void tswap_stats_reset(struct tswap_stats *s)
+{
+	uint64_t *bps = s->blocks_per_submit, *ias = s->inflight_at_submit;
+	unsigned int q = s->queue_depth;
+
+	memset(s, 0, sizeof(*s));
+	s->queue_depth = q;
+	s->blocks_per_submit = bps;
+	s->inflight_at_submit = ias;
+	if (bps)
+		memset(bps, 0, (q + 1) * sizeof(*bps));
+	if (ias)
+		memset(ias, 0, (q + 1) * sizeof(*ias));
+	s->submit_lat.min_ns = UINT64_MAX;
+	s->wait_lat.min_ns = UINT64_MAX;
+	s->op_lat.min_ns = UINT64_MAX;
+}
+
 static unsigned int lat_index(uint64_t v)
 {
 	unsigned int msb, e;

@@ -55,6 +55,8 @@ struct tswap_stats {
 /* Allocate the histograms for queue depth Q; 0 or -ENOMEM. */
 int tswap_stats_init(struct tswap_stats *s, unsigned int queue_depth);
 void tswap_stats_free(struct tswap_stats *s);
+/* Zero every counter and histogram; keeps the queue depth and memory. */
+void tswap_stats_reset(struct tswap_stats *s);
 
 void tswap_lat_add(struct tswap_lat *l, uint64_t ns);
 /* Value (ns) at percentile p in [0, 100]; 0 for an empty histogram. */

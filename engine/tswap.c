@@ -941,6 +941,7 @@ static int tswap_post_init(struct thread_data *td)
 		.window = o->window,
 		.max_ops = td->o.iodepth,
 		.timing = o->stats && *o->stats,
+		.ramp = td->o.ramp_time != 0,
 	};
 	struct fio_file *f;
 	unsigned int i;
@@ -1079,6 +1080,19 @@ static int reopen_close(struct tswap_data *ld, struct tswap_uop *u)
 	return ret;
 }
 
+/*
+ * fio_measuring - whether fio counts an io_u queued now in its report.
+ * fio zeroes its counters once, when ramp_time ends (time.c,
+ * ramp_time_over() -> reset_all_stats(), which zeroes total_io_u) and
+ * counts an io_u in total_ios as td_io_queue() accepts it (ioengines.c):
+ * an io_u fio counts is exactly one queued here after td->ramp_time_over
+ * was set.  The tswap_stats file counts the same operations.
+ */
+static bool fio_measuring(const struct thread_data *td)
+{
+	return !td->o.ramp_time || td->ramp_time_over;
+}
+
 static enum fio_q_status tswap_queue(struct thread_data *td, struct io_u *io_u)
 {
 	struct tswap_data *ld = td->io_ops_data;
@@ -1137,6 +1151,7 @@ static enum fio_q_status tswap_queue(struct thread_data *td, struct io_u *io_u)
 	op->dir = io_u->ddir == DDIR_READ ? TSWAP_READ : TSWAP_WRITE;
 	op->fd = io_u->file->fd;
 	op->fidx = (unsigned int)io_u->file->fileno;
+	op->measured = fio_measuring(td);
 	if (ld->rfds) {
 		int err = reopen_open(ld, (struct tswap_uop *)op, io_u->file);
 
@@ -1169,10 +1184,12 @@ static int tswap_commit(struct thread_data *td)
 		if (td->o.read_iolog_file)
 			memcpy(&td->last_issue, &now, sizeof(now));
 	}
-	if (!ld->t_first_ns)
-		ld->t_first_ns = tswap_now_ns();
 	for (i = 0; i < ld->npending; i++) {
 		struct io_u *io_u = ld->pending[i];
+
+		if (!ld->t_first_ns &&
+		    ((struct tswap_op *)io_u->engine_data)->measured)
+			ld->t_first_ns = tswap_now_ns();
 
 		if (fill) {
 			memcpy(&io_u->issue_time, &now, sizeof(now));
@@ -1204,7 +1221,8 @@ static struct io_u *tswap_event(struct thread_data *td, int event)
 	struct tswap_op *op = ld->events[event];
 	struct io_u *io_u = op->user;
 
-	ld->ops++;
+	if (op->measured)
+		ld->ops++;
 	io_u->error = op->error;
 	if (ld->rfds) {
 		int err = reopen_close(ld, (struct tswap_uop *)op);
@@ -1213,7 +1231,8 @@ static struct io_u *tswap_event(struct thread_data *td, int event)
 			io_u->error = err;
 	}
 	if (op->error) {
-		ld->op_errors++;
+		if (op->measured)
+			ld->op_errors++;
 		io_u->resid = 0;
 		if (op->error == EOPNOTSUPP && !ld->warned_op &&
 		    ((struct tswap_options *)td->eo)->iopoll) {
@@ -1225,7 +1244,7 @@ static struct io_u *tswap_event(struct thread_data *td, int event)
 		/* fio's contract: resid is the untransferred tail; fio
 		 * requeues it (short_io_u) or stops at end of file. */
 		io_u->resid = op->len - op->done;
-		if (io_u->resid)
+		if (io_u->resid && op->measured)
 			ld->op_short++;
 	}
 	return io_u;
@@ -1250,7 +1269,7 @@ static void write_stats(struct thread_data *td, struct tswap_data *ld)
 		.operations = ld->ops,
 		.op_errors = ld->op_errors,
 		.op_short = ld->op_short,
-		.elapsed_s = ld->t_last_ns > ld->t_first_ns ?
+		.elapsed_s = ld->t_first_ns && ld->t_last_ns > ld->t_first_ns ?
 			(double)(ld->t_last_ns - ld->t_first_ns) / 1e9 : 0,
 	};
 	int ret;

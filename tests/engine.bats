@@ -122,3 +122,37 @@ teardown() { common_teardown; }
 	run -0 awk '$2 ~ /^[TDBRVW]$/ { print $3 }' <<<"$output"
 	assert_output ioengine
 }
+
+@test "ramp_time: tswap_stats counts exactly the operations fio reports (read.total_ios), not the ramp's" {
+	local f=$SCRATCH/ramp.dat st=$SCRATCH/ramp.json P be
+	rm -f "$f"
+	fio_ok --filename="$f" --size=8m --bs=1m --rw=write
+	for be in libaio io_uring; do
+		# io_uring when the kernel allows it (tests/uring.bats says why not).
+		if [ "$be" = io_uring ] &&
+			[ "$(cat /proc/sys/kernel/io_uring_disabled 2>/dev/null || echo 0)" != 0 ]; then
+			continue
+		fi
+		for P in 1 2; do
+			rm -f "$st"
+			# Rate-limited so that the 1 s ramp holds about 100
+			# operations, whichever the machine's load.
+			fio_ok --filename="$f" --size=8m --bs=256k --iodepth=2 --rw=read \
+				--ramp_time=1 --time_based --runtime=1 --rate=25m \
+				--tswap_backend="$be" --tswap_threads="$P" \
+				--tswap_block_size=64k --tswap_stats="$st" --output-format=json
+			local ios
+			ios=$(jq -r '.jobs[0].read.total_ios' <<<"$output")
+			[ "$ios" -gt 0 ] || fail "fio reported no I/O: $ios"
+			run -0 jq -r --argjson n "$ios" '[
+				.operations == $n,
+				.op_latency_us.count == $n,
+				.blocks == 4 * $n,
+				.bytes == 262144 * $n,
+				.parts == '"$P"' * $n,
+				.elapsed_s > 0.5 and .elapsed_s < 3,
+				.gbs < 0.05] | all' "$st"
+			[ "$output" = true ] || fail "$be P=$P: fio total_ios=$ios, stats: $(cat "$st")"
+		done
+	done
+}
