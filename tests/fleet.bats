@@ -459,3 +459,33 @@ hosts_file() {
 	fleet --hosts "$SCRATCH/hosts.txt" --target /srv/x --outlier-pct 101 --dry-run
 	expect_status 2
 }
+
+@test "fleet: each target is judged on its host: a symlink to a block device and an existing file are refused for writes; a new path runs" {
+	local sum
+	start_servers
+	loop_setup 40
+	head -c 40M /dev/urandom >"$LOOPDEV"
+	sum=$(sha256sum <"$LOOPDEV")
+	ln -s "$LOOPDEV" "$SCRATCH/host2/devlink"
+	hosts_file "127.0.0.2,$PORT target=$SCRATCH/host2/devlink" "127.0.0.3,$PORT target=$SCRATCH/host3/new.swap"
+	fleet --hosts "$SCRATCH/hosts.txt" --grid fleet "${SMALL[@]}" --runtime 1 --ramp 0 --rw write --out "$SCRATCH/dev"
+	expect_status 2
+	assert_equal "$stderr" "tswap-sweep: refusing target $SCRATCH/host2/devlink on 127.0.0.2:$PORT: it is a block device on the host, and the sweep writes to it (destroying its data); the sweep cannot check it there for mounts or signatures, so pass --destructive --force, or --rw read"
+	assert_equal "$(sha256sum <"$LOOPDEV")" "$sum"
+	assert_file_not_exists "$SCRATCH/host3/new.swap"
+	# an existing file with data, not the sweep's: writes need --destructive
+	head -c 32M /dev/urandom >"$SCRATCH/host2/precious.bin"
+	sum=$(sha256sum <"$SCRATCH/host2/precious.bin")
+	hosts_file "127.0.0.2,$PORT target=$SCRATCH/host2/precious.bin"
+	fleet --hosts "$SCRATCH/hosts.txt" --grid fleet "${SMALL[@]}" --runtime 1 --ramp 0 --rw write --out "$SCRATCH/file"
+	expect_status 2
+	assert_equal "$stderr" "tswap-sweep: refusing target $SCRATCH/host2/precious.bin on 127.0.0.2:$PORT: an existing file the sweep did not create, and the sweep writes to it (its data would be destroyed); pass --destructive, a new path, or --rw read"
+	assert_equal "$(sha256sum <"$SCRATCH/host2/precious.bin")" "$sum"
+	# a new path on the host: created and written, no flag
+	hosts_file "127.0.0.3,$PORT target=$SCRATCH/host3/new.swap"
+	fleet --hosts "$SCRATCH/hosts.txt" --grid fleet "${SMALL[@]}" --runtime 1 --ramp 0 --rw write --out "$SCRATCH/new"
+	expect_status 0
+	expect_ok_rows "$SCRATCH/new/summary.csv" 1
+	assert_file_exists "$SCRATCH/host3/new.swap"
+	assert_equal "$(ls "$SCRATCH/host3" | grep -c prerun || true)" 0
+}

@@ -217,7 +217,7 @@ fleet_load_done() {
 run_plan_fleet() {
 	local total idx=0 line key rep runkey label h tmp final start end wall rc limit i k n res
 	local spent=0 ran=0 left eta per nhosts=${#H_ADDR[@]}
-	local -a todo=() need=()
+	local -a todo=() need=() probe=()
 	local -A done_per_host=() launched=() rcs=()
 	total=$(($(grep -c . <<<"$PLAN_TEXT") * REPEAT))
 	mkdir -p "$RUN/points" "$RUN/preflight"
@@ -236,6 +236,12 @@ run_plan_fleet() {
 	if [ "${#need[@]}" -gt 0 ]; then
 		say "preflight: probing ${#need[@]} host(s) (fio --client, ${CONNECT_TIMEOUT} s at most)"
 		fleet_preflight "${need[@]}"
+		probe=()
+		for h in "${need[@]}"; do
+			[ -n "${H_LOST[h]}" ] || probe+=("$h")
+		done
+		# each target judged on its host (fleet-target.sh); a refusal exits 2
+		[ "${#probe[@]}" -eq 0 ] || fleet_probe_targets "$(plan_writes)" "${probe[@]}"
 		for h in "${need[@]}"; do
 			if [ -n "${H_LOST[h]}" ]; then
 				say "  ${H_LABEL[h]}: ERROR ${H_LOST[h]#preflight: }"
