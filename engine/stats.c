@@ -23,9 +23,7 @@ int tswap_stats_init(struct tswap_stats *s, unsigned int queue_depth)
 		tswap_stats_free(s);
 		return -ENOMEM;
 	}
-	s->submit_lat.min_ns = UINT64_MAX;
-	s->wait_lat.min_ns = UINT64_MAX;
-	s->op_lat.min_ns = UINT64_MAX;
+	tswap_stats_reset(s);
 	return 0;
 }
 
