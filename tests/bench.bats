@@ -98,8 +98,20 @@ ds_source() {
 	assert_line "ram read-32m-1m-q32-block-overlap-p1-aa read 32m 1m 32 block overlap 1 aa"
 	assert_line "loop read-32m-1m-q32-single-sequential-p1-async read 32m 1m 32 single sequential 1 async"
 	refute_line --regexp '^loop .*-sync '
+	# A reduced set (docs/performance.md): rows by field, and the time.
+	run -0 --separate-stderr "$DS_BENCH" --list --targets disk --dirs read \
+		--patterns block-overlap,single-sequential --threads 1 --modes async --pairs 9
+	assert_equal "${#lines[@]}" 3
+	assert_line "disk read-32m-1m-q32-block-overlap-p1-async read 32m 1m 32 block overlap 1 async"
+	assert_line "disk read-32m-1m-q32-single-sequential-p1-async read 32m 1m 32 single sequential 1 async"
+	assert_line "disk read-8m-128k-q64-block-overlap-p1-async read 8m 128k 64 block overlap 1 async"
+	assert_regex "$stderr" '^tswap-bench-deepspeed: 3 rows x 9 pairs x 2 runs of 2 s: about [0-9]+ minutes$'
+	BENCH_DS_THREADS=2 BENCH_DS_MODES=async run -0 --separate-stderr "$DS_BENCH" --list --dirs write
+	assert_equal "${#lines[@]}" 1
+	assert_line "ram write-32m-1m-q32-block-overlap-p2-async write 32m 1m 32 block overlap 2 async"
 	local bad
-	for bad in "--pairs 0" "--runtime x" "--targets zram" "--size 12" "--bogus"; do
+	for bad in "--pairs 0" "--runtime x" "--targets zram" "--size 12" "--bogus" \
+		"--threads 3" "--patterns block" "--modes" "--dirs readwrite"; do
 		# shellcheck disable=SC2086 # the option and its value
 		run -2 --separate-stderr "$DS_BENCH" $bad
 		assert_equal "${#stderr_lines[@]}" 1
