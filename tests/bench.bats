@@ -111,7 +111,8 @@ ds_source() {
 	assert_line "ram write-32m-1m-q32-block-overlap-p2-async write 32m 1m 32 block overlap 2 async"
 	local bad
 	for bad in "--pairs 0" "--runtime x" "--targets zram" "--size 12" "--bogus" \
-		"--threads 3" "--patterns block" "--modes" "--dirs readwrite"; do
+		"--threads 3" "--patterns block" "--modes" "--dirs readwrite" \
+		"--targets loop --modes sync"; do
 		# shellcheck disable=SC2086 # the option and its value
 		run -2 --separate-stderr "$DS_BENCH" $bad
 		assert_equal "${#stderr_lines[@]}" 1
