@@ -44,6 +44,9 @@ DESTRUCTIVE=0 FORCE=0 ENGINE='' CEILING=1 EMIT_DIR='' SWEEP_OPTS_SEEN=0
 # QUIET: --quiet; progress lines (the entry point's fd 8) go to stderr, or
 # nowhere with --quiet; results go to stdout, errors to stderr always.
 QUIET=0
+# DS_VERSION: --ds-version (args.sh), or a resumed run's (settings.sh):
+# the DeepSpeed release best-aio.json's keys are for; empty: the newest.
+DS_VERSION=''
 # --ranks LIST (args.sh). TARGETS: the targets, --target split at commas
 # (ranks.sh target_list); TARGET is the first of them.
 # TARGET_KINDS: file or block per target (ranks.sh check_targets).
