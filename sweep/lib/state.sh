@@ -75,6 +75,10 @@ declare -ga NOTES=()
 # trap stops and removes them); FINISHED[RUNKEY]=GB/s of the runs done
 # earlier (fleet: RUNKEY/HOSTID); DROP_NOTED: the page-cache note was given.
 FIO_PID='' TMP_POINT='' DROP_NOTED=0
+# status.sh: the status-line subshell of the running point; a line at least
+# every STATUS_EVERY seconds of a point.
+STATUS_PID=''
+readonly STATUS_EVERY=10
 declare -gA FINISHED=()
 # report.sh: the --min-*-gbs checks.
 THRESHOLD_FAILED=0
