@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -276,13 +277,51 @@ int tswap_stats_write_json(const char *path, const struct tswap_stats_meta *m,
 	return err;
 }
 
-int tswap_stats_expand_path(const char *tmpl, const char *job_name,
-			    int job_number, long pid, char *out, size_t outlen)
+/* $filename: `name` with '/' made '_', leading '/' dropped, at out + *n. */
+static int put_file_name(const char *name, char *out, size_t outlen, size_t *n)
+{
+	while (*name == '/')
+		name++;
+	if (!*name)
+		return -EINVAL;
+	for (; *name; name++) {
+		if (*n + 1 >= outlen)
+			return -ENAMETOOLONG;
+		out[(*n)++] = *name == '/' ? '_' : *name;
+	}
+	return 0;
+}
+
+int tswap_stats_expand_path(const char *tmpl, const struct tswap_stats_names *v,
+			    char *out, size_t outlen)
 {
 	size_t n = 0;
-	int w;
+	int w, ret;
 
 	for (; *tmpl; tmpl++) {
+		if (*tmpl == '$') {
+			if (!strncasecmp(tmpl, "$jobname", 8)) {
+				w = snprintf(out + n, outlen - n, "%s", v->job_name);
+				tmpl += 7;
+			} else if (!strncasecmp(tmpl, "$jobnum", 7)) {
+				w = snprintf(out + n, outlen - n, "%d", v->clone_number);
+				tmpl += 6;
+			} else if (!strncasecmp(tmpl, "$filename", 9)) {
+				if (!v->file_name)
+					return -EINVAL;
+				ret = put_file_name(v->file_name, out, outlen, &n);
+				if (ret)
+					return ret;
+				tmpl += 8;
+				continue;
+			} else {
+				w = snprintf(out + n, outlen - n, "$");
+			}
+			if (w < 0 || (size_t)w >= outlen - n)
+				return -ENAMETOOLONG;
+			n += (size_t)w;
+			continue;
+		}
 		if (*tmpl != '%') {
 			if (n + 1 >= outlen)
 				return -ENAMETOOLONG;
@@ -292,13 +331,13 @@ int tswap_stats_expand_path(const char *tmpl, const char *job_name,
 		tmpl++;
 		switch (*tmpl) {
 		case 'j':
-			w = snprintf(out + n, outlen - n, "%s", job_name);
+			w = snprintf(out + n, outlen - n, "%s", v->job_name);
 			break;
 		case 'n':
-			w = snprintf(out + n, outlen - n, "%d", job_number);
+			w = snprintf(out + n, outlen - n, "%d", v->job_number);
 			break;
 		case 'p':
-			w = snprintf(out + n, outlen - n, "%ld", pid);
+			w = snprintf(out + n, outlen - n, "%ld", v->pid);
 			break;
 		case '%':
 			w = snprintf(out + n, outlen - n, "%%");

@@ -100,12 +100,28 @@ struct tswap_stats_meta {
 int tswap_stats_write_json(const char *path, const struct tswap_stats_meta *m,
 			   const struct tswap_stats *s);
 
+/* What a tswap_stats path template expands to (tswap_stats_expand_path). */
+struct tswap_stats_names {
+	const char *job_name;	/* %j, $jobname: fio's job name, as is */
+	int job_number;		/* %n: fio's thread number - 1 (from 0, all jobs) */
+	int clone_number;	/* $jobnum: the clone of the job, 0 .. numjobs-1 */
+	const char *file_name;	/* $filename: the job's first file (NULL: none) */
+	long pid;		/* %p */
+};
+
 /*
- * tswap_stats_expand_path - expand %j (job name), %n (job number), %p (pid)
- * and %% in `tmpl` into `out` (size `outlen`).  Returns 0, or -EINVAL for an
- * unknown %-escape, -ENAMETOOLONG if it does not fit.
+ * tswap_stats_expand_path - expand `tmpl` into `out` (size `outlen`):
+ * %j (job name), %n (job number), %p (pid), %% (a %); and fio's own
+ * filename_format keywords (fio HOWTO, init.c make_filename; matched
+ * without regard to case, as fio does) $jobname, $jobnum (the clone number,
+ * as fio's), and tswap's $filename: the job's first file with every '/'
+ * replaced by '_' and leading ones dropped (/dev/nvme0n1 -> dev_nvme0n1),
+ * so it names a file in the directory the template gives, never a path
+ * elsewhere.  Any other '$' is kept, as fio keeps it.  Returns 0, or
+ * -EINVAL for an unknown %-escape or $filename without a file,
+ * -ENAMETOOLONG if it does not fit.
  */
-int tswap_stats_expand_path(const char *tmpl, const char *job_name,
-			    int job_number, long pid, char *out, size_t outlen);
+int tswap_stats_expand_path(const char *tmpl, const struct tswap_stats_names *v,
+			    char *out, size_t outlen);
 
 #endif

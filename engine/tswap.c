@@ -373,7 +373,7 @@ static struct fio_option options[] = {
 		.lname	= "tswap stats file",
 		.type	= FIO_OPT_STR_STORE,
 		.off1	= offsetof(struct tswap_options, stats),
-		.help	= "Write tswap's own counters as JSON to this path at job end (%j job name, %n job number, %p pid); DeepSpeed deepspeed_aio_perf_t",
+		.help	= "Write tswap's own counters as JSON to this path at job end (%j job name, %n job number, %p pid, %% a %; fio's $jobname, $jobnum; $filename, '/' made '_'); DeepSpeed deepspeed_aio_perf_t",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
 	},
@@ -561,6 +561,21 @@ static bool stats_is_target(struct thread_data *td, const char *path,
 	return false;
 }
 
+/* The names a tswap_stats template expands to, for this job. */
+static struct tswap_stats_names stats_names(struct thread_data *td)
+{
+	struct tswap_stats_names v = {
+		.job_name = td->o.name,
+		.job_number = (int)td->thread_number - 1,
+		.clone_number = (int)td->subjob_number,
+		.file_name = td->files_index && td->files && td->files[0] ?
+			td->files[0]->file_name : NULL,
+		.pid = (long)getpid(),
+	};
+
+	return v;
+}
+
 /*
  * numjobs > 1 with a path that is the same for every clone (no %n; %p
  * differs only between processes): each job renames its stats over the
@@ -569,13 +584,19 @@ static bool stats_is_target(struct thread_data *td, const char *path,
 static void warn_shared_stats(struct thread_data *td, const char *tmpl)
 {
 	char a[PATH_MAX], b[PATH_MAX];
+	struct tswap_stats_names v = stats_names(td);
 
 	if (td->o.numjobs < 2 || td->subjob_number)
 		return;
-	if (tswap_stats_expand_path(tmpl, td->o.name, 0, 1, a, sizeof(a)) ||
-	    tswap_stats_expand_path(tmpl, td->o.name, 1, td->o.use_thread ? 1 : 2,
-				    b, sizeof(b)) ||
-	    strcmp(a, b))
+	v.job_number = 0;
+	v.clone_number = 0;
+	v.pid = 1;
+	if (tswap_stats_expand_path(tmpl, &v, a, sizeof(a)))
+		return;
+	v.job_number = 1;
+	v.clone_number = 1;
+	v.pid = td->o.use_thread ? 1 : 2;
+	if (tswap_stats_expand_path(tmpl, &v, b, sizeof(b)) || strcmp(a, b))
 		return;
 	log_err("tswap: %s: tswap_stats=%s: numjobs=%u jobs write this one file, the last to end wins; add %%n (job number) to the path\n",
 		td->o.name, tmpl, td->o.numjobs);
@@ -594,15 +615,15 @@ static int check_stats_path(struct thread_data *td, struct tswap_data *ld,
 	char dir[PATH_MAX], probe[PATH_MAX + 16], real[PATH_MAX];
 	const char *parent;
 	struct stat st, lst;
+	struct tswap_stats_names v = stats_names(td);
 	bool exists;
 	int ret, fd, flags;
 
-	ret = tswap_stats_expand_path(tmpl, td->o.name, (int)td->thread_number - 1,
-				      (long)getpid(), ld->stats_path,
+	ret = tswap_stats_expand_path(tmpl, &v, ld->stats_path,
 				      sizeof(ld->stats_path));
 	if (ret == -EINVAL)
 		return tswap_fail(td, EINVAL,
-				  "tswap_stats=%s: unknown %%-escape (use %%j job name, %%n job number, %%p pid, %%%% for %%)",
+				  "tswap_stats=%s: unknown %%-escape, or $filename of a job without a file name (use %%j job name, %%n job number, %%p pid, %%%% for %%; fio's $jobname, $jobnum; $filename)",
 				  tmpl);
 	if (ret)
 		return tswap_fail(td, -ret, "tswap_stats=%.64s...: path too long (%zu bytes, at most %d)",

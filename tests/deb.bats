@@ -30,13 +30,17 @@ tswap_version() {
 	assert_output "$v-1"
 }
 
-@test "make man: tswap-sweep(1) from --help, tswap(7) from docs/engine.md" {
+@test "make man: tswap-sweep(1) and tswap-zero(1) from --help, tswap(7) from docs/engine.md" {
 	command -v help2man >/dev/null || skip "requires help2man (make deps)"
 	command -v pandoc >/dev/null || skip "requires pandoc (make deps)"
 	run -0 make -C "$REPO" --no-print-directory man
 	run -0 man -l "$REPO/build/man/tswap-sweep.1"
 	assert_line --regexp '^ +tswap-sweep - '
 	assert_output --partial -- '--destructive'
+	assert_output --partial -- '--ds-version'
+	run -0 man -l "$REPO/build/man/tswap-zero.1"
+	assert_line --regexp '^ +tswap-zero +- '
+	assert_output --partial -- '--version'
 	run -0 man -l "$REPO/build/man/tswap.7"
 	assert_line --regexp '^ +tswap - fio ioengine'
 	# every engine option is in the page
@@ -44,6 +48,7 @@ tswap_version() {
 	for opt in "${TSWAP_OPTIONS[@]}"; do
 		assert_output --partial "$opt"
 	done
+	assert_output --partial '$jobname'
 }
 
 @test "make deb; dpkg -i; the installed engine, sweep and man pages work; dpkg -P leaves nothing" {

@@ -48,6 +48,24 @@ teardown() { common_teardown; }
 	assert_output "libaio 1048576 8 block overlap 1"
 }
 
+@test "tswap_stats: fio's \$jobname and \$jobnum (filename_format) and \$filename as one path component" {
+	local d=$SCRATCH/st fname
+	mkdir "$d"
+	rm -f "$SCRATCH/f"
+	fio_ok --filename="$SCRATCH/f" --size=8m --bs=1m --rw=write --numjobs=2 --offset_increment=4m \
+		--tswap_stats="$d/"'$jobname.$JobNum.$filename.json'
+	assert_equal "$stderr" ""
+	# $filename: the job's file with '/' made '_' (no path outside $d)
+	fname=${SCRATCH#/}/f
+	fname=${fname//\//_}
+	run -0 find "$d" -type f -printf '%P\n'
+	assert_equal "$(sort <<<"$output")" "$(printf 'swap.0.%s.json\nswap.1.%s.json' "$fname" "$fname")"
+	jq -e '.job == "swap" and .jobnum == 1 and .operations == 8' "$d/swap.1.$fname.json" >/dev/null || fail "$(cat "$d/swap.1.$fname.json")"
+	# other '$' stay, as in fio's filename_format
+	fio_ok --filename="$SCRATCH/f" --size=4m --bs=1m --rw=write --tswap_stats="$d/"'a$b.json'
+	assert_file_exists "$d/a\$b.json"
+}
+
 @test "--output-format=json: stdout is one JSON document; fio's slat, clat, lat are per operation" {
 	rm -f "$SCRATCH/f"
 	fio_ok --filename="$SCRATCH/f" --size=8m --bs=2m --iodepth=2 --rw=write \

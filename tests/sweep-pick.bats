@@ -157,3 +157,43 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	run -0 bash -c '"$1" --help' _ "$SWEEP_HOME/tswap-sweep"
 	assert_output --partial '4 no trustworthy'
 }
+
+@test "--ds-version: best-aio.json has exactly the aio keys that DeepSpeed release reads, and says the range (0.14, 0.15, 0.16.3, 0.16.4+)" {
+	grid_from 'rw read' 'tensor 16m' 'qd 8' 'threads 2'
+	PLAN_TEXT=$(expand_grid)
+	runs "$(P read 8 2)" 1.5 | agg
+	local base='"block_size":1048576,"queue_depth":8'
+	local tail='"single_submit":false,"overlap_events":true'
+	# the default: the newest releases (intra_op_parallelism from 0.16.4)
+	DS_VERSION='' write_best_aio
+	run -0 jq -c . "$RUN/best-aio.json"
+	assert_output "{\"deepspeed_versions\":\">=0.16.4\",\"aio\":{$base,\"intra_op_parallelism\":2,$tail,\"use_gds\":false}}"
+	for v in 0.16.4 0.17 1.0.0; do
+		DS_VERSION=$v write_best_aio
+		assert_equal "$(jq -c '[.deepspeed_versions, (.aio | keys_unsorted)]' "$RUN/best-aio.json")" \
+			'[">=0.16.4",["block_size","queue_depth","intra_op_parallelism","single_submit","overlap_events","use_gds"]]'
+	done
+	# 0.15.0 to 0.16.3 read thread_count, and use_gds
+	for v in 0.15 0.15.0 0.16.3; do
+		DS_VERSION=$v write_best_aio
+		run -0 jq -c . "$RUN/best-aio.json"
+		assert_output "{\"deepspeed_versions\":\">=0.15.0,<0.16.4\",\"aio\":{$base,\"thread_count\":2,$tail,\"use_gds\":false}}"
+	done
+	# before 0.15.0: thread_count and no use_gds
+	for v in 0.14 0.14.5 0.3.15; do
+		DS_VERSION=$v write_best_aio
+		run -0 jq -c . "$RUN/best-aio.json"
+		assert_output "{\"deepspeed_versions\":\">=0.3.15,<0.15.0\",\"aio\":{$base,\"thread_count\":2,$tail}}"
+	done
+}
+
+@test "--ds-version: a string that is not a release, or a release without an aio section, is one line and exit 2" {
+	local v
+	for v in '' 0 v0.16.4 0.16.4.1 0.16.x 0.16.04 '0.16 ' 0.3 0.3.14; do
+		run -2 --separate-stderr "$SWEEP_HOME/tswap-sweep" --ds-version "$v" --dry-run
+		assert_equal "${#stderr_lines[@]}" 1
+		assert_output ''
+		[[ $stderr == *--ds-version* ]] || fail "no option named for '$v': $stderr"
+	done
+	assert_equal "$stderr" "tswap-sweep: --ds-version: DeepSpeed 0.3.14 has no aio section (it appears in 0.3.15) (see --help)"
+}

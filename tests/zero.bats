@@ -297,3 +297,13 @@ TINY=(--params 50331648 --param-numel 8388608 --ranks 2)
 	run cat "$BATS_TEST_TMPDIR/err"
 	assert_output --partial "interrupted (SIGINT)"
 }
+
+@test "zero: --version is tswap-sweep's shape (tswap version and commit, engine, fio); exit 0" {
+	run -0 --separate-stderr "$ZERO" --version
+	assert_line --index 0 --regexp "^tswap-zero \(tswap\) $(sed -n 's/^TSWAP_VERSION := //p' "$REPO/Makefile")( \(commit [0-9a-z.-]+\))?$"
+	assert_line --index 1 --partial "engine: $(cd "$(dirname "$ENGINE")" && pwd)/$(basename "$ENGINE")"
+	assert_line --index 2 "fio: $(fio --version)"
+	assert_equal "$stderr" ""
+	# the first line has tswap-sweep's shape
+	assert_equal "$(sed 's/^tswap-zero //' <<<"${lines[0]}")" "$("$REPO/sweep/tswap-sweep" --version | sed -n '1s/^tswap-sweep //p')"
+}

@@ -53,6 +53,12 @@ Pass/fail
   --min-read-gbs X     exit 1 unless the best read reaches X GB/s (1e9 B/s)
   --min-write-gbs X    exit 1 unless the best write reaches X GB/s
 
+DeepSpeed
+  --ds-version X       best-aio.json with the aio keys DeepSpeed X reads
+                       (MAJOR.MINOR[.PATCH], from 0.3.15): thread_count
+                       before 0.16.4, intra_op_parallelism from it; use_gds
+                       from 0.15.0 (default: the newest releases)
+
 Safety
   --destructive        allow writes to a block device (destroys its data)
   --force              with --destructive: write even to a device that is
@@ -133,7 +139,7 @@ parse_args() {
 		--target | --size | --grid | --rw | --ranks | --backend | --tensor-size | --runtime | --ramp | \
 			--io-size | --repeat | --out | --resume | --min-read-gbs | --min-write-gbs | \
 			--compare | --engine | --emit-jobs | --hosts | --outlier-pct | --connect-timeout | \
-			--host-timeout | --junit | --fio-version)
+			--host-timeout | --junit | --fio-version | --ds-version)
 			[ "$#" -ge 2 ] || usage_error "$opt needs a value"
 			val=$2
 			shift
@@ -168,6 +174,10 @@ parse_args() {
 			--host-timeout) HOST_TIMEOUT=$val ;;
 			--junit) JUNIT_OUT=$val ;;
 			--fio-version) FIO_WANT=$val ;;
+			--ds-version)
+				[ -n "$val" ] || usage_error "--ds-version: empty; a DeepSpeed release MAJOR.MINOR[.PATCH] (e.g. 0.16.4)"
+				DS_VERSION=$val
+				;;
 			esac
 			case $opt in
 			--target | --size | --grid | --rw | --ranks | --backend | --tensor-size | --runtime | --ramp | --io-size | --repeat | --out | --engine | --hosts)
@@ -188,6 +198,13 @@ parse_args() {
 		v=$(size_to_bytes "$IO_SIZE") || usage_error "--io-size: not a size: $IO_SIZE"
 		((v > 0)) || usage_error "--io-size: must not be 0"
 	fi
+	if [ -n "$DS_VERSION" ]; then
+		[[ $DS_VERSION =~ ^(0|[1-9][0-9]{0,3})\.(0|[1-9][0-9]{0,3})(\.(0|[1-9][0-9]{0,3}))?$ ]] ||
+			usage_error "--ds-version: not a DeepSpeed release MAJOR.MINOR[.PATCH] (e.g. 0.16.4): $DS_VERSION"
+		# the aio section appears in 0.3.15 (deepspeed/runtime/swap_tensor/aio_config.py)
+		[ "$(printf '%s\n' "$DS_VERSION" 0.3.15 | sort -V | head -n 1)" = 0.3.15 ] ||
+			usage_error "--ds-version: DeepSpeed $DS_VERSION has no aio section (it appears in 0.3.15)"
+	fi
 	[ -z "$SIZE" ] || size_to_bytes "$SIZE" >/dev/null || usage_error "--size: not a size: $SIZE"
 	[ -z "$IO_SIZE" ] || [ -z "$RUNTIME" ] || usage_error "--runtime and --io-size exclude each other"
 	if [ -n "$OUTLIER_PCT" ]; then
@@ -199,7 +216,7 @@ parse_args() {
 	[ -z "$HOST_TIMEOUT" ] || { is_uint "$HOST_TIMEOUT" && ((10#$HOST_TIMEOUT >= 1)); } ||
 		usage_error "--host-timeout: not a positive integer: $HOST_TIMEOUT"
 	if [ -n "$RESUME" ] && [ "$SWEEP_OPTS_SEEN" = 1 ]; then
-		usage_error "--resume uses the run's own settings (and hosts); only --min-read-gbs, --min-write-gbs, --compare, --dry-run, --destructive, --force and the fleet options --outlier-pct, --connect-timeout, --host-timeout, --fio-version, --junit go with it"
+		usage_error "--resume uses the run's own settings (and hosts); only --min-read-gbs, --min-write-gbs, --ds-version, --compare, --dry-run, --destructive, --force and the fleet options --outlier-pct, --connect-timeout, --host-timeout, --fio-version, --junit go with it"
 	fi
 	if [ -n "$EMIT_DIR" ] && [ -n "$HOSTS_FILE" ]; then
 		usage_error "--emit-jobs writes the grid's job files; it takes no --hosts"

@@ -91,7 +91,9 @@ write_csv() {
 	mv -f "$RUN/summary.csv.tmp" "$RUN/summary.csv"
 }
 
+# write_best_aio: best-aio.json, with the aio keys DeepSpeed DS_VERSION
+# reads (the newest releases' when empty; jq/best-aio.jq).
 write_best_aio() {
-	jq -f "$JQ_DIR/best-aio.jq" "$RUN/aggregate.json" >"$RUN/best-aio.json.tmp"
+	jq --arg ds "$DS_VERSION" -f "$JQ_DIR/best-aio.jq" "$RUN/aggregate.json" >"$RUN/best-aio.json.tmp"
 	mv -f "$RUN/best-aio.json.tmp" "$RUN/best-aio.json"
 }

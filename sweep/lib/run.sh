@@ -64,6 +64,7 @@ stop_fio() {
 # shellcheck disable=SC2317 # invoked by trap
 on_signal() {
 	local pid tmp
+	status_stop
 	if [ -n "$FIO_PID" ]; then
 		stop_fio "$FIO_PID"
 		FIO_PID=
@@ -89,10 +90,11 @@ on_signal() {
 	exit "${1:-$EXIT_INTERRUPTED}"
 }
 
-# run_fio DIR DEPTH: run DIR/job.fio in DIR (DEPTH levels below the run
-# directory); stdout -> fio.stdout, stderr -> fio.stderr.
+# run_fio DIR DEPTH [LABEL]: run DIR/job.fio in DIR (DEPTH levels below the
+# run directory); stdout -> fio.stdout, stderr -> fio.stderr. With LABEL, a
+# status line every STATUS_EVERY seconds while fio runs (status.sh).
 run_fio() {
-	local dir=$1 depth=$2 rc=0 engine target
+	local dir=$1 depth=$2 label=${3:-} rc=0 engine target
 	engine=$(fio_path "$ENGINE" engine.so "$depth")
 	target=$(fio_path "$TARGET" target "$depth")
 	(
@@ -102,8 +104,10 @@ run_fio() {
 		exec fio --output-format=json --eta=never job.fio >fio.stdout 2>fio.stderr </dev/null
 	) &
 	FIO_PID=$!
+	[ -z "$label" ] || status_start "$FIO_PID" "$label"
 	wait "$FIO_PID" || rc=$?
 	FIO_PID=
+	status_stop
 	return "$rc"
 }
 
@@ -164,7 +168,7 @@ run_plan() {
 			[ "$rw" = read ] && drop_caches
 			start=$(date +%s.%N)
 			rc=0
-			run_fio "$tmp" 2 || rc=$?
+			run_fio "$tmp" 2 "$(printf '[%*d/%d] %s' "${#total}" "$idx" "$total" "$label")" || rc=$?
 			end=$(date +%s.%N)
 			wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')
 			result_json "$tmp" "$runkey" "$rep" "$rc" "$wall" "$line"

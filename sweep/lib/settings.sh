@@ -100,6 +100,7 @@ save_config() {
 		--arg kernel "$(uname -r)" --arg fio "$(fio --version 2>/dev/null || echo unknown)" \
 		--argjson targets "$(targets_json)" \
 		--arg ceiling_bs "$CEILING_BS" --argjson ceiling_qd "$CEILING_QD" \
+		--arg ds_version "$DS_VERSION" \
 		-f "$JQ_DIR/sweep-config.jq" >"$tmp"
 	mv -f "$tmp" "$RUN/sweep.json"
 	[ "$fleet" = /dev/null ] || rm -f -- "$fleet"
@@ -126,6 +127,8 @@ load_config() {
 	v=$(jq -r .engine "$cfg")
 	ENGINE=${ENGINE:-$v}
 	CEILING=$(jq -r 'if .ceiling then 1 else 0 end' "$cfg")
+	v=$(jq -r '.ds_version // ""' "$cfg")
+	DS_VERSION=${DS_VERSION:-$v}
 	PLAN_TEXT=$(cat "$RUN/plan.tsv")
 	if jq -e '.fleet' "$cfg" >/dev/null 2>&1; then
 		fleet_load_config "$cfg"

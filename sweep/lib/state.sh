@@ -44,6 +44,9 @@ DESTRUCTIVE=0 FORCE=0 ENGINE='' CEILING=1 EMIT_DIR='' SWEEP_OPTS_SEEN=0
 # QUIET: --quiet; progress lines (the entry point's fd 8) go to stderr, or
 # nowhere with --quiet; results go to stdout, errors to stderr always.
 QUIET=0
+# DS_VERSION: --ds-version (args.sh), or a resumed run's (settings.sh):
+# the DeepSpeed release best-aio.json's keys are for; empty: the newest.
+DS_VERSION=''
 # --ranks LIST (args.sh). TARGETS: the targets, --target split at commas
 # (ranks.sh target_list); TARGET is the first of them.
 # TARGET_KINDS: file or block per target (ranks.sh check_targets).
@@ -72,6 +75,10 @@ declare -ga NOTES=()
 # trap stops and removes them); FINISHED[RUNKEY]=GB/s of the runs done
 # earlier (fleet: RUNKEY/HOSTID); DROP_NOTED: the page-cache note was given.
 FIO_PID='' TMP_POINT='' DROP_NOTED=0
+# status.sh: the status-line subshell of the running point; a line at least
+# every STATUS_EVERY seconds of a point.
+STATUS_PID=''
+readonly STATUS_EVERY=10
 declare -gA FINISHED=()
 # report.sh: the --min-*-gbs checks.
 THRESHOLD_FAILED=0

@@ -1,0 +1,43 @@
+# shellcheck shell=bash
+# status.sh - a status line at least every STATUS_EVERY seconds while a
+# long point runs, so that a 60 s point is not a silent minute.
+#
+# Owns: status_start, status_stop. Reads: RUNTIME, RAMP (the point's
+# seconds; none with --io-size), STATUS_EVERY. Writes: STATUS_PID; the
+# lines go to stdout, which is the progress stream (fd 8: stderr, or
+# nothing with --quiet) wherever run_plan runs.
+#
+# The line counts from the start of fio (elapsed; remaining against ramp +
+# runtime). fio's own --status-interval JSON is not used: it goes to fio's
+# stdout, into the point's fio.json, which must stay one JSON document.
+
+# status_start PID LABEL: while PID runs, every STATUS_EVERY seconds
+# "    LABEL: 10 s of 12 s, 2 s left" (or "10 s, --io-size: no estimate").
+status_start() {
+	local pid=$1 label=$2 total='' t0=$SECONDS
+	[ -z "$RUNTIME" ] || total=$((10#${RAMP:-0} + 10#$RUNTIME))
+	(
+		local el
+		# the sleep holds no pipe of ours: a caller that reads our stderr
+		# to its end is not kept waiting after status_stop
+		while sleep "$STATUS_EVERY" >/dev/null 2>&1 && alive "$pid"; do
+			el=$((SECONDS - t0))
+			if [ -z "$total" ]; then
+				printf '    %s: %d s, --io-size: no estimate\n' "$label" "$el"
+			elif ((el <= total)); then
+				printf '    %s: %d s of %d s, %d s left\n' "$label" "$el" "$total" "$((total - el))"
+			else
+				printf '    %s: %d s of %d s, winding down\n' "$label" "$el" "$total"
+			fi
+		done
+	) &
+	STATUS_PID=$!
+}
+
+# status_stop: end the status lines of the point (its subshell only).
+status_stop() {
+	[ -n "$STATUS_PID" ] || return 0
+	kill -TERM "$STATUS_PID" 2>/dev/null || true
+	wait "$STATUS_PID" 2>/dev/null || true
+	STATUS_PID=
+}
