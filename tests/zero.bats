@@ -114,10 +114,42 @@ plan_numbers() { jq -r '"\(.read_bytes_per_step) \(.write_bytes_per_step) \(.fil
 	assert_equal "$want_r $want_w" "$(hand 50331648 2 2 8388608 8388608 8388608 1 | cut -d' ' -f1,2)"
 	assert_equal "$(jq '[.jobs[].read.io_bytes] | add' "$OUT/base-step1.fio.json")" "$want_r"
 	assert_equal "$(jq '[.jobs[].write.io_bytes] | add' "$OUT/base-step1.fio.json")" "$want_w"
+	# the device ceiling: fio's libaio, one job per rank and direction, in
+	# the run folder on the rank's target; the step and every phase held
+	# against it (stage bound: max(read / read ceiling, write / write ceiling))
+	assert_output --regexp 'device ceiling \(fio libaio, 2 jobs, 1m sequential, iodepth 64, 2 s each\): read [0-9.]+ GB/s, write [0-9.]+ GB/s'
+	assert_output --regexp 'base step 1 against the device ceiling: forward [0-9.]+ of [0-9.]+ GB/s \([0-9]+%\), backward .*; step [0-9.]+ of [0-9.]+ GB/s \([0-9]+%\)'
+	assert_equal "$(jq -r '."global options".ioengine' "$OUT/ceiling.fio.json")" libaio
+	assert_equal "$(jq -c '[.jobs[] | [.jobname, .groupid]]' "$OUT/ceiling.fio.json")" \
+		'[["ceiling.write.r0",0],["ceiling.write.r1",0],["ceiling.read.r0",1],["ceiling.read.r1",1]]'
+	run grep -c "^filename=$SCRATCH/t/tswap-zero-[^/]*/ceiling.r[01].swp\$" "$OUT/ceiling.fio"
+	assert_output 4
+	run -0 jq -e '.read_gbs > 0 and .write_gbs > 0 and .jobs_per_direction == 2' "$OUT/ceiling.json"
+	run -0 jq -e --slurpfile c "$OUT/ceiling.json" '.[0] as $s | $s.ceiling == $c[0]
+		and ($s.phases | map(.phase)) == ["forward", "backward", "optimizer"]
+		and all($s, $s.phases[]; .pct_of_ceiling > 0 and .ceiling_gbs > 0 and .gbs > 0)
+		and ($s.phases[0] | (.ceiling_seconds - .read / ($c[0].read_gbs * 1e9)) | fabs) < 1e-9
+		and (($s.phases | map(.ceiling_seconds) | add) - $s.ceiling_seconds | fabs) < 1e-9
+		and ($s.pct_of_ceiling - $s.ceiling_seconds / $s.seconds * 100 | fabs) < 1e-6' "$OUT/base-steps.json"
 	# the swap files it created are gone, the target folder stays
 	assert_dir_exists "$SCRATCH/t"
 	run find "$SCRATCH/t" -mindepth 1
 	assert_output ""
+}
+
+@test "zero: --no-ceiling runs the step without the device ceiling" {
+	[ -f "$ENGINE" ] || skip "requires the engine: $ENGINE is missing (run 'make')"
+	local c=$BATS_TEST_TMPDIR/ds.json
+	tiny_cfg "$c"
+	run --separate-stderr timeout 300 "$ZERO" --ds-config "$c" "${TINY[@]}" --scale 8 --no-ceiling \
+		--target "$SCRATCH/t" --out "$OUT"
+	[ "$status" -eq 0 ] || echo "$stderr"
+	assert_success
+	assert_output --partial 'base step 1: forward'
+	refute_output --partial 'ceiling'
+	assert_not_exists "$OUT/ceiling.fio"
+	assert_not_exists "$OUT/ceiling.json"
+	run -0 jq -e '.[0] | .ceiling == null and .gbs > 0 and (has("pct_of_ceiling") | not)' "$OUT/base-steps.json"
 }
 
 @test "zero: bad inputs get one line on stderr and exit 2" {
