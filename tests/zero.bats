@@ -90,9 +90,10 @@ plan_numbers() { jq -r '"\(.read_bytes_per_step) \(.write_bytes_per_step) \(.fil
 			done
 		done
 	done
-	# pipelined: stage k reads sub-group k while sub-group k-1 is written
-	run jq -r '[.phases[2].stages[1].jobs[] | "\(.class).\(.rw)"] | join(" ")' "$OUT/100000000-true-nvme/plan.json"
-	assert_output "sg1-state.read sg1-grad0.read sg0-state.write"
+	# both pipeline flags: stage j+1 reads sub-group j+1 while j's parameters
+	# and j-1's state are written (sub-group 0's parameters are in CPU memory)
+	run jq -r '[.phases[2].stages[1,2].jobs[] | "\(.class).\(.rw)"] | join(" ")' "$OUT/100000000-true-nvme/plan.json"
+	assert_output "sg1-state.read sg1-grad0.read sg2-state.read sg2-grad0.read sg0-state.write"
 	# not pipelined: state in, gradients in, out, one after the other
 	run jq -r '[.phases[2].stages[0:3][].name] | join(" ")' "$OUT/100000000-false-nvme/plan.json"
 	assert_output "sg0-in sg0-in-grad sg0-out"
@@ -193,11 +194,63 @@ plan_numbers() { jq -r '"\(.read_bytes_per_step) \(.write_bytes_per_step) \(.fil
 	run jq -r '[.phases[2].stages[] | select(.name | startswith("sg3-")) | .name] | join(" ")' "$OUT/np/plan.json"
 	assert_output "sg3-in sg3-in-grad sg3-param-out sg3-out"
 	cfg "$c" 100000000 true nvme
+	jq '.zero_optimization.offload_optimizer.pipeline_write = false' "$c" >"$c.2" && mv "$c.2" "$c"
 	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/p"
 	assert_success
-	# pipelined: the state write of sub-group 3 waits for its parameter write
+	# pipeline_read: the state write of sub-group 3 waits for its parameter write
 	run awk '/^\[optimizer.stage4.r1.sg3-state.write\]/,/^$/' "$OUT/p/step.fio"
 	assert_line "wait_for=optimizer.stage4.r1.sg3-param0.write"
+}
+
+# stages PLAN: the optimizer phase, one line per stage: its jobs as
+# CLASS.RW, [CHAIN] on the jobs chained with wait_for.
+stages() {
+	jq -r '.phases[2].stages[] | "\(.name): " + ([.jobs[] | "\(.class).\(.rw)\(if .serial then "[\(.chain)]" else "" end)"] | join(" "))' "$1"
+}
+
+@test "zero: pipeline_read, pipeline_write, both: the optimizer stages follow PipelinedOptimizerSwapper's waits" {
+	# 26 tensors of 25e6 per rank, sub_group_size 3e8: sub-groups of 12, 12
+	# and 2 tensors; parameters past max_in_cpu 3e8 on NVMe (sub-groups 1, 2).
+	# R = state+gradient read, P = parameter write, S = state write
+	# (docs/zero-infinity.md, rule 10).
+	local c=$BATS_TEST_TMPDIR/c.json
+	plan_rw() { # plan_rw READ WRITE DIR
+		jq --argjson r "$1" --argjson w "$2" '.zero_optimization.sub_group_size = 300000000
+			| .zero_optimization.offload_optimizer.pipeline_read = $r
+			| .zero_optimization.offload_optimizer.pipeline_write = $w' "$EXAMPLE" >"$c"
+		run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/$3"
+		assert_success
+		assert_equal "$(plan_numbers "$OUT/$3/plan.json")" "$(hand 1300000000 2 2 50000000 300000000 300000000 1)"
+	}
+	# pipeline_read: stage j = R(j) || (P(j-1) -> S(j-1))
+	plan_rw true false r
+	run stages "$OUT/r/plan.json"
+	assert_output "stage0: sg0-state.read sg0-grad0.read
+stage1: sg1-state.read sg1-grad0.read sg0-state.write[sg0-out]
+stage2: sg2-state.read sg2-grad0.read sg1-param0.write[sg1-out] sg1-state.write[sg1-out]
+stage3: sg2-param0.write[sg2-out] sg2-state.write[sg2-out]"
+	# pipeline_write: stage j = (R(j) -> P(j)) || S(j-1); the last S alone
+	plan_rw false true w
+	run stages "$OUT/w/plan.json"
+	assert_output "stage0: sg0-state.read[sg0-in] sg0-grad0.read
+stage1: sg1-state.read[sg1-in] sg1-grad0.read sg1-param0.write[sg1-in] sg0-state.write[sg0-out]
+stage2: sg2-state.read[sg2-in] sg2-grad0.read sg2-param0.write[sg2-in] sg1-state.write[sg1-out]
+stage3: sg2-state.write[sg2-out]"
+	run awk '/^\[optimizer.stage1.r0.sg1-param0.write\]/,/^$/' "$OUT/w/step.fio"
+	assert_line "wait_for=optimizer.stage1.r0.sg1-state.read"
+	run awk '/^\[optimizer.stage1.r0.sg0-state.write\]/,/^$/' "$OUT/w/step.fio"
+	refute_line --partial "wait_for="
+	# both: stage 0 = R(0); stage j+1 = R(j+1) || P(j) || S(j-1); then S(last)
+	plan_rw true true rw
+	run stages "$OUT/rw/plan.json"
+	assert_output "stage0: sg0-state.read sg0-grad0.read
+stage1: sg1-state.read sg1-grad0.read
+stage2: sg2-state.read sg2-grad0.read sg1-param0.write[sg1-param] sg0-state.write[sg0-out]
+stage3: sg2-param0.write[sg2-param] sg1-state.write[sg1-out]
+stage4: sg2-state.write[sg2-out]"
+	# one fio group per stage: stonewall on each stage's first job only
+	assert_equal "$(grep -c '^stonewall' "$OUT/rw/step.fio")" "$(jq '[.phases[].stages[]] | length' "$OUT/rw/plan.json")"
+	run ! grep -q '^wait_for=optimizer' "$OUT/rw/step.fio"
 }
 
 @test "zero: configurations DeepSpeed rejects, and plans that swap nothing, get one line and exit 2" {

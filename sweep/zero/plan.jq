@@ -218,32 +218,71 @@ def bool_or($v; $d): if $v == null then $d else $v end;
   | (($sg | map(.numel) | max) as $l | io_aligned($l; $a_opt)) as $largest
   | ([$sg[].grad_bytes[]] | if length == 0 then 1 else max / $opt_es end) as $gmax
   | ([1, $c.opt_buffer_count * (($largest / $gmax) | floor)] | max) as $grad_depth
-  | ($c.pipeline_read or $c.pipeline_write) as $pipelined
+  | ($c.opt_nvme and ($c.pipeline_read or $c.pipeline_write)) as $pipelined
   # stage3.py step: for each sub-group: _prepare_sub_group (swap in state and
   # gradients), _optimizer_step, _reassign_or_swap_out_partitioned_parameters
   # (fp16 params written by the param swapper's write handle),
-  # _release_sub_group (swap out state). Per sub-group: reads R, writes W.
-  # The fp16 parameter write of a sub-group completes before its state write
-  # is issued (swap_out_partitioned_params waits: SwapBufferPool.swap_out
-  # async_op=False), so writes(i) is a chain: parameters, then state.
+  # _release_sub_group (swap out state). Per sub-group: reads R (state and
+  # gradients, one op), the parameter write P, the state write S.
+  # The fp16 parameter write of a sub-group completes before the code goes
+  # on (swap_out_partitioned_params waits: SwapBufferPool.swap_out
+  # async_op=False).
   | def reads($i): io(["state", "grad"]; [$i]; "read"; "optimizer-read"; 1e18);
-    def writes($i): (io(["param"]; [$i]; "write"; "param-write"; 1e18)
-                     + io(["state"]; [$i]; "write"; "optimizer-write"; 1e18))
-                    | map(.serial = true | .chain = "sg\($i)-out");
-    ($sg | length) as $n
+    # R then P on one chain: P waits for R's state read (the largest of the
+    # op's tensors: fio's wait_for names one job; the gradient reads of the
+    # same op run beside it).
+    def reads_then($i; $ch): reads($i) | map(if .kind == "state" then .serial = true | .chain = $ch else . end);
+    def pwrite($i; $ch): io(["param"]; [$i]; "write"; "param-write"; 1e18) | map(.serial = true | .chain = $ch);
+    def swrite($i; $ch): io(["state"]; [$i]; "write"; "optimizer-write"; 1e18) | map(.serial = true | .chain = $ch);
+    def writes($i): pwrite($i; "sg\($i)-out") + swrite($i; "sg\($i)-out");
+    ($sg | length) as $n | $opt_sgs as $o | ($o | length) as $m
   | (if $pipelined then
-       # pipelined_optimizer_swapper.py: a read handle and a write handle;
-       # swap_in_optimizer_state reads sub-group i+1 (states and gradients in
-       # one op, _swap_in_optimizer_state) while swap_out_optimizer_state's
-       # write of sub-group i is in flight; each waits before the next of its
-       # kind. With no compute, stage k = reads(k) || writes(k-1), exact for
-       # pipeline_read (the read of k is issued before the writes of k-1).
-       # With pipeline_write alone DeepSpeed reads k while the state write of
-       # k-1 is in flight and writes k's parameters after that read; the
-       # replay keeps the pipeline_read shape (same bytes, same handles).
-       [range(0; $n + 1) as $k
-        | {name: "stage\($k)",
-           jobs: ((if $k < $n then reads($k) else [] end) + (if $k > 0 then writes($k - 1) else [] end))}]
+       # pipelined_optimizer_swapper.py PipelinedOptimizerSwapper: a read
+       # handle and a write handle. swap_in_optimizer_state(i, next): waits
+       # for the read of i (issued now, or earlier as ASYNC_SWAP_IN), then,
+       # with pipeline_read, issues the read of the next swappable sub-group
+       # (stage3.py _create_next_swappable_fp32_groups) without waiting.
+       # swap_out_optimizer_state(i, async_swap = a next exists): first waits
+       # for the ASYNC_SWAP_OUT of the previous sub-group (_complete_swap_out),
+       # then issues the state write of i; with pipeline_write (and a next
+       # sub-group) it is left in flight, else waited for at once.
+       # Between the two, P(i) runs and is waited for. With no compute and
+       # o_j the swappable sub-groups (m of them):
+       if $c.pipeline_read and ($c.pipeline_write | not) then
+         # R(o_j+1) is issued after R(o_j) completes and runs beside
+         # P(o_j) -> S(o_j) (S waited for); the next wait is for R(o_j+1).
+         # Exact: stage j = R(o_j) || (P(o_j-1) -> S(o_j-1)).
+         [range(0; $m + 1) as $k
+          | {name: "stage\($k)",
+             jobs: ((if $k < $m then reads($o[$k]) else [] end) + (if $k > 0 then writes($o[$k - 1]) else [] end))}]
+       elif $c.pipeline_write and ($c.pipeline_read | not) then
+         # R(o_j) is issued and waited for, then P(o_j), while S(o_j-1) is
+         # in flight; S(o_j-1) is waited for after P(o_j), then S(o_j)
+         # issued. Exact: stage j = (R(o_j) -> P(o_j)) || S(o_j-1); the
+         # last S waited for at once (no next sub-group).
+         [range(0; $m + 1) as $k
+          | {name: "stage\($k)",
+             jobs: ((if $k < $m then reads_then($o[$k]; "sg\($o[$k])-in") + pwrite($o[$k]; "sg\($o[$k])-in") else [] end)
+                    + (if $k > 0 then swrite($o[$k - 1]; "sg\($o[$k - 1])-out") else [] end))}]
+       else
+         # Both: after waiting for R(o_j), R(o_j+1) is issued and P(o_j)
+         # runs while S(o_j-1) is still in flight; after P(o_j), S(o_j-1) is
+         # waited for and S(o_j) issued; then R(o_j+1) is waited for. So
+         # the next R is issued when R(o_j+1), P(o_j) and S(o_j-1) have all
+         # ended: stage j+1 = R(o_j+1) || P(o_j) || S(o_j-1), after a
+         # stage 0 = R(o_0) and before a last stage S(o_m-1) (waited for at
+         # once). One liberty: DeepSpeed issues S(o_j-1) as soon as
+         # P(o_j-1) and S(o_j-2) end, so it may start before the stage
+         # barrier (beside the end of R(o_j)); fio's wait_for names one
+         # job, so the replay starts it with its stage.
+         [{name: "stage0", jobs: (if $m > 0 then reads($o[0]) else [] end)}]
+         + [range(0; $m) as $j
+            | {name: "stage\($j + 1)",
+               jobs: ((if $j + 1 < $m then reads($o[$j + 1]) else [] end)
+                      + pwrite($o[$j]; "sg\($o[$j])-param")
+                      + (if $j > 0 then swrite($o[$j - 1]; "sg\($o[$j - 1])-out") else [] end))}]
+         + [{name: "stage\($m + 1)", jobs: (if $m > 0 then swrite($o[$m - 1]; "sg\($o[$m - 1])-out") else [] end)}]
+       end
      else
        # partitioned_optimizer_swapper.py: one handle; swap_in_optimizer_state
        # reads the state tensors and waits (_swap_in_parameter), then the
