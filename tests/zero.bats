@@ -31,12 +31,13 @@ cfg() {
 		| .zero_optimization.offload_param.device = $pdev' "$EXAMPLE" >"$1"
 }
 
-# hand P WORLD RANKS PARAM_NUMEL SGS MAX_IN_CPU PARAM_NVME(0|1): the node's
-# read and write bytes per step and the file count, by the rules of
+# hand P WORLD RANKS PARAM_NUMEL SGS MAX_IN_CPU PARAM_NVME(0|1) [GAS]: the
+# node's read and write bytes per step and the file count, by the rules of
 # docs/zero-infinity.md, in bash arithmetic (AdamW: 3 state tensors, fp32
-# alignment 256 elements, bf16 alignment 512, 1 MiB minimum swap).
+# alignment 256 elements, bf16 alignment 512, 1 MiB minimum swap; GAS
+# micro-steps read the NVMe parameters twice each, gradients swap once).
 hand() {
-	local P=$1 W=$2 R=$3 T=$4 S=$5 M=$6 PN=$7
+	local P=$1 W=$2 R=$3 T=$4 S=$5 M=$6 PN=$7 G=${8:-1}
 	local n=$(( (P + T - 1) / T )) t=$(( (T + W - 1) / W ))
 	local k=$(( (S + t - 1) / t ))           # params per sub-group
 	(( S >= n * t )) && k=$n                # one sub-group when it fits
@@ -49,7 +50,7 @@ hand() {
 		read=$(( read + state + grads )); write=$(( write + state + grads )); files=$(( files + 3 + np ))
 		if (( PN && end > M )); then
 			params=$(( np * $(pad "$t" 512) * 2 ))
-			read=$(( read + 2 * params )); write=$(( write + params )); files=$(( files + np ))
+			read=$(( read + 2 * G * params )); write=$(( write + params )); files=$(( files + np ))
 		fi
 	done
 	echo "$(( read * R )) $(( write * R )) $(( files * R ))"
@@ -97,6 +98,31 @@ plan_numbers() { jq -r '"\(.read_bytes_per_step) \(.write_bytes_per_step) \(.fil
 	# not pipelined: state in, gradients in, out, one after the other
 	run jq -r '[.phases[2].stages[0:3][].name] | join(" ")' "$OUT/100000000-false-nvme/plan.json"
 	assert_output "sg0-in sg0-in-grad sg0-out"
+}
+
+@test "zero: gradient_accumulation_steps: parameters read in every micro-step, gradients swapped once (stage3.py partition_grads)" {
+	local c=$BATS_TEST_TMPDIR/c.json
+	jq '.gradient_accumulation_steps = 4' "$EXAMPLE" >"$c"
+	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/g4"
+	assert_success
+	assert_equal "$(plan_numbers "$OUT/g4/plan.json")" "$(hand 1300000000 2 2 50000000 100000000 300000000 1 4)"
+	# by hand: 4 micro-steps x (forward + backward) x 700,012,544 B per rank x 2 ranks
+	assert_equal "$(plan_numbers "$OUT/g4/plan.json")" "$((23600039936 + 6 * 1400025088)) 22200014848 122"
+	run jq -r '[.phases[] | "\(.name)\(.micro_step // ""):\([.stages[].name] | join("+"))"] | join(" ")' "$OUT/g4/plan.json"
+	assert_output "forward1:param-in-mb1 backward1:param-in-mb1 forward2:param-in-mb2 backward2:param-in-mb2 forward3:param-in-mb3 backward3:param-in-mb3 forward4:param-in-mb4 backward4:param-in-grad-out-mb4 optimizer:stage0+stage1+stage2+stage3+stage4+stage5+stage6+stage7+stage8"
+	# the replay: fio job names stay unique (wait_for names them)
+	assert_equal "$(grep '^\[' "$OUT/g4/step.fio" | sort | uniq -d)" ""
+	# without the key: train_batch_size // micro batch // world (runtime/config.py)
+	jq 'del(.gradient_accumulation_steps) | .train_batch_size = 16' "$EXAMPLE" >"$c"
+	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/g8"
+	assert_success
+	assert_output --partial "default: gradient_accumulation_steps=train_batch_size // train_micro_batch_size_per_gpu // world"
+	assert_equal "$(jq .config.gas "$OUT/g8/plan.json")" 8
+	assert_equal "$(plan_numbers "$OUT/g8/plan.json")" "$(hand 1300000000 2 2 50000000 100000000 300000000 1 8)"
+	jq '.gradient_accumulation_steps = 0' "$EXAMPLE" >"$c"
+	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/g0"
+	assert_failure 2
+	assert_equal "$stderr" "tswap-zero: --ds-config $c: gradient_accumulation_steps (given, or train_batch_size // train_micro_batch_size_per_gpu // world) must be an integer from 1 to 1024"
 }
 
 @test "zero: a tiny real step moves exactly the plan's bytes (fio io_bytes)" {

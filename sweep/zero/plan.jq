@@ -49,6 +49,10 @@ def bool_or($v; $d): if $v == null then $d else $v end;
     (if $aio.intra_op_parallelism == null then "aio.intra_op_parallelism=1 (swap_tensor/constants.py)" else empty end),
     (if $aio.single_submit == null then "aio.single_submit=false (swap_tensor/constants.py)" else empty end),
     (if $aio.overlap_events == null then "aio.overlap_events=true (swap_tensor/constants.py)" else empty end),
+    (if $cfg.gradient_accumulation_steps == null then
+       (if ($cfg.train_batch_size | type) == "number" and ($cfg.train_micro_batch_size_per_gpu | type) == "number"
+        then "gradient_accumulation_steps=train_batch_size // train_micro_batch_size_per_gpu // world (runtime/config.py)"
+        else "gradient_accumulation_steps=1 (runtime/config.py)" end) else empty end),
     (if $cfg.optimizer.type == null then "optimizer.type=adam (no optimizer section: assumed DeepSpeedCPUAdam)" else empty end)
   ] as $defaults
 | {
@@ -72,7 +76,15 @@ def bool_or($v; $d): if $v == null then $d else $v end;
     optimizer: (($cfg.optimizer.type // "adam") | ascii_downcase),
     param_dtype: (if $cfg.bf16.enabled == true then "bf16"
                   elif $cfg.fp16.enabled == true then "fp16" else "fp32" end),
-    thread_count_ignored: ($aio.thread_count != null and $aio.intra_op_parallelism == null)
+    thread_count_ignored: ($aio.thread_count != null and $aio.intra_op_parallelism == null),
+    # runtime/config.py _set_batch_related_parameters: gradient_accumulation_steps,
+    # else train_batch_size // train_micro_batch_size_per_gpu // world size,
+    # else 1 (DeepSpeed's world_size is every GPU; here the data-parallel world).
+    gas: ($cfg.gradient_accumulation_steps
+          // (if ($cfg.train_batch_size | type) == "number" and ($cfg.train_micro_batch_size_per_gpu | type) == "number"
+                 and $cfg.train_micro_batch_size_per_gpu > 0
+              then ($cfg.train_batch_size / $cfg.train_micro_batch_size_per_gpu | floor) / $world | floor
+              else 1 end))
   } as $c
 # --- the ds_config's own errors (one line each) -------------------------------
 | if ($c.opt_nvme or $c.param_nvme) | not then
@@ -87,6 +99,8 @@ def bool_or($v; $d): if $v == null then $d else $v end;
          $c.max_in_cpu, $c.block_size, $c.queue_depth, $c.intra_op_parallelism]
         | map(type == "number" and . >= 0 and . == floor) | all) | not then
     {error: "ds_config: sub_group_size, buffer_count, buffer_size, max_in_cpu and the aio sizes must be non-negative integers"}
+  elif ($c.gas | type) != "number" or $c.gas < 1 or $c.gas != ($c.gas | floor) or $c.gas > 1024 then
+    {error: "ds_config: gradient_accumulation_steps (given, or train_batch_size // train_micro_batch_size_per_gpu // world) must be an integer from 1 to 1024"}
   elif $c.block_size < 1 or $c.queue_depth < 1 or $c.intra_op_parallelism < 1 then
     {error: "ds_config: aio.block_size, aio.queue_depth and aio.intra_op_parallelism must be at least 1"}
   elif ($c.optimizer | IN("adam", "adamw", "adagrad", "lion")) | not then
@@ -297,20 +311,28 @@ def bool_or($v; $d): if $v == null then $d else $v end;
           {name: "sg\($i)-param-out", jobs: io(["param"]; [$i]; "write"; "param-write"; 1e18)},
           {name: "sg\($i)-out", jobs: io(["state"]; [$i]; "write"; "optimizer"; 1e18)}]
      end) as $opt_stages
-  | [
+  # One step = gradient_accumulation_steps micro-steps (forward and
+  # backward each), then one optimizer step. Gradients are swapped out only
+  # at the accumulation boundary (stage3.py partition_grads: before it they
+  # are accumulated in the CPU grad partitions, __param_id_to_grad_partition);
+  # NVMe parameters are read in every forward and backward.
+  | $c.gas as $gas
+  | def mb($u): if $gas > 1 then "-mb\($u)" else "" end;
+    def micro($u): if $gas > 1 then {micro_step: $u} else {} end;
+    [range(1; $gas + 1) as $u
+     | (
       # Forward: partitioned_param_coordinator fetches each layer's
       # parameters; the param swapper swap_in() reads them into its
       # buffer_count buffers of buffer_size elements (at most buffer_count
       # parameters in flight, partitioned_param_swapper.py swap_in).
-      {name: "forward", stages: [{name: "param-in", jobs: serial_io(["param"]; $nvme_sgs; "read"; "param-read"; $c.param_buffer_count)}]},
-      # Backward: the same parameters are read again while the gradient
-      # partitions are written by the optimizer swapper's (write) handle, last
-      # layer first.
-      {name: "backward", stages: [{name: "param-in-grad-out",
+      {name: "forward", stages: [{name: "param-in\(mb($u))", jobs: serial_io(["param"]; $nvme_sgs; "read"; "param-read"; $c.param_buffer_count)}]} + micro($u),
+      # Backward: the same parameters are read again while (at the
+      # accumulation boundary) the gradient partitions are written by the
+      # optimizer swapper's (write) handle, last layer first.
+      {name: "backward", stages: [{name: ((if $u == $gas then "param-in-grad-out" else "param-in" end) + mb($u)),
          jobs: (serial_io(["param"]; $nvme_sgs | reverse; "read"; "param-read"; $c.param_buffer_count)
-                + serial_io(["grad"]; $opt_sgs | reverse; "write"; (if $pipelined then "optimizer-write" else "optimizer" end); $grad_depth))}]},
-      {name: "optimizer", stages: $opt_stages}
-    ]
+                + (if $u == $gas then serial_io(["grad"]; $opt_sgs | reverse; "write"; (if $pipelined then "optimizer-write" else "optimizer" end); $grad_depth) else [] end))}]} + micro($u))]
+    + [{name: "optimizer", stages: $opt_stages}]
     | map(.stages |= map(select(.jobs | length > 0)
           | .read_bytes_per_rank = ([.jobs[] | select(.rw == "read") | .count * .bytes] | add // 0)
           | .write_bytes_per_rank = ([.jobs[] | select(.rw == "write") | .count * .bytes] | add // 0)))
