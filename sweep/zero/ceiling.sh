@@ -32,7 +32,7 @@ zero_ceiling_job() {
 		   (if $r == 0 then "stonewall" else empty end), "")' <<<"$1"
 }
 
-# zero_ceiling_figures FIO_JSON: {read_gbs, write_gbs, jobs} from the
+# zero_ceiling_figures FIO_JSON: {read_gbs, write_gbs, jobs_per_direction, ...} from the
 # ceiling run: per direction the bytes of all its jobs over the longest of
 # their runtimes (they start together), GB/s (1e9 bytes per second).
 zero_ceiling_figures() {
