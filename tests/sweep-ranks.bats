@@ -126,3 +126,62 @@ sweep_ok() {
 	assert_output 'Best libaio readwrite GB/s (a read and a write handle at once, combined)'
 	assert_equal "$(jq -c '.aio | [.block_size, .queue_depth]' "$run/best-aio.json")" '[1048576,8]'
 }
+
+# timing_free AGGREGATE: aggregate.json's points without the figures that
+# vary from run to run (GB/s, latencies, spreads), for comparing two runs.
+timing_free() {
+	jq -S '.points | map(del(.gbs, .read_gbs, .write_gbs, .slowest_rank_gbs, .hi, .lo, .ops_per_s,
+		.clat_p50_us, .clat_p99_us, .clat_p999_us, .cv, .submit_per_gb, .steady_s, .targets[]?.gbs))' "$1"
+}
+
+@test "sweep ranks: --resume of multi-handle points (ranks=2, readwrite): a deleted or interrupted point is redone, the rest kept, the aggregate as uninterrupted" {
+	local run=$D/run p rw rd sum pid rc=0 i
+	printf 'backend libaio\ntensor 4m\nblock 1m\nqd 8\nrw read readwrite\nranks 2\nrepeat 1\n' >"$D/two.grid"
+	run --separate-stderr timeout -k 10 300 "$SWEEP" --grid "$D/two.grid" --size 16m --target "$D/t" \
+		--io-size 8m --no-ceiling --out "$run"
+	assert_success
+	cp "$run/aggregate.json" "$D/whole.json"
+	rd=$run/points/read-libaio-t4m-b1m-q8-block-overlap-p1-d1-n2.r1
+	rw=$run/points/readwrite-libaio-t4m-b1m-q8-block-overlap-p1-d1-n2.r1
+	sum=$(md5sum <"$rd/result.json")
+	# a lost point directory: --resume redoes only it
+	rm -rf -- "$rw"
+	run --separate-stderr timeout -k 10 300 "$SWEEP" --resume "$run"
+	assert_success
+	# progress goes to stderr
+	grep -q '^\[1/2\] read .*done earlier' <<<"$stderr" || fail "read point not kept: $stderr"
+	grep -q '^\[2/2\] readwrite .*GB/s' <<<"$stderr" || fail "readwrite point not run: $stderr"
+	! grep -q '^\[2/2\] readwrite .*done earlier' <<<"$stderr" || fail "readwrite point not redone: $stderr"
+	assert_equal "$(md5sum <"$rd/result.json")" "$sum"
+	# four handles again (a read and a write per rank), each its 8 MiB
+	run -0 jq -c '[.handles[] | [.rank, .rw, .bytes]]' "$rw/result.json"
+	assert_output '[[0,"read",8388608],[0,"write",8388608],[1,"read",8388608],[1,"write",8388608]]'
+	assert_equal "$(timing_free "$run/aggregate.json")" "$(timing_free "$D/whole.json")"
+	assert_equal "$(jq -c '.points[0] | [.gbs, .slowest_rank_gbs]' "$run/aggregate.json")" \
+		"$(jq -c '.points[0] | [.gbs, .slowest_rank_gbs]' "$D/whole.json")"
+
+	# stopped (SIGTERM) while the readwrite point runs: the half point is
+	# removed, --resume finishes it
+	run=$D/run2
+	timeout -k 10 300 "$SWEEP" --grid "$D/two.grid" --size 16m --target "$D/t2" --runtime 4 --ramp 0 \
+		--no-ceiling --out "$run" >"$D/log2" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 600; i++)); do
+		[ -f "$run/points/read-libaio-t4m-b1m-q8-block-overlap-p1-d1-n2.r1/result.json" ] && break
+		sleep 0.1
+	done
+	sleep 1.5
+	kill -TERM "$pid"
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 143 ] || { cat "$D/log2"; fail "expected exit 143, got $rc"; }
+	assert_file_exist "$run/points/read-libaio-t4m-b1m-q8-block-overlap-p1-d1-n2.r1/result.json"
+	assert_file_not_exist "$run/points/readwrite-libaio-t4m-b1m-q8-block-overlap-p1-d1-n2.r1/result.json"
+	run --separate-stderr timeout -k 10 300 "$SWEEP" --resume "$run"
+	assert_success
+	grep -q '^\[1/2\] read .*done earlier' <<<"$stderr" || fail "read point not kept: $stderr"
+	run -0 jq -c '[.handles[] | [.rank, .rw, (.bytes > 0)]]' \
+		"$run/points/readwrite-libaio-t4m-b1m-q8-block-overlap-p1-d1-n2.r1/result.json"
+	assert_output '[[0,"read",true],[0,"write",true],[1,"read",true],[1,"write",true]]'
+	run -0 jq -e '.points | length == 2 and all(.status == "ok" and .ranks == 2)
+		and (.[1] | .read_gbs > 0 and .write_gbs > 0)' "$run/aggregate.json"
+}

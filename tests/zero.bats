@@ -31,12 +31,13 @@ cfg() {
 		| .zero_optimization.offload_param.device = $pdev' "$EXAMPLE" >"$1"
 }
 
-# hand P WORLD RANKS PARAM_NUMEL SGS MAX_IN_CPU PARAM_NVME(0|1): the node's
-# read and write bytes per step and the file count, by the rules of
+# hand P WORLD RANKS PARAM_NUMEL SGS MAX_IN_CPU PARAM_NVME(0|1) [GAS]: the
+# node's read and write bytes per step and the file count, by the rules of
 # docs/zero-infinity.md, in bash arithmetic (AdamW: 3 state tensors, fp32
-# alignment 256 elements, bf16 alignment 512, 1 MiB minimum swap).
+# alignment 256 elements, bf16 alignment 512, 1 MiB minimum swap; GAS
+# micro-steps read the NVMe parameters twice each, gradients swap once).
 hand() {
-	local P=$1 W=$2 R=$3 T=$4 S=$5 M=$6 PN=$7
+	local P=$1 W=$2 R=$3 T=$4 S=$5 M=$6 PN=$7 G=${8:-1}
 	local n=$(( (P + T - 1) / T )) t=$(( (T + W - 1) / W ))
 	local k=$(( (S + t - 1) / t ))           # params per sub-group
 	(( S >= n * t )) && k=$n                # one sub-group when it fits
@@ -49,7 +50,7 @@ hand() {
 		read=$(( read + state + grads )); write=$(( write + state + grads )); files=$(( files + 3 + np ))
 		if (( PN && end > M )); then
 			params=$(( np * $(pad "$t" 512) * 2 ))
-			read=$(( read + 2 * params )); write=$(( write + params )); files=$(( files + np ))
+			read=$(( read + 2 * G * params )); write=$(( write + params )); files=$(( files + np ))
 		fi
 	done
 	echo "$(( read * R )) $(( write * R )) $(( files * R ))"
@@ -90,12 +91,38 @@ plan_numbers() { jq -r '"\(.read_bytes_per_step) \(.write_bytes_per_step) \(.fil
 			done
 		done
 	done
-	# pipelined: stage k reads sub-group k while sub-group k-1 is written
-	run jq -r '[.phases[2].stages[1].jobs[] | "\(.class).\(.rw)"] | join(" ")' "$OUT/100000000-true-nvme/plan.json"
-	assert_output "sg1-state.read sg1-grad0.read sg0-state.write"
+	# both pipeline flags: stage j+1 reads sub-group j+1 while j's parameters
+	# and j-1's state are written (sub-group 0's parameters are in CPU memory)
+	run jq -r '[.phases[2].stages[1,2].jobs[] | "\(.class).\(.rw)"] | join(" ")' "$OUT/100000000-true-nvme/plan.json"
+	assert_output "sg1-state.read sg1-grad0.read sg2-state.read sg2-grad0.read sg0-state.write"
 	# not pipelined: state in, gradients in, out, one after the other
 	run jq -r '[.phases[2].stages[0:3][].name] | join(" ")' "$OUT/100000000-false-nvme/plan.json"
 	assert_output "sg0-in sg0-in-grad sg0-out"
+}
+
+@test "zero: gradient_accumulation_steps: parameters read in every micro-step, gradients swapped once (stage3.py partition_grads)" {
+	local c=$BATS_TEST_TMPDIR/c.json
+	jq '.gradient_accumulation_steps = 4' "$EXAMPLE" >"$c"
+	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/g4"
+	assert_success
+	assert_equal "$(plan_numbers "$OUT/g4/plan.json")" "$(hand 1300000000 2 2 50000000 100000000 300000000 1 4)"
+	# by hand: 4 micro-steps x (forward + backward) x 700,012,544 B per rank x 2 ranks
+	assert_equal "$(plan_numbers "$OUT/g4/plan.json")" "$((23600039936 + 6 * 1400025088)) 22200014848 122"
+	run jq -r '[.phases[] | "\(.name)\(.micro_step // ""):\([.stages[].name] | join("+"))"] | join(" ")' "$OUT/g4/plan.json"
+	assert_output "forward1:param-in-mb1 backward1:param-in-mb1 forward2:param-in-mb2 backward2:param-in-mb2 forward3:param-in-mb3 backward3:param-in-mb3 forward4:param-in-mb4 backward4:param-in-grad-out-mb4 optimizer:stage0+stage1+stage2+stage3+stage4+stage5+stage6+stage7+stage8"
+	# the replay: fio job names stay unique (wait_for names them)
+	assert_equal "$(grep '^\[' "$OUT/g4/step.fio" | sort | uniq -d)" ""
+	# without the key: train_batch_size // micro batch // world (runtime/config.py)
+	jq 'del(.gradient_accumulation_steps) | .train_batch_size = 16' "$EXAMPLE" >"$c"
+	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/g8"
+	assert_success
+	assert_output --partial "default: gradient_accumulation_steps=train_batch_size // train_micro_batch_size_per_gpu // world"
+	assert_equal "$(jq .config.gas "$OUT/g8/plan.json")" 8
+	assert_equal "$(plan_numbers "$OUT/g8/plan.json")" "$(hand 1300000000 2 2 50000000 100000000 300000000 1 8)"
+	jq '.gradient_accumulation_steps = 0' "$EXAMPLE" >"$c"
+	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/g0"
+	assert_failure 2
+	assert_equal "$stderr" "tswap-zero: --ds-config $c: gradient_accumulation_steps (given, or train_batch_size // train_micro_batch_size_per_gpu // world) must be an integer from 1 to 1024"
 }
 
 @test "zero: a tiny real step moves exactly the plan's bytes (fio io_bytes)" {
@@ -114,10 +141,42 @@ plan_numbers() { jq -r '"\(.read_bytes_per_step) \(.write_bytes_per_step) \(.fil
 	assert_equal "$want_r $want_w" "$(hand 50331648 2 2 8388608 8388608 8388608 1 | cut -d' ' -f1,2)"
 	assert_equal "$(jq '[.jobs[].read.io_bytes] | add' "$OUT/base-step1.fio.json")" "$want_r"
 	assert_equal "$(jq '[.jobs[].write.io_bytes] | add' "$OUT/base-step1.fio.json")" "$want_w"
+	# the device ceiling: fio's libaio, one job per rank and direction, in
+	# the run folder on the rank's target; the step and every phase held
+	# against it (stage bound: max(read / read ceiling, write / write ceiling))
+	assert_output --regexp 'device ceiling \(fio libaio, 2 jobs, 1m sequential, iodepth 64, 2 s each\): read [0-9.]+ GB/s, write [0-9.]+ GB/s'
+	assert_output --regexp 'base step 1 against the device ceiling: forward [0-9.]+ of [0-9.]+ GB/s \([0-9]+%\), backward .*; step [0-9.]+ of [0-9.]+ GB/s \([0-9]+%\)'
+	assert_equal "$(jq -r '."global options".ioengine' "$OUT/ceiling.fio.json")" libaio
+	assert_equal "$(jq -c '[.jobs[] | [.jobname, .groupid]]' "$OUT/ceiling.fio.json")" \
+		'[["ceiling.write.r0",0],["ceiling.write.r1",0],["ceiling.read.r0",1],["ceiling.read.r1",1]]'
+	run grep -c "^filename=$SCRATCH/t/tswap-zero-[^/]*/ceiling.r[01].swp\$" "$OUT/ceiling.fio"
+	assert_output 4
+	run -0 jq -e '.read_gbs > 0 and .write_gbs > 0 and .jobs_per_direction == 2' "$OUT/ceiling.json"
+	run -0 jq -e --slurpfile c "$OUT/ceiling.json" '.[0] as $s | $s.ceiling == $c[0]
+		and ($s.phases | map(.phase)) == ["forward", "backward", "optimizer"]
+		and all($s, $s.phases[]; .pct_of_ceiling > 0 and .ceiling_gbs > 0 and .gbs > 0)
+		and ($s.phases[0] | (.ceiling_seconds - .read / ($c[0].read_gbs * 1e9)) | fabs) < 1e-9
+		and (($s.phases | map(.ceiling_seconds) | add) - $s.ceiling_seconds | fabs) < 1e-9
+		and ($s.pct_of_ceiling - $s.ceiling_seconds / $s.seconds * 100 | fabs) < 1e-6' "$OUT/base-steps.json"
 	# the swap files it created are gone, the target folder stays
 	assert_dir_exists "$SCRATCH/t"
 	run find "$SCRATCH/t" -mindepth 1
 	assert_output ""
+}
+
+@test "zero: --no-ceiling runs the step without the device ceiling" {
+	[ -f "$ENGINE" ] || skip "requires the engine: $ENGINE is missing (run 'make')"
+	local c=$BATS_TEST_TMPDIR/ds.json
+	tiny_cfg "$c"
+	run --separate-stderr timeout 300 "$ZERO" --ds-config "$c" "${TINY[@]}" --scale 8 --no-ceiling \
+		--target "$SCRATCH/t" --out "$OUT"
+	[ "$status" -eq 0 ] || echo "$stderr"
+	assert_success
+	assert_output --partial 'base step 1: forward'
+	refute_output --partial 'ceiling'
+	assert_not_exists "$OUT/ceiling.fio"
+	assert_not_exists "$OUT/ceiling.json"
+	run -0 jq -e '.[0] | .ceiling == null and .gbs > 0 and (has("pct_of_ceiling") | not)' "$OUT/base-steps.json"
 }
 
 @test "zero: bad inputs get one line on stderr and exit 2" {
@@ -161,11 +220,63 @@ plan_numbers() { jq -r '"\(.read_bytes_per_step) \(.write_bytes_per_step) \(.fil
 	run jq -r '[.phases[2].stages[] | select(.name | startswith("sg3-")) | .name] | join(" ")' "$OUT/np/plan.json"
 	assert_output "sg3-in sg3-in-grad sg3-param-out sg3-out"
 	cfg "$c" 100000000 true nvme
+	jq '.zero_optimization.offload_optimizer.pipeline_write = false' "$c" >"$c.2" && mv "$c.2" "$c"
 	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/p"
 	assert_success
-	# pipelined: the state write of sub-group 3 waits for its parameter write
+	# pipeline_read: the state write of sub-group 3 waits for its parameter write
 	run awk '/^\[optimizer.stage4.r1.sg3-state.write\]/,/^$/' "$OUT/p/step.fio"
 	assert_line "wait_for=optimizer.stage4.r1.sg3-param0.write"
+}
+
+# stages PLAN: the optimizer phase, one line per stage: its jobs as
+# CLASS.RW, [CHAIN] on the jobs chained with wait_for.
+stages() {
+	jq -r '.phases[2].stages[] | "\(.name): " + ([.jobs[] | "\(.class).\(.rw)\(if .serial then "[\(.chain)]" else "" end)"] | join(" "))' "$1"
+}
+
+@test "zero: pipeline_read, pipeline_write, both: the optimizer stages follow PipelinedOptimizerSwapper's waits" {
+	# 26 tensors of 25e6 per rank, sub_group_size 3e8: sub-groups of 12, 12
+	# and 2 tensors; parameters past max_in_cpu 3e8 on NVMe (sub-groups 1, 2).
+	# R = state+gradient read, P = parameter write, S = state write
+	# (docs/zero-infinity.md, rule 10).
+	local c=$BATS_TEST_TMPDIR/c.json
+	plan_rw() { # plan_rw READ WRITE DIR
+		jq --argjson r "$1" --argjson w "$2" '.zero_optimization.sub_group_size = 300000000
+			| .zero_optimization.offload_optimizer.pipeline_read = $r
+			| .zero_optimization.offload_optimizer.pipeline_write = $w' "$EXAMPLE" >"$c"
+		run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/$3"
+		assert_success
+		assert_equal "$(plan_numbers "$OUT/$3/plan.json")" "$(hand 1300000000 2 2 50000000 300000000 300000000 1)"
+	}
+	# pipeline_read: stage j = R(j) || (P(j-1) -> S(j-1))
+	plan_rw true false r
+	run stages "$OUT/r/plan.json"
+	assert_output "stage0: sg0-state.read sg0-grad0.read
+stage1: sg1-state.read sg1-grad0.read sg0-state.write[sg0-out]
+stage2: sg2-state.read sg2-grad0.read sg1-param0.write[sg1-out] sg1-state.write[sg1-out]
+stage3: sg2-param0.write[sg2-out] sg2-state.write[sg2-out]"
+	# pipeline_write: stage j = (R(j) -> P(j)) || S(j-1); the last S alone
+	plan_rw false true w
+	run stages "$OUT/w/plan.json"
+	assert_output "stage0: sg0-state.read[sg0-in] sg0-grad0.read
+stage1: sg1-state.read[sg1-in] sg1-grad0.read sg1-param0.write[sg1-in] sg0-state.write[sg0-out]
+stage2: sg2-state.read[sg2-in] sg2-grad0.read sg2-param0.write[sg2-in] sg1-state.write[sg1-out]
+stage3: sg2-state.write[sg2-out]"
+	run awk '/^\[optimizer.stage1.r0.sg1-param0.write\]/,/^$/' "$OUT/w/step.fio"
+	assert_line "wait_for=optimizer.stage1.r0.sg1-state.read"
+	run awk '/^\[optimizer.stage1.r0.sg0-state.write\]/,/^$/' "$OUT/w/step.fio"
+	refute_line --partial "wait_for="
+	# both: stage 0 = R(0); stage j+1 = R(j+1) || P(j) || S(j-1); then S(last)
+	plan_rw true true rw
+	run stages "$OUT/rw/plan.json"
+	assert_output "stage0: sg0-state.read sg0-grad0.read
+stage1: sg1-state.read sg1-grad0.read
+stage2: sg2-state.read sg2-grad0.read sg1-param0.write[sg1-param] sg0-state.write[sg0-out]
+stage3: sg2-param0.write[sg2-param] sg1-state.write[sg1-out]
+stage4: sg2-state.write[sg2-out]"
+	# one fio group per stage: stonewall on each stage's first job only
+	assert_equal "$(grep -c '^stonewall' "$OUT/rw/step.fio")" "$(jq '[.phases[].stages[]] | length' "$OUT/rw/plan.json")"
+	run ! grep -q '^wait_for=optimizer' "$OUT/rw/step.fio"
 }
 
 @test "zero: configurations DeepSpeed rejects, and plans that swap nothing, get one line and exit 2" {

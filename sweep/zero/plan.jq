@@ -49,6 +49,10 @@ def bool_or($v; $d): if $v == null then $d else $v end;
     (if $aio.intra_op_parallelism == null then "aio.intra_op_parallelism=1 (swap_tensor/constants.py)" else empty end),
     (if $aio.single_submit == null then "aio.single_submit=false (swap_tensor/constants.py)" else empty end),
     (if $aio.overlap_events == null then "aio.overlap_events=true (swap_tensor/constants.py)" else empty end),
+    (if $cfg.gradient_accumulation_steps == null then
+       (if ($cfg.train_batch_size | type) == "number" and ($cfg.train_micro_batch_size_per_gpu | type) == "number"
+        then "gradient_accumulation_steps=train_batch_size // train_micro_batch_size_per_gpu // world (runtime/config.py)"
+        else "gradient_accumulation_steps=1 (runtime/config.py)" end) else empty end),
     (if $cfg.optimizer.type == null then "optimizer.type=adam (no optimizer section: assumed DeepSpeedCPUAdam)" else empty end)
   ] as $defaults
 | {
@@ -72,7 +76,15 @@ def bool_or($v; $d): if $v == null then $d else $v end;
     optimizer: (($cfg.optimizer.type // "adam") | ascii_downcase),
     param_dtype: (if $cfg.bf16.enabled == true then "bf16"
                   elif $cfg.fp16.enabled == true then "fp16" else "fp32" end),
-    thread_count_ignored: ($aio.thread_count != null and $aio.intra_op_parallelism == null)
+    thread_count_ignored: ($aio.thread_count != null and $aio.intra_op_parallelism == null),
+    # runtime/config.py _set_batch_related_parameters: gradient_accumulation_steps,
+    # else train_batch_size // train_micro_batch_size_per_gpu // world size,
+    # else 1 (DeepSpeed's world_size is every GPU; here the data-parallel world).
+    gas: ($cfg.gradient_accumulation_steps
+          // (if ($cfg.train_batch_size | type) == "number" and ($cfg.train_micro_batch_size_per_gpu | type) == "number"
+                 and $cfg.train_micro_batch_size_per_gpu > 0
+              then ($cfg.train_batch_size / $cfg.train_micro_batch_size_per_gpu | floor) / $world | floor
+              else 1 end))
   } as $c
 # --- the ds_config's own errors (one line each) -------------------------------
 | if ($c.opt_nvme or $c.param_nvme) | not then
@@ -87,6 +99,8 @@ def bool_or($v; $d): if $v == null then $d else $v end;
          $c.max_in_cpu, $c.block_size, $c.queue_depth, $c.intra_op_parallelism]
         | map(type == "number" and . >= 0 and . == floor) | all) | not then
     {error: "ds_config: sub_group_size, buffer_count, buffer_size, max_in_cpu and the aio sizes must be non-negative integers"}
+  elif ($c.gas | type) != "number" or $c.gas < 1 or $c.gas != ($c.gas | floor) or $c.gas > 1024 then
+    {error: "ds_config: gradient_accumulation_steps (given, or train_batch_size // train_micro_batch_size_per_gpu // world) must be an integer from 1 to 1024"}
   elif $c.block_size < 1 or $c.queue_depth < 1 or $c.intra_op_parallelism < 1 then
     {error: "ds_config: aio.block_size, aio.queue_depth and aio.intra_op_parallelism must be at least 1"}
   elif ($c.optimizer | IN("adam", "adamw", "adagrad", "lion")) | not then
@@ -218,32 +232,71 @@ def bool_or($v; $d): if $v == null then $d else $v end;
   | (($sg | map(.numel) | max) as $l | io_aligned($l; $a_opt)) as $largest
   | ([$sg[].grad_bytes[]] | if length == 0 then 1 else max / $opt_es end) as $gmax
   | ([1, $c.opt_buffer_count * (($largest / $gmax) | floor)] | max) as $grad_depth
-  | ($c.pipeline_read or $c.pipeline_write) as $pipelined
+  | ($c.opt_nvme and ($c.pipeline_read or $c.pipeline_write)) as $pipelined
   # stage3.py step: for each sub-group: _prepare_sub_group (swap in state and
   # gradients), _optimizer_step, _reassign_or_swap_out_partitioned_parameters
   # (fp16 params written by the param swapper's write handle),
-  # _release_sub_group (swap out state). Per sub-group: reads R, writes W.
-  # The fp16 parameter write of a sub-group completes before its state write
-  # is issued (swap_out_partitioned_params waits: SwapBufferPool.swap_out
-  # async_op=False), so writes(i) is a chain: parameters, then state.
+  # _release_sub_group (swap out state). Per sub-group: reads R (state and
+  # gradients, one op), the parameter write P, the state write S.
+  # The fp16 parameter write of a sub-group completes before the code goes
+  # on (swap_out_partitioned_params waits: SwapBufferPool.swap_out
+  # async_op=False).
   | def reads($i): io(["state", "grad"]; [$i]; "read"; "optimizer-read"; 1e18);
-    def writes($i): (io(["param"]; [$i]; "write"; "param-write"; 1e18)
-                     + io(["state"]; [$i]; "write"; "optimizer-write"; 1e18))
-                    | map(.serial = true | .chain = "sg\($i)-out");
-    ($sg | length) as $n
+    # R then P on one chain: P waits for R's state read (the largest of the
+    # op's tensors: fio's wait_for names one job; the gradient reads of the
+    # same op run beside it).
+    def reads_then($i; $ch): reads($i) | map(if .kind == "state" then .serial = true | .chain = $ch else . end);
+    def pwrite($i; $ch): io(["param"]; [$i]; "write"; "param-write"; 1e18) | map(.serial = true | .chain = $ch);
+    def swrite($i; $ch): io(["state"]; [$i]; "write"; "optimizer-write"; 1e18) | map(.serial = true | .chain = $ch);
+    def writes($i): pwrite($i; "sg\($i)-out") + swrite($i; "sg\($i)-out");
+    ($sg | length) as $n | $opt_sgs as $o | ($o | length) as $m
   | (if $pipelined then
-       # pipelined_optimizer_swapper.py: a read handle and a write handle;
-       # swap_in_optimizer_state reads sub-group i+1 (states and gradients in
-       # one op, _swap_in_optimizer_state) while swap_out_optimizer_state's
-       # write of sub-group i is in flight; each waits before the next of its
-       # kind. With no compute, stage k = reads(k) || writes(k-1), exact for
-       # pipeline_read (the read of k is issued before the writes of k-1).
-       # With pipeline_write alone DeepSpeed reads k while the state write of
-       # k-1 is in flight and writes k's parameters after that read; the
-       # replay keeps the pipeline_read shape (same bytes, same handles).
-       [range(0; $n + 1) as $k
-        | {name: "stage\($k)",
-           jobs: ((if $k < $n then reads($k) else [] end) + (if $k > 0 then writes($k - 1) else [] end))}]
+       # pipelined_optimizer_swapper.py PipelinedOptimizerSwapper: a read
+       # handle and a write handle. swap_in_optimizer_state(i, next): waits
+       # for the read of i (issued now, or earlier as ASYNC_SWAP_IN), then,
+       # with pipeline_read, issues the read of the next swappable sub-group
+       # (stage3.py _create_next_swappable_fp32_groups) without waiting.
+       # swap_out_optimizer_state(i, async_swap = a next exists): first waits
+       # for the ASYNC_SWAP_OUT of the previous sub-group (_complete_swap_out),
+       # then issues the state write of i; with pipeline_write (and a next
+       # sub-group) it is left in flight, else waited for at once.
+       # Between the two, P(i) runs and is waited for. With no compute and
+       # o_j the swappable sub-groups (m of them):
+       if $c.pipeline_read and ($c.pipeline_write | not) then
+         # R(o_j+1) is issued after R(o_j) completes and runs beside
+         # P(o_j) -> S(o_j) (S waited for); the next wait is for R(o_j+1).
+         # Exact: stage j = R(o_j) || (P(o_j-1) -> S(o_j-1)).
+         [range(0; $m + 1) as $k
+          | {name: "stage\($k)",
+             jobs: ((if $k < $m then reads($o[$k]) else [] end) + (if $k > 0 then writes($o[$k - 1]) else [] end))}]
+       elif $c.pipeline_write and ($c.pipeline_read | not) then
+         # R(o_j) is issued and waited for, then P(o_j), while S(o_j-1) is
+         # in flight; S(o_j-1) is waited for after P(o_j), then S(o_j)
+         # issued. Exact: stage j = (R(o_j) -> P(o_j)) || S(o_j-1); the
+         # last S waited for at once (no next sub-group).
+         [range(0; $m + 1) as $k
+          | {name: "stage\($k)",
+             jobs: ((if $k < $m then reads_then($o[$k]; "sg\($o[$k])-in") + pwrite($o[$k]; "sg\($o[$k])-in") else [] end)
+                    + (if $k > 0 then swrite($o[$k - 1]; "sg\($o[$k - 1])-out") else [] end))}]
+       else
+         # Both: after waiting for R(o_j), R(o_j+1) is issued and P(o_j)
+         # runs while S(o_j-1) is still in flight; after P(o_j), S(o_j-1) is
+         # waited for and S(o_j) issued; then R(o_j+1) is waited for. So
+         # the next R is issued when R(o_j+1), P(o_j) and S(o_j-1) have all
+         # ended: stage j+1 = R(o_j+1) || P(o_j) || S(o_j-1), after a
+         # stage 0 = R(o_0) and before a last stage S(o_m-1) (waited for at
+         # once). One liberty: DeepSpeed issues S(o_j-1) as soon as
+         # P(o_j-1) and S(o_j-2) end, so it may start before the stage
+         # barrier (beside the end of R(o_j)); fio's wait_for names one
+         # job, so the replay starts it with its stage.
+         [{name: "stage0", jobs: (if $m > 0 then reads($o[0]) else [] end)}]
+         + [range(0; $m) as $j
+            | {name: "stage\($j + 1)",
+               jobs: ((if $j + 1 < $m then reads($o[$j + 1]) else [] end)
+                      + pwrite($o[$j]; "sg\($o[$j])-param")
+                      + (if $j > 0 then swrite($o[$j - 1]; "sg\($o[$j - 1])-out") else [] end))}]
+         + [{name: "stage\($m + 1)", jobs: (if $m > 0 then swrite($o[$m - 1]; "sg\($o[$m - 1])-out") else [] end)}]
+       end
      else
        # partitioned_optimizer_swapper.py: one handle; swap_in_optimizer_state
        # reads the state tensors and waits (_swap_in_parameter), then the
@@ -258,20 +311,28 @@ def bool_or($v; $d): if $v == null then $d else $v end;
           {name: "sg\($i)-param-out", jobs: io(["param"]; [$i]; "write"; "param-write"; 1e18)},
           {name: "sg\($i)-out", jobs: io(["state"]; [$i]; "write"; "optimizer"; 1e18)}]
      end) as $opt_stages
-  | [
+  # One step = gradient_accumulation_steps micro-steps (forward and
+  # backward each), then one optimizer step. Gradients are swapped out only
+  # at the accumulation boundary (stage3.py partition_grads: before it they
+  # are accumulated in the CPU grad partitions, __param_id_to_grad_partition);
+  # NVMe parameters are read in every forward and backward.
+  | $c.gas as $gas
+  | def mb($u): if $gas > 1 then "-mb\($u)" else "" end;
+    def micro($u): if $gas > 1 then {micro_step: $u} else {} end;
+    [range(1; $gas + 1) as $u
+     | (
       # Forward: partitioned_param_coordinator fetches each layer's
       # parameters; the param swapper swap_in() reads them into its
       # buffer_count buffers of buffer_size elements (at most buffer_count
       # parameters in flight, partitioned_param_swapper.py swap_in).
-      {name: "forward", stages: [{name: "param-in", jobs: serial_io(["param"]; $nvme_sgs; "read"; "param-read"; $c.param_buffer_count)}]},
-      # Backward: the same parameters are read again while the gradient
-      # partitions are written by the optimizer swapper's (write) handle, last
-      # layer first.
-      {name: "backward", stages: [{name: "param-in-grad-out",
+      {name: "forward", stages: [{name: "param-in\(mb($u))", jobs: serial_io(["param"]; $nvme_sgs; "read"; "param-read"; $c.param_buffer_count)}]} + micro($u),
+      # Backward: the same parameters are read again while (at the
+      # accumulation boundary) the gradient partitions are written by the
+      # optimizer swapper's (write) handle, last layer first.
+      {name: "backward", stages: [{name: ((if $u == $gas then "param-in-grad-out" else "param-in" end) + mb($u)),
          jobs: (serial_io(["param"]; $nvme_sgs | reverse; "read"; "param-read"; $c.param_buffer_count)
-                + serial_io(["grad"]; $opt_sgs | reverse; "write"; (if $pipelined then "optimizer-write" else "optimizer" end); $grad_depth))}]},
-      {name: "optimizer", stages: $opt_stages}
-    ]
+                + (if $u == $gas then serial_io(["grad"]; $opt_sgs | reverse; "write"; (if $pipelined then "optimizer-write" else "optimizer" end); $grad_depth) else [] end))}]} + micro($u))]
+    + [{name: "optimizer", stages: $opt_stages}]
     | map(.stages |= map(select(.jobs | length > 0)
           | .read_bytes_per_rank = ([.jobs[] | select(.rw == "read") | .count * .bytes] | add // 0)
           | .write_bytes_per_rank = ([.jobs[] | select(.rw == "write") | .count * .bytes] | add // 0)))

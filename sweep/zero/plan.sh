@@ -46,7 +46,7 @@ zero_print_plan() {
 	jq -r '
 	def gb: . / 1e9 * 1000 | round / 1000 | tostring;
 	"ZeRO-Infinity step: \(.inputs.params) params, world \(.inputs.world), \(.inputs.ranks) ranks on this node, \(.config.optimizer) (\(.config.optimizer_state | join(", "))), \(.config.param_dtype) params",
-	"swapper: \(.config.swapper) (pipeline_read=\(.config.pipeline_read), pipeline_write=\(.config.pipeline_write)); sub_group_size \(.config.sub_group_size); aio block_size=\(.config.block_size) queue_depth=\(.config.queue_depth) intra_op_parallelism=\(.config.intra_op_parallelism) single_submit=\(.config.single_submit) overlap_events=\(.config.overlap_events)",
+	"swapper: \(.config.swapper) (pipeline_read=\(.config.pipeline_read), pipeline_write=\(.config.pipeline_write)); sub_group_size \(.config.sub_group_size); aio block_size=\(.config.block_size) queue_depth=\(.config.queue_depth) intra_op_parallelism=\(.config.intra_op_parallelism) single_submit=\(.config.single_submit) overlap_events=\(.config.overlap_events); gradient_accumulation_steps \(.config.gas)",
 	(.defaults[] | "default: \(.)"), (.notes[] | "note: \(.)"),
 	"",
 	"per rank: partition \(.per_rank.partition_numel) elements in \(.per_rank.sub_groups | length) sub-groups; \(.per_rank.files) swap files, \(.per_rank.file_bytes) bytes",
@@ -58,7 +58,7 @@ zero_print_plan() {
 	(["phase", "stage", "tensors/rank", "read B/rank", "write B/rank", "read B/node", "write B/node"] | @tsv),
 	(.inputs.ranks as $r | .phases[] | (.stages[] as $s | [.name, $s.name, ([$s.jobs[].count] | add),
 	   $s.read_bytes_per_rank, $s.write_bytes_per_rank, $s.read_bytes_per_rank * $r, $s.write_bytes_per_rank * $r] | @tsv),
-	   ([.name, "(total)", "", .read_bytes_per_rank, .write_bytes_per_rank, .read_bytes, .write_bytes] | @tsv)),
+	   ([.name + (if .micro_step then " (micro-step \(.micro_step))" else "" end), "(total)", "", .read_bytes_per_rank, .write_bytes_per_rank, .read_bytes, .write_bytes] | @tsv)),
 	"",
 	"per step (node): read \(.read_bytes_per_step) B (\(.read_bytes_per_step | gb) GB), write \(.write_bytes_per_step) B (\(.write_bytes_per_step | gb) GB), \(.files) files"
 	' "$plan" | zero_columns

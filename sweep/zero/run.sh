@@ -126,24 +126,30 @@ zero_step_figures() {
 	   | .gbs = (if .seconds > 0 then (.read + .write) / .seconds / 1e9 else 0 end)' "$1"
 }
 
-# zero_run_steps LABEL STEPFIO STEPS OUTDIR TOTALS_JSON: run the step STEPS
-# times; check every step moved exactly the planned replay bytes; print one
-# line per step; write OUTDIR/LABEL-steps.json (a list of step figures).
+# zero_run_steps LABEL STEPFIO STEPS OUTDIR TOTALS_JSON [CEILING_JSON]: run
+# the step STEPS times; check every step moved exactly the planned replay
+# bytes; print one line per step (and one against the device ceiling,
+# ceiling.sh, unless CEILING_JSON is "null" or absent); write
+# OUTDIR/LABEL-steps.json (a list of step figures).
 zero_run_steps() {
-	local label=$1 job=$2 steps=$3 out=$4 totals=$5 i f
+	local label=$1 job=$2 steps=$3 out=$4 totals=$5 ceiling=${6:-null} i f
 	local want_r want_w
 	want_r=$(jq -r .read <<<"$totals")
 	want_w=$(jq -r .write <<<"$totals")
 	for ((i = 1; i <= steps; i++)); do
 		zero_fio "$job" "$out/$label-step$i.fio.json"
-		f=$(zero_step_figures "$out/$label-step$i.fio.json")
+		f=$(zero_step_figures "$out/$label-step$i.fio.json" | zero_against_ceiling "$ceiling")
 		if [ "$(jq -r .read <<<"$f")" != "$want_r" ] || [ "$(jq -r .write <<<"$f")" != "$want_w" ]; then
 			die "$EXIT_ERROR" "step $i ($label) moved $(jq -r '"\(.read) B read, \(.write) B written"' <<<"$f"), the plan says $want_r and $want_w"
 		fi
 		printf '%s\n' "$f" >"$out/$label-step$i.json"
 		jq -r --arg l "$label" --argjson i "$i" '
 			"\($l) step \($i): " + ([.phases[] | "\(.phase) \(.seconds * 1000 | round / 1000) s"] | join(", "))
-			+ "; total \(.seconds * 1000 | round / 1000) s, \(.gbs * 100 | round / 100) GB/s"' <<<"$f"
+			+ "; total \(.seconds * 1000 | round / 1000) s, \(.gbs * 100 | round / 100) GB/s",
+			(if .ceiling == null then empty else
+			 "\($l) step \($i) against the device ceiling: "
+			 + ([.phases[] | "\(.phase) \(.gbs * 100 | round / 100) of \(.ceiling_gbs * 100 | round / 100) GB/s (\(.pct_of_ceiling | round)%)"] | join(", "))
+			 + "; step \(.gbs * 100 | round / 100) of \(.ceiling_gbs * 100 | round / 100) GB/s (\(.pct_of_ceiling | round)%)" end)' <<<"$f"
 	done
 	for ((i = 1; i <= steps; i++)); do cat "$out/$label-step$i.json"; done | jq -s . >"$out/$label-steps.json"
 }
