@@ -2,7 +2,8 @@
 # plot.sh - gnuplot: heat maps, best per thread count, the fleet's hosts.
 #
 # Owns: gp_quote, tics, write_plots (jq/plot-heat.jq, jq/plot-threads.jq;
-# bandwidth over time: bwlog.sh write_bw_plots), write_hosts_plot. Reads: RUN/aggregate.json, RUN/fleet.json.
+# bandwidth over time: bwlog.sh write_bw_plots), write_hosts_plot.
+# Reads: RUN/aggregate.json, RUN/fleet.json.
 # Writes: RUN/plots/*.{dat,gp,png,log}; a note when gnuplot is missing or
 # fails (the run goes on).
 # shellcheck disable=SC2016 # $3 is gnuplot's
