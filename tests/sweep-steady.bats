@@ -114,6 +114,7 @@ needs_engine() {
 # FIO_JSON (jq text), through results.sh result_json.
 result_of() {
 	lib
+	# shellcheck disable=SC2034 # read by the sourced modules
 	TARGETS=(t) RUN=''
 	mkdir -p p
 	printf '%s\n' "$1" >p/fio.stdout
