@@ -34,6 +34,11 @@ def cv: if length < 2 then null else
 	   steady: ($ok | map(.steady) | if any(. == false) then false
 		    elif length > 0 and all(. == true) then true else null end),
 	   steady_s: ($ok | map(.steady_s | select(. != null)) | max),
+	   # bandwidth over time (bwlog.sh): some ok run's last third is
+	   # more than DROP_PCT % below its first; a warning, not a flag
+	   drops: ($ok | map(.drops) | if any(. == true) then true
+		   elif any(. == false) then false else null end),
+	   drop_pct: ($ok | map(.drop_pct | select(. != null)) | max),
 	   ops_per_s: ($ok | map(.ops_per_s) | median),
 	   clat_p50_us: ($ok | map(.clat_p50_us) | median),
 	   clat_p99_us: ($ok | map(.clat_p99_us) | median),

@@ -3,8 +3,13 @@
 # ranks; $targets: the targets (rank R uses target R mod their number).
 # A point of several handles (ranks, readwrite: one fio job each, job name
 # KEY.rankR[.read|.write]) also gets handles (per job), slowest_rank_gbs,
-# read_gbs, write_gbs and targets (GB/s per target). Used by results.sh
-# result_json.
+# read_gbs, write_gbs and targets (GB/s per target). $bwlog: bwlog.sh
+# bwlog_summary of the point's bandwidth logs (null without). steady: fio's
+# steadystate object of every job says attained (true), some job's does not
+# (false), no job has one (null: fixed runtime); steady_s: the measured
+# seconds (after ramp_time) until fio declared steady state and ended the
+# job (its job_runtime; the longest job), null unless steady. Used by
+# results.sh result_json.
 ($fio[0] // null) as $f
 | ($stats[0] // null) as $st
 # each job's own direction (a readwrite point has read and write jobs)
@@ -34,6 +39,14 @@
 			 then $st.submit_calls / ($st.bytes / 1e9) else null end),
 	 tswap_version: ($st.tswap_version // null),
 	 fio_version: ($f["fio version"] // null)}
+	+ ([$f.jobs[] | .steadystate // empty] as $ss
+	   | (if ($ss | length) == 0 then null else ($ss | all(.attained == 1)) end) as $steady
+	   | {steady: $steady,
+	      steady_s: (if $steady == true then ([$f.jobs[] | .job_runtime // 0] | max) / 1000 else null end),
+	      steady_criterion: ($ss[0].ss // null)})
+	+ (($bwlog[0] // null) as $b
+	   | {bw_log: $b, drops: (if $b then $b.drops else null end),
+	      drop_pct: (if $b then $b.drop_pct else null end)})
 	+ ([$f.jobs[] | jrw as $jr
 	    | {job: .jobname,
 	       rank: ((.jobname | capture("\\.rank(?<r>[0-9]+)(\\.(read|write))?$") | .r | tonumber) // 0),

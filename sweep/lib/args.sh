@@ -38,6 +38,15 @@ Grid
   --io-size SIZE       bytes per point instead of a runtime (no ramp)
   --repeat N           run every point N times (median and CV in the report)
   --no-ceiling         skip the fio libaio device-ceiling runs
+  --fixed-runtime      run every point for the whole runtime: no fio
+                       steady-state detection (default: steadystate=bw_slope:2%,
+                       ss_dur=5 s, capped by the runtime, when the runtime is
+                       at least ramp + 7 s; a point that never attains it is
+                       flagged "not steady")
+  --precondition       before the first write point, write the target
+                       sequentially twice (fio libaio, direct, 1m blocks);
+                       default for write points on a block device
+  --no-precondition    do not precondition
 
 Run directory
   --out DIR            run directory (default: build/sweep/DATE-TIME in the
@@ -132,6 +141,18 @@ parse_args() {
 			CEILING=0
 			SWEEP_OPTS_SEEN=1
 			;;
+		--fixed-runtime)
+			FIXED_RUNTIME=1
+			SWEEP_OPTS_SEEN=1
+			;;
+		--precondition | --no-precondition)
+			v=on
+			[ "$opt" = --precondition ] || v=off
+			[ "$PRECONDITION" = auto ] || [ "$PRECONDITION" = "$v" ] ||
+				usage_error "--precondition and --no-precondition exclude each other"
+			PRECONDITION=$v
+			SWEEP_OPTS_SEEN=1
+			;;
 		--list-grids)
 			list_grids
 			exit "$EXIT_OK"
@@ -218,6 +239,8 @@ parse_args() {
 	if [ -n "$RESUME" ] && [ "$SWEEP_OPTS_SEEN" = 1 ]; then
 		usage_error "--resume uses the run's own settings (and hosts); only --min-read-gbs, --min-write-gbs, --ds-version, --compare, --dry-run, --destructive, --force and the fleet options --outlier-pct, --connect-timeout, --host-timeout, --fio-version, --junit go with it"
 	fi
+	[ "$PRECONDITION" != on ] || [ -z "$HOSTS_FILE" ] ||
+		usage_error "--precondition: not in fleet mode (--hosts): precondition each host's target before the sweep"
 	if [ -n "$EMIT_DIR" ] && [ -n "$HOSTS_FILE" ]; then
 		usage_error "--emit-jobs writes the grid's job files; it takes no --hosts"
 	fi

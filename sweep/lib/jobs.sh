@@ -83,6 +83,10 @@ point_job() {
 		printf 'filename=%s\nsize=%s\ndirect=1\n' "$target" "$(bytes_to_size "$((SIZE_BYTES / t * t))")"
 	fi
 	run_options
+	if [ -z "$h" ]; then
+		steady_options "$rw" "${n:-1}"
+		bwlog_options
+	fi
 	if [ -n "$h" ]; then
 		printf 'overwrite=1\n'
 		if [ -n "${H_OPTS[h]}" ]; then

@@ -1,8 +1,9 @@
 # shellcheck shell=bash
 # plot.sh - gnuplot: heat maps, best per thread count, the fleet's hosts.
 #
-# Owns: gp_quote, tics, write_plots (jq/plot-heat.jq, jq/plot-threads.jq),
-# write_hosts_plot. Reads: RUN/aggregate.json, RUN/fleet.json.
+# Owns: gp_quote, tics, write_plots (jq/plot-heat.jq, jq/plot-threads.jq;
+# bandwidth over time: bwlog.sh write_bw_plots), write_hosts_plot.
+# Reads: RUN/aggregate.json, RUN/fleet.json.
 # Writes: RUN/plots/*.{dat,gp,png,log}; a note when gnuplot is missing or
 # fails (the run goes on).
 # shellcheck disable=SC2016 # $3 is gnuplot's
@@ -81,6 +82,7 @@ write_plots() {
 		} >"$gp"
 		gnuplot "$gp" 2>"$dir/best-by-threads.log" || note "gnuplot failed for best-by-threads (see plots/best-by-threads.log)"
 	fi
+	write_bw_plots
 }
 
 # write_hosts_plot: plots/hosts.png, each host's best read and write GB/s.

@@ -39,6 +39,11 @@ write_report() {
 		printf '# tswap sweep report\n\n'
 		jq -r -L "$JQ_DIR" -f "$JQ_DIR/report-pick.jq" "$RUN/aggregate.json"
 		jq -r --slurpfile agg "$RUN/aggregate.json" --arg notes "$notes" --argjson dropped "$dropped" -f "$JQ_DIR/report-head.jq" "$cfg"
+		printf '## How the points ran\n\n'
+		steady_line
+		bwlog_line
+		precondition_line
+		printf '\n'
 		[ ! -f "$RUN/meta.json" ] || jq -r -f "$JQ_DIR/meta-report.jq" "$RUN/meta.json"
 		printf '## DeepSpeed aio config (best-aio.json)\n\n'
 		if [ "$(jq '.trusted' "$RUN/best-aio.json")" = false ]; then

@@ -46,7 +46,8 @@ result_json() {
 		--argjson qd "$q" --arg submit "$s" --arg window "$w" --argjson threads "$p" \
 		--argjson iodepth "$d" --argjson rc "$rc" --arg err "$err" --argjson wall "$wall" \
 		--argjson ranks "${n:-1}" --argjson targets "$(targets_json)" \
-		--slurpfile fio "$fiojson" --slurpfile stats "$stats" -f "$JQ_DIR/result.jq" >"$dir/result.json.tmp"
+		--slurpfile fio "$fiojson" --slurpfile stats "$stats" --slurpfile bwlog <(bwlog_summary "$dir") \
+		-f "$JQ_DIR/result.jq" >"$dir/result.json.tmp"
 	mv -f "$dir/result.json.tmp" "$dir/result.json"
 }
 

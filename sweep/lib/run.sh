@@ -158,6 +158,7 @@ run_plan() {
 				printf '[%*d/%d] %s  done earlier: %s GB/s\n' "${#total}" "$idx" "$total" "$label" "${FINISHED[$runkey]}"
 				continue
 			fi
+			precondition_before "$rw"
 			check_run_space
 			tmp="$RUN/points/.tmp-$runkey.$$"
 			TMP_POINT=$tmp

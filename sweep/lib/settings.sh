@@ -81,6 +81,8 @@ setup_new_run() {
 	if [ "$CEILING" = 1 ]; then
 		PLAN_TEXT=$(add_ceilings "$PLAN_TEXT")
 	fi
+	steady_resolve
+	precondition_check_plan
 }
 
 # save_config: sweep.json and plan.tsv describe the run for --resume.
@@ -101,6 +103,8 @@ save_config() {
 		--argjson targets "$(targets_json)" \
 		--arg ceiling_bs "$CEILING_BS" --argjson ceiling_qd "$CEILING_QD" \
 		--arg ds_version "$DS_VERSION" \
+		--arg steady "$STEADY" --argjson fixed_runtime "$FIXED_RUNTIME" --arg ss_crit "$SS_CRIT" \
+		--argjson ss_dur "$SS_DUR" --arg precondition "$PRECONDITION" \
 		-f "$JQ_DIR/sweep-config.jq" >"$tmp"
 	mv -f "$tmp" "$RUN/sweep.json"
 	[ "$fleet" = /dev/null ] || rm -f -- "$fleet"
@@ -129,6 +133,10 @@ load_config() {
 	CEILING=$(jq -r 'if .ceiling then 1 else 0 end' "$cfg")
 	v=$(jq -r '.ds_version // ""' "$cfg")
 	DS_VERSION=${DS_VERSION:-$v}
+	# runs from before steady state: fixed runtime, no preconditioning
+	STEADY=$(jq -r '.steady_state // "off"' "$cfg")
+	FIXED_RUNTIME=$(jq -r 'if .fixed_runtime then 1 else 0 end' "$cfg")
+	PRECONDITION=$(jq -r '.precondition // "off"' "$cfg")
 	PLAN_TEXT=$(cat "$RUN/plan.tsv")
 	if jq -e '.fleet' "$cfg" >/dev/null 2>&1; then
 		fleet_load_config "$cfg"

@@ -25,6 +25,17 @@ readonly CV_FLAG=0.05 CACHE_FACTOR=1.10
 # The engine's limits (engine/tswap.c TSWAP_MAX_THREADS,
 # TSWAP_MAX_URING_DEPTH; docs/engine.md), checked before a grid runs.
 readonly ENGINE_MAX_THREADS=1024 ENGINE_MAX_URING_DEPTH=32768
+# Steady state (steady.sh, fio HOWTO "Steady state"): fio's criterion and
+# its window in seconds (one sample a second); SNIA SSS PTS: a slope
+# excursion within 10% of the window's mean over 5 rounds = 2% a second.
+readonly SS_CRIT=bw_slope:2% SS_DUR=5
+# Bandwidth logs (bwlog.sh): fio's log_avg_msec; a point whose last third
+# averages more than DROP_PCT % below its first third "drops during the run";
+# judged on BWLOG_MIN_SAMPLES samples or more (2 s: a third of a shorter log
+# is one or two samples, noise rather than a trend).
+readonly BWLOG_MSEC=250 DROP_PCT=20 BWLOG_MIN_SAMPLES=8
+# Preconditioning (precondition.sh): fio libaio sequential writes, passes.
+readonly PRECOND_BS=1m PRECOND_QD=32 PRECOND_LOOPS=2
 # The jq programs (jq/*.jq, run with jq -f).
 readonly JQ_DIR="$SWEEP_HOME/jq"
 
@@ -41,6 +52,12 @@ readonly ROOT
 TARGET='' SIZE='' GRID=quick RW_OPT='' BACKEND_OPT='' TENSOR_OPT='' RUNTIME='' RAMP=''
 IO_SIZE='' REPEAT='' OUT='' RESUME='' DRY_RUN=0 MIN_READ='' MIN_WRITE='' COMPARE=''
 DESTRUCTIVE=0 FORCE=0 ENGINE='' CEILING=1 EMIT_DIR='' SWEEP_OPTS_SEEN=0
+# --fixed-runtime (args.sh): no steady-state detection; STEADY (steady.sh
+# steady_resolve): on or off for this run, saved in sweep.json.
+FIXED_RUNTIME=0 STEADY=''
+# --precondition / --no-precondition (args.sh): on, off, or auto (on for
+# write points on a block device); saved in sweep.json (precondition.sh).
+PRECONDITION=auto
 # QUIET: --quiet; progress lines (the entry point's fd 8) go to stderr, or
 # nowhere with --quiet; results go to stdout, errors to stderr always.
 QUIET=0

@@ -1,0 +1,111 @@
+# shellcheck shell=bash
+# precondition.sh - preconditioning: before the first write point, write
+# every target the plan uses sequentially PRECOND_LOOPS (2) times with
+# large blocks (SNIA SSS PTS: a workload-independent preconditioning of two
+# full sequential fills), so that write points measure a drive that has
+# been written in full (garbage collection, no fresh-out-of-box speed)
+# rather than its first pass.
+#
+# The fill is fio's own libaio engine, direct=1, rw=write, bs=PRECOND_BS,
+# iodepth=PRECOND_QD, loops=PRECOND_LOOPS, end_fsync=1, over the bytes of
+# the target the sweep uses (--size). It only writes what the write points
+# are allowed to write: check_targets (ranks.sh, target.sh) has passed for
+# writes, so a block device needs --destructive (and --force when in use or
+# signed), a user's existing file --destructive.
+#
+# PRECONDITION: on (--precondition), off (--no-precondition), auto (the
+# default: on when a target is a block device; a file target is not
+# preconditioned unless asked). Saved in sweep.json; with --resume a
+# finished preconditioning (RUN/precondition/done) is not repeated.
+#
+# Owns: precondition_check_plan, precondition_wanted, precondition_targets,
+# precondition_before, precondition_line. Reads: PRECONDITION, PLAN_TEXT,
+# TARGETS, TARGET_KINDS, SIZE_BYTES, PRECOND_*. Writes: RUN/precondition/
+# (N/job.fio, N/fio.json per target, done), RUN/precondition.json.
+# shellcheck disable=SC2016 # ${TSWAP_TARGET} is literal: fio expands it
+
+# plan_has_write: the plan has a point that writes (write or readwrite).
+plan_has_write() {
+	awk -F '\t' '$3 == "write" || $3 == "readwrite" { f = 1 } END { exit !f }' <<<"$PLAN_TEXT"
+}
+
+# precondition_check_plan: --precondition needs a write point (setup).
+precondition_check_plan() {
+	[ "$PRECONDITION" != on ] || plan_has_write ||
+		usage_error "--precondition: the plan has no write point (preconditioning runs before the first one)"
+	return 0
+}
+
+# precondition_wanted: true when this run preconditions its targets.
+precondition_wanted() {
+	case $PRECONDITION in
+	on) return 0 ;;
+	off) return 1 ;;
+	esac
+	[[ " ${TARGET_KINDS[*]} " == *" block "* ]]
+}
+
+# precondition_targets: the paths the plan writes, one a line, each once:
+# the target of single-handle points and the rank files (ranks.sh).
+precondition_targets() {
+	{
+		! plan_has_single || printf '%s\n' "$TARGET"
+		local r h
+		while IFS=$'\t' read -r r h; do
+			[ -z "$r" ] || rank_file "$r" "$h"
+		done < <(rank_slots)
+	} | awk '!seen[$0]++'
+}
+
+# precondition_before RW: precondition once, before the first write point.
+precondition_before() {
+	local rw=$1 dir="$RUN/precondition" t n=0 rc size bytes main=$TARGET
+	local -a paths
+	[ "$rw" = write ] || [ "$rw" = readwrite ] || return 0
+	[ ! -f "$dir/done" ] || return 0
+	precondition_wanted || return 0
+	mapfile -t paths < <(precondition_targets)
+	size=$((SIZE_BYTES / $(size_to_bytes "$PRECOND_BS") * $(size_to_bytes "$PRECOND_BS")))
+	((size > 0)) || die "$EXIT_USAGE" "--precondition: --size $(bytes_to_size "$SIZE_BYTES") is smaller than one $PRECOND_BS block"
+	rm -rf -- "$dir" "$RUN/precondition.json"
+	mkdir -p "$dir"
+	for t in "${paths[@]}"; do
+		n=$((n + 1))
+		mkdir -p "$dir/$n"
+		say "preconditioning $t: $PRECOND_LOOPS sequential passes of $(bytes_to_size "$size") (fio libaio, bs=$PRECOND_BS, iodepth=$PRECOND_QD, O_DIRECT)"
+		printf '; tswap-sweep preconditioning: %s sequential passes over the target (SNIA SSS PTS)\n' "$PRECOND_LOOPS" >"$dir/$n/job.fio"
+		printf '[global]\nioengine=libaio\nfilename=${TSWAP_TARGET}\nsize=%s\ndirect=1\nbs=%s\niodepth=%s\nloops=%s\nend_fsync=1\n\n[precondition]\nrw=write\n' \
+			"$size" "$PRECOND_BS" "$PRECOND_QD" "$PRECOND_LOOPS" >>"$dir/$n/job.fio"
+		TARGET=$t
+		rc=0
+		run_fio "$dir/$n" 2 || rc=$?
+		TARGET=$main
+		bytes=$(jq -r '[.jobs[] | .write.io_bytes] | add // 0' "$dir/$n/fio.stdout" 2>/dev/null) || bytes=0
+		if [ "$rc" -ne 0 ] || [ "$bytes" != "$((size * PRECOND_LOOPS))" ]; then
+			die "$EXIT_ERROR" "preconditioning $t failed (fio exit $rc, $bytes of $((size * PRECOND_LOOPS)) bytes written): $(grep -v '^[[:space:]]*$' "$dir/$n/fio.stderr" | tail -n 2 | tr '\n' ' ')"
+		fi
+		mv -f -- "$dir/$n/fio.stdout" "$dir/$n/fio.json"
+		jq -c --arg path "$t" '{path: $path, bytes: ([.jobs[] | .write.io_bytes] | add),
+			seconds: (([.jobs[] | .job_runtime] | max) / 1000),
+			gbs: (([.jobs[] | .write.bw_bytes] | add) / 1e9)}' "$dir/$n/fio.json" >"$dir/$n/summary.json"
+		say "preconditioned $t: $(jq -r '"\(.bytes) bytes in \(.seconds) s, \(.gbs * 1000 | round / 1000) GB/s"' "$dir/$n/summary.json")"
+	done
+	jq -s --arg bs "$PRECOND_BS" --argjson qd "$PRECOND_QD" --argjson loops "$PRECOND_LOOPS" --argjson size "$size" \
+		'{passes: $loops, bs: $bs, iodepth: $qd, size_bytes: $size, targets: .,
+		  bytes: (map(.bytes) | add), seconds: (map(.seconds) | add),
+		  gbs: ((map(.bytes) | add) / (map(.seconds) | add) / 1e9)}' "$dir"/*/summary.json >"$RUN/precondition.json.tmp"
+	mv -f -- "$RUN/precondition.json.tmp" "$RUN/precondition.json"
+	: >"$dir/done"
+}
+
+# precondition_line: the report's line on preconditioning.
+precondition_line() {
+	if [ -f "$RUN/precondition.json" ]; then
+		jq -r '"- preconditioned before the first write point: \(.passes) sequential passes of \(.size_bytes) bytes over \(.targets | map("`\(.path)`") | join(", ")) (fio libaio, bs=\(.bs), iodepth=\(.iodepth), O_DIRECT): \(.bytes) bytes in \(.seconds) s, \(.gbs * 1000 | round / 1000) GB/s (precondition.json)"' "$RUN/precondition.json"
+	elif [ "$PRECONDITION" = off ]; then
+		printf -- '- not preconditioned (--no-precondition)\n'
+	else
+		printf -- '- not preconditioned (%s; --precondition fills the target twice before the first write point)\n' \
+			"$(if plan_has_write; then printf 'a file target'; else printf 'no write point'; fi)"
+	fi
+}

@@ -1,0 +1,70 @@
+# shellcheck shell=bash
+# steady.sh - fio's steady-state detection for each point (fio HOWTO
+# "Steady state", fio steadystate.c), capped by the runtime.
+#
+# A point runs with steadystate=SS_CRIT, ss_dur=SS_DUR and ss_ramp=RAMP on
+# top of time_based, runtime and ramp_time: fio samples the job's bandwidth
+# once a second (steadystate.c steadystate_check), fits a line through the
+# last SS_DUR samples and ends the job as soon as the slope is within the
+# limit; a job that never gets there runs to the runtime and is "not
+# steady" (pick.jq flags, never picked). result.jq records steady and
+# steady_s per run.
+#
+# fio 3.33 facts this follows:
+# - ss_ramp counts from the job's epoch, which fio resets when ramp_time
+#   ends (libfio.c reset_all_stats), but not the steady-state byte counter:
+#   a sample taken across that reset is an unsigned underflow. ss_ramp =
+#   ramp_time keeps every sample after the reset, so sampling starts
+#   ramp_time + 1 s into the measured runtime, and the first verdict comes
+#   SS_DUR - 1 s later.
+# - Without group_reporting each job of a group is judged and ended on its
+#   own. A point of several handles (ranks > 1, readwrite) would then lose
+#   handles one by one and measure less contention than it set out to, so
+#   those points keep the fixed runtime (steady null).
+# - The external engine needs nothing: fio counts its completions.
+#
+# Owns: steady_resolve, steady_min_runtime, steady_options, steady_line.
+# Reads: FIXED_RUNTIME, IO_SIZE, RUNTIME, RAMP, FLEET, SS_CRIT, SS_DUR.
+# Writes: STEADY (on/off; sweep.json keeps it for --resume).
+
+# steady_min_runtime: the shortest runtime (s) that gives fio two verdicts:
+# ramp_time + 1 s before the first sample, SS_DUR samples, one more.
+steady_min_runtime() {
+	printf '%s\n' "$((10#${RAMP:-0} + SS_DUR + 2))"
+}
+
+# steady_resolve: STEADY for a new run. Off with --fixed-runtime,
+# --io-size, in fleet mode, and when the runtime is too short for a
+# steady-state window (the quick grid's 1 s: its repeats are its evidence).
+steady_resolve() {
+	STEADY=on
+	if [ "$FIXED_RUNTIME" = 1 ] || [ -n "$IO_SIZE" ] || [ "$FLEET" = 1 ]; then
+		STEADY=off
+	elif ((10#$RUNTIME < $(steady_min_runtime))); then
+		STEADY=off
+	fi
+	return 0
+}
+
+# steady_options RW RANKS: the job's steady-state options (none when
+# STEADY is off or the point has several handles).
+steady_options() {
+	[ "$STEADY" = on ] || return 0
+	! multi_point "$1" "${2:-1}" || return 0
+	printf 'steadystate=%s\nss_dur=%s\nss_ramp=%s\n' "$SS_CRIT" "$SS_DUR" "${RAMP:-0}"
+}
+
+# steady_line: the report's line on how each point was timed.
+steady_line() {
+	if [ -n "$IO_SIZE" ]; then
+		return 0
+	elif [ "$STEADY" = on ]; then
+		printf -- '- steady state: fio steadystate=%s, ss_dur=%s s, ss_ramp=%s s, capped by the %s s runtime; a point that does not attain it is flagged "not steady" (points of several handles keep the fixed runtime)\n' \
+			"$SS_CRIT" "$SS_DUR" "${RAMP:-0}" "$RUNTIME"
+	elif [ "$FIXED_RUNTIME" = 1 ] || [ "$FLEET" = 1 ]; then
+		printf -- '- fixed runtime: no steady-state detection (%s)\n' "$([ "$FLEET" = 1 ] && printf 'fleet mode' || printf -- '--fixed-runtime')"
+	else
+		printf -- '- fixed runtime: the %s s runtime is shorter than a steady-state window needs (%s s: ramp + 1 s + %s s of samples + 1 s); --runtime %s or more turns it on\n' \
+			"$RUNTIME" "$(steady_min_runtime)" "$SS_DUR" "$(steady_min_runtime)"
+	fi
+}
