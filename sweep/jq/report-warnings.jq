@@ -4,5 +4,5 @@ def g: . * 1000 | round / 1000 | tostring;
 ([.points[] | select(.above_ceiling) | "- **\(.point)**: \(.gbs | g) GB/s is more than 10% above the device ceiling: the page cache or a cache in the device is serving reads (the error behind DeepSpeed issue #998); do not trust this point."]
 + [.points[] | select(.cv_flag) | "- \(.point): coefficient of variation \(.cv * 1000 | round / 10)% over \(.ok_runs) repeats (> \($cvflag * 100)%): not repeatable"]
 + [.points[] | select(.steady == false) | "- \(.point): not steady: fio's steady-state detection did not attain within the runtime in some repeat (the drive was still changing speed); not picked"]
-+ [.points[] | select(.status != "ok") | "- \(.point): \(.status): \(.errors | unique | join("; "))"]) as $w
++ [.points[] | select(.status != "ok" and .status != "pruned") | "- \(.point): \(.status): \(.errors | unique | join("; "))"]) as $w
 | if ($w | length) == 0 then "None." else $w[] end

@@ -40,6 +40,7 @@ write_report() {
 		jq -r -L "$JQ_DIR" -f "$JQ_DIR/report-pick.jq" "$RUN/aggregate.json"
 		jq -r --slurpfile agg "$RUN/aggregate.json" --arg notes "$notes" --argjson dropped "$dropped" -f "$JQ_DIR/report-head.jq" "$cfg"
 		[ ! -f "$RUN/meta.json" ] || jq -r -f "$JQ_DIR/meta-report.jq" "$RUN/meta.json"
+		jq -r -f "$JQ_DIR/report-budget.jq" "$RUN/aggregate.json"
 		printf '## DeepSpeed aio config (best-aio.json)\n\n'
 		if [ "$(jq '.trusted' "$RUN/best-aio.json")" = false ]; then
 			printf 'No trustworthy libaio point: no config. %s.\n\n' "$(jq -r '.reason' "$RUN/best-aio.json")"
