@@ -181,7 +181,10 @@ parse_args() {
 			--host-timeout) HOST_TIMEOUT=$val ;;
 			--junit) JUNIT_OUT=$val ;;
 			--fio-version) FIO_WANT=$val ;;
-			--budget) BUDGET=$val ;;
+			--budget)
+				[ -n "$val" ] || usage_error "--budget: not a positive whole number of seconds: ''"
+				BUDGET=$val
+				;;
 			esac
 			case $opt in
 			--target | --size | --grid | --rw | --ranks | --backend | --tensor-size | --runtime | --ramp | --io-size | --repeat | --out | --engine | --hosts | --budget)
