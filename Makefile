@@ -60,7 +60,7 @@ fio_version = $(shell cd $(FIO_SRC) 2>/dev/null && ./FIO-VERSION-GEN >/dev/null 
 
 .PHONY: check-asan check-tsan check-valgrind check-sanitizers
 .PHONY: all deps fio-src run check check-unit check-bats install uninstall \
-	clean distclean lint jobs sweep bench bench-deepspeed man deb
+	clean distclean lint jobs sweep bench bench-deepspeed bench-sweep man deb
 
 all: $(BUILD)/tswap.so
 
@@ -150,6 +150,13 @@ bench-deepspeed: deps
 	@$(MAKE) --no-print-directory all
 	tests/bench/tswap-bench-deepspeed $(BENCH_DS_ARGS)
 
+# The sweep's --budget against its exhaustive run (docs/performance.md,
+# "Budget against exhaustive"; tests/bench/tswap-bench-sweep --help):
+# about 25 minutes with BENCH_SWEEP_OPTS="--rows deepspeed".
+bench-sweep: deps
+	@$(MAKE) --no-print-directory all
+	tests/bench/tswap-bench-sweep $(BENCH_SWEEP_OPTS)
+
 # --- tests ----------------------------------------------------------------
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
 UNIT_CFLAGS := $(BASE_CFLAGS) -iquote engine -fsanitize=undefined -fno-sanitize-recover
@@ -211,7 +218,7 @@ check-sanitizers: check-asan check-tsan check-valgrind
 # Every shell script and sweep module (sweep/lib/*.sh are sourced by
 # sweep/tswap-sweep; each is also checked on its own).
 lint:
-	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run $(wildcard sweep/tswap-sweep sweep/*.sh sweep/lib/*.sh tests/bench/tswap-bench tests/bench/tswap-bench-deepspeed)
+	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run $(wildcard sweep/tswap-sweep sweep/*.sh sweep/lib/*.sh tests/bench/tswap-bench tests/bench/tswap-bench-deepspeed tests/bench/tswap-bench-sweep)
 	shellcheck -x sweep/tswap-zero sweep/zero/*.sh
 	@for f in sweep/zero/*.jq; do \
 		if jq -n --arg mode x --arg engine x --arg header x --argjson dirs '[]' --argjson unit 1 \

@@ -5,5 +5,5 @@ def g: . * 1000 | round / 1000 | tostring;
 + [.points[] | select(.cv_flag) | "- \(.point): coefficient of variation \(.cv * 1000 | round / 10)% over \(.ok_runs) repeats (> \($cvflag * 100)%): not repeatable"]
 + [.points[] | select(.steady == false) | "- \(.point): not steady: fio's steady-state detection did not attain within the runtime in some repeat (the drive was still changing speed); not picked"]
 + [.points[] | select(.drops == true) | "- \(.point): drops during the run: its last third averaged \(.drop_pct | round)% below its first (fio bandwidth log; plots/bw-\(.point).png): the drive slowed down (SLC cache, throttling, garbage collection); a warning, the point may still be picked"]
-+ [.points[] | select(.status != "ok") | "- \(.point): \(.status): \(.errors | unique | join("; "))"]) as $w
++ [.points[] | select(.status != "ok" and .status != "pruned") | "- \(.point): \(.status): \(.errors | unique | join("; "))"]) as $w
 | if ($w | length) == 0 then "None." else $w[] end

@@ -47,6 +47,15 @@ Grid
                        sequentially twice (fio libaio, direct, 1m blocks);
                        default for write points on a block device
   --no-precondition    do not precondition
+  --budget SEC         end within SEC seconds of wall time (whole seconds):
+                       successive halving: every point short, the faster
+                       half of each direction goes on, measured twice as
+                       long, until 2 are left, measured with 3 repeats
+                       (docs/sweep.md "Budget"); refused when SEC cannot
+                       run every point once (the minimum is said). Default
+                       for a grid whose exhaustive run would take more
+                       than an hour (said on stderr)
+  --exhaustive         every point, every repeat, never a default budget
 
 Run directory
   --out DIR            run directory (default: build/sweep/DATE-TIME in the
@@ -134,6 +143,10 @@ parse_args() {
 			exit "$EXIT_OK"
 			;;
 		--dry-run) DRY_RUN=1 ;;
+		--exhaustive)
+			EXHAUSTIVE=1
+			SWEEP_OPTS_SEEN=1
+			;;
 		-q | --quiet) QUIET=1 ;;
 		--destructive) DESTRUCTIVE=1 ;;
 		--force) FORCE=1 ;;
@@ -160,7 +173,7 @@ parse_args() {
 		--target | --size | --grid | --rw | --ranks | --backend | --tensor-size | --runtime | --ramp | \
 			--io-size | --repeat | --out | --resume | --min-read-gbs | --min-write-gbs | \
 			--compare | --engine | --emit-jobs | --hosts | --outlier-pct | --connect-timeout | \
-			--host-timeout | --junit | --fio-version | --ds-version)
+			--host-timeout | --junit | --fio-version | --ds-version | --budget)
 			[ "$#" -ge 2 ] || usage_error "$opt needs a value"
 			val=$2
 			shift
@@ -199,9 +212,13 @@ parse_args() {
 				[ -n "$val" ] || usage_error "--ds-version: empty; a DeepSpeed release MAJOR.MINOR[.PATCH] (e.g. 0.16.4)"
 				DS_VERSION=$val
 				;;
+			--budget)
+				[ -n "$val" ] || usage_error "--budget: not a positive whole number of seconds: ''"
+				BUDGET=$val
+				;;
 			esac
 			case $opt in
-			--target | --size | --grid | --rw | --ranks | --backend | --tensor-size | --runtime | --ramp | --io-size | --repeat | --out | --engine | --hosts)
+			--target | --size | --grid | --rw | --ranks | --backend | --tensor-size | --runtime | --ramp | --io-size | --repeat | --out | --engine | --hosts | --budget)
 				SWEEP_OPTS_SEEN=1
 				;;
 			esac
@@ -213,6 +230,9 @@ parse_args() {
 	[ -z "$MIN_READ" ] || is_number "$MIN_READ" || usage_error "--min-read-gbs: not a number: $MIN_READ"
 	[ -z "$MIN_WRITE" ] || is_number "$MIN_WRITE" || usage_error "--min-write-gbs: not a number: $MIN_WRITE"
 	[ -z "$RUNTIME" ] || { is_uint "$RUNTIME" && ((10#$RUNTIME >= 1)); } || usage_error "--runtime: not a positive integer: $RUNTIME"
+	[ -z "$BUDGET" ] || { is_uint "$BUDGET" && ((10#$BUDGET >= 1)); } || usage_error "--budget: not a positive whole number of seconds: $BUDGET"
+	[ -z "$BUDGET" ] || BUDGET=$((10#$BUDGET))
+	[ -z "$BUDGET" ] || [ "$EXHAUSTIVE" = 0 ] || usage_error "--budget and --exhaustive exclude each other"
 	[ -z "$RAMP" ] || is_uint "$RAMP" || usage_error "--ramp: not an integer: $RAMP"
 	[ -z "$REPEAT" ] || { is_uint "$REPEAT" && ((10#$REPEAT >= 1)); } || usage_error "--repeat: not a positive integer: $REPEAT"
 	if [ -n "$IO_SIZE" ]; then

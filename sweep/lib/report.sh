@@ -45,6 +45,7 @@ write_report() {
 		precondition_line
 		printf '\n'
 		[ ! -f "$RUN/meta.json" ] || jq -r -f "$JQ_DIR/meta-report.jq" "$RUN/meta.json"
+		jq -r -f "$JQ_DIR/report-budget.jq" "$RUN/aggregate.json"
 		printf '## DeepSpeed aio config (best-aio.json)\n\n'
 		if [ "$(jq '.trusted' "$RUN/best-aio.json")" = false ]; then
 			printf 'No trustworthy libaio point: no config. %s.\n\n' "$(jq -r '.reason' "$RUN/best-aio.json")"

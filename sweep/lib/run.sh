@@ -8,7 +8,8 @@
 # result.json says ok.
 #
 # Owns: drop_caches, alive, stop_fio, on_signal (the INT/TERM/HUP trap, for
-# the fleet too), run_fio, point_label, load_done, run_plan, dry_run.
+# the fleet too), run_fio, point_label, load_done, run_point, run_plan,
+# dry_run.
 # Reads: PLAN_TEXT, REPEAT, ENGINE, TARGET, SIZE, RUN. Writes: FIO_PID,
 # TMP_POINT, FINISHED, DROP_NOTED; RUN/points/RUNKEY/ (job.fio, run.sh,
 # fio.json, fio.stderr, stats.json, result.json), RUN/cache-dropped.
@@ -138,8 +139,37 @@ load_done() {
 		jq -r 'select(.status == "ok") | "\(.runkey)\t\((.gbs // 0) * 1000 | round / 1000)"' {} + 2>/dev/null || true)
 }
 
+# run_point WALLVAR PLANLINE RUNKEY REPEAT DIR [LABEL]: run one point once
+# (the settings of now: RUNTIME, RAMP) into RUN/DIR/RUNKEY (DIR one level
+# below the run directory), via RUN/DIR/.tmp-RUNKEY.PID; fio's wall seconds
+# into WALLVAR; LABEL for the status line while it runs. The first write
+# point preconditions the target first (precondition.sh). A failed fio is a
+# result (result.json says error), not a return status.
+run_point() {
+	local -n _wall=$1
+	local line=$2 runkey=$3 rep=$4 dir="$RUN/$5" label=${6:-} tmp rw start end rc=0
+	IFS=$'\t' read -r _ _ rw _ <<<"$line"
+	precondition_before "$rw"
+	check_run_space
+	tmp="$dir/.tmp-$runkey.$$"
+	TMP_POINT=$tmp
+	rm -rf -- "$tmp"
+	mkdir -p "$tmp"
+	point_job "$line" >"$tmp/job.fio"
+	write_run_sh "$tmp" 2
+	[ "$rw" = read ] && drop_caches
+	start=$(date +%s.%N)
+	run_fio "$tmp" 2 "$label" || rc=$?
+	end=$(date +%s.%N)
+	_wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')
+	result_json "$tmp" "$runkey" "$rep" "$rc" "$_wall" "$line"
+	rm -rf -- "${dir:?}/$runkey"
+	mv -T -- "$tmp" "$dir/$runkey"
+	TMP_POINT=
+}
+
 run_plan() {
-	local total=0 idx=0 line key kind rw rep runkey tmp start end wall rc res label
+	local total=0 idx=0 line key kind rw rep runkey wall res label
 	local spent=0 ran=0 left eta per
 	total=$(($(grep -c . <<<"$PLAN_TEXT") * REPEAT))
 	mkdir -p "$RUN/points"
@@ -158,24 +188,7 @@ run_plan() {
 				printf '[%*d/%d] %s  done earlier: %s GB/s\n' "${#total}" "$idx" "$total" "$label" "${FINISHED[$runkey]}"
 				continue
 			fi
-			precondition_before "$rw"
-			check_run_space
-			tmp="$RUN/points/.tmp-$runkey.$$"
-			TMP_POINT=$tmp
-			rm -rf -- "$tmp"
-			mkdir -p "$tmp"
-			point_job "$line" >"$tmp/job.fio"
-			write_run_sh "$tmp" 2
-			[ "$rw" = read ] && drop_caches
-			start=$(date +%s.%N)
-			rc=0
-			run_fio "$tmp" 2 "$(printf '[%*d/%d] %s' "${#total}" "$idx" "$total" "$label")" || rc=$?
-			end=$(date +%s.%N)
-			wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')
-			result_json "$tmp" "$runkey" "$rep" "$rc" "$wall" "$line"
-			rm -rf -- "$RUN/points/$runkey"
-			mv -T -- "$tmp" "$RUN/points/$runkey"
-			TMP_POINT=
+			run_point wall "$line" "$runkey" "$rep" points "$(printf '[%*d/%d] %s' "${#total}" "$idx" "$total" "$label")"
 			ran=$((ran + 1))
 			spent=$(awk -v s="$spent" -v w="$wall" 'BEGIN { printf "%.3f", s + w }')
 			per=$(awk -v s="$spent" -v n="$ran" 'BEGIN { printf "%d", s / n + 0.5 }')

@@ -101,6 +101,20 @@ declare -gA FINISHED=()
 THRESHOLD_FAILED=0
 declare -ga THRESHOLD_LINES=()
 
+# --- the budget (budget.sh): --budget SECONDS (BUDGET, empty: every point
+# of the plan, or the default rule of budget_setup), --exhaustive (no
+# default budget); BUDGET_AUTO: the default rule set BUDGET; BUDGET_T0: the
+# script's start (the budget's clock); BUDGET_OVER: seconds per run beyond
+# ramp + runtime (BUDGET_OVER_EST, then the last round's) ------------------------
+BUDGET='' EXHAUSTIVE=0 BUDGET_AUTO=0 BUDGET_OVER=''
+BUDGET_T0=$EPOCHREALTIME
+# BUDGET_OVER_EST: the estimated fio start-up cost of a run (s: fio's
+# start, the engine's buffers, drop_caches, job file and result.json);
+# BUDGET_RESERVE: seconds kept for the outputs, plus 0.02 s per plan line;
+# BUDGET_REPEAT: the final round's repeats at least; BUDGET_AUTO_OVER: a
+# grid whose exhaustive run would take longer (s) runs with a budget.
+readonly BUDGET_OVER_EST=1 BUDGET_RESERVE=5 BUDGET_REPEAT=3 BUDGET_AUTO_OVER=3600
+
 # --- fleet mode (--hosts): settings (args.sh, fleet.sh), one entry per host
 # in the H_* arrays (fleet.sh), the fio clients running now (fleet-run.sh) ----
 HOSTS_FILE='' FLEET=0 OUTLIER_PCT='' CONNECT_TIMEOUT='' HOST_TIMEOUT='' JUNIT_OUT='' FIO_WANT=''

@@ -47,10 +47,12 @@ steady_resolve() {
 }
 
 # steady_options RW RANKS: the job's steady-state options (none when
-# STEADY is off or the point has several handles).
+# STEADY is off, the point has several handles, or this run's RUNTIME is
+# too short for a window: a --budget round's short runs are fixed).
 steady_options() {
 	[ "$STEADY" = on ] || return 0
 	! multi_point "$1" "${2:-1}" || return 0
+	((10#$RUNTIME >= $(steady_min_runtime))) || return 0
 	printf 'steadystate=%s\nss_dur=%s\nss_ramp=%s\n' "$SS_CRIT" "$SS_DUR" "${RAMP:-0}"
 }
 

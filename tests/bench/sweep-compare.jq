@@ -1,0 +1,34 @@
+# sweep-compare.jq - make bench-sweep's comparison of budget runs with the
+# exhaustive run of the same grid (tests/bench/tswap-bench-sweep). jq -n
+# with $ex: [aggregate.json of the exhaustive run]; $bu: the budget runs'
+# aggregate.json, in run order; $walls: {exhaustive: s, budget: [s...]}.
+# Per direction (read, write): the exhaustive pick and the highest median
+# among its trustworthy points (the "exhaustive best"); per budget run its
+# pick, whether it is the exhaustive pick ("same"), one of its tied configs
+# ("tied") or neither ("other"), and its GB/s in the exhaustive run as a
+# fraction of the exhaustive best (target >= 0.97); per pair of
+# consecutive budget runs whether they agree: the same pick, or one's pick
+# in the other's tied list, in both directions (target: 4 of 5).
+def dirs: ["read", "write"];
+def best_gbs($a; $d): [$a.points[] | select(.rw == $d and .trusted) | .gbs] | max;
+def gbs_of($a; $p): [$a.points[] | select(.point == $p) | .gbs] | first;
+def agree($a; $b; $d): ($a.best[$d]) as $x | ($b.best[$d]) as $y
+	| if $x == null or $y == null then false
+	  else $x.point == $y.point or ($x.point | IN($y.tied[]?)) or ($y.point | IN($x.tied[]?)) end;
+$ex[0] as $e
+| {exhaustive: {wall_s: $walls.exhaustive,
+		picks: (dirs | map({key: ., value: {point: $e.best[.].point?, gbs: $e.best[.].gbs?,
+			best_gbs: best_gbs($e; .), tied: ($e.best[.].tied? // [])}}) | from_entries)},
+   budget: [range(0; $bu | length) as $i | $bu[$i] as $b
+	| {run: ($i + 1), wall_s: $walls.budget[$i], budget_s: $b.budget.seconds,
+	   picks: (dirs | map(. as $d | $b.best[$d].point? as $p
+		| {key: $d, value: {point: $p,
+			match: (if $p == null or $e.best[$d] == null then "none"
+				elif $p == $e.best[$d].point then "same"
+				elif ($p | IN($e.best[$d].tied[]?)) then "tied" else "other" end),
+			fraction: (if $p == null or best_gbs($e; $d) == null then null
+				   else ((gbs_of($e; $p) // 0) / best_gbs($e; $d) * 1000 | round / 1000) end)}})
+		| from_entries)}],
+   agreement: [range(1; $bu | length) as $i
+	| {runs: [$i, $i + 1], agree: ([dirs[] as $d | agree($bu[$i - 1]; $bu[$i]; $d)] | all)}]}
+| . + {agree_count: ([.agreement[] | select(.agree)] | length), pairs: (.agreement | length)}
