@@ -942,12 +942,11 @@ static int tswap_open_file(struct thread_data *td, struct fio_file *f)
  * CUDA the swappers' buffers are torch pin_memory() tensors
  * (deepspeed/runtime/swap_tensor/utils.py SwapBufferPool,
  * partitioned_param_swapper.py), page-locked host memory.  mlock faults
- * every page in at once, in address order, before any I/O; unlocked, fio's
- * read buffers are faulted in by the first O_DIRECT reads
- * (get_user_pages), and which physical pages a buffer gets decides how
- * many bio segments, and so block-layer requests, each block needs
- * (docs/performance.md, the disk gap).  tswap_io_u_free munlocks, before
- * fio frees the buffers.
+ * every page in at once, before any I/O, and keeps it resident; unlocked,
+ * fio's read buffers are faulted in by the first O_DIRECT reads
+ * (get_user_pages).  It does not choose which physical pages the buffer
+ * gets (measured: docs/performance.md, the disk gap).  tswap_io_u_free
+ * munlocks, before fio frees the buffers.
  */
 static int pin_buffers(struct thread_data *td, struct tswap_data *ld)
 {
