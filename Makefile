@@ -180,6 +180,10 @@ $(BUILD)/tools/faultfs: tests/tools/faultfs.c
 $(BUILD)/tools/shim.so: tests/tools/shim.c
 	@mkdir -p $(BUILD)/tools
 	$(CC) $(BASE_CFLAGS) -shared -o $@ $< -ldl -Wl,--no-as-needed -laio -luring
+# A measuring tool (docs/performance.md, the disk gap): not a test dependency.
+$(BUILD)/tools/pagemap-runs: tests/tools/pagemap-runs.c
+	@mkdir -p $(BUILD)/tools
+	$(CC) $(BASE_CFLAGS) -o $@ $<
 
 check: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/tswap-wrongver.so $(UNIT_TESTS) $(TEST_TOOLS) \

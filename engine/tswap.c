@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/fs.h>
@@ -60,6 +62,7 @@ struct tswap_options {
 	unsigned int threads;
 	unsigned int handoff;
 	unsigned int reopen;
+	unsigned int pin;
 	char *stats;
 	unsigned int sqpoll;
 	unsigned int sqpoll_idle;
@@ -99,6 +102,7 @@ struct tswap_data {
 	int *rfds;			/* tswap_reopen: per-op fds, -1 free */
 	unsigned int *rfree;		/* free slots of rfds (a stack) */
 	unsigned int nrfree;
+	bool pinned;			/* tswap_pin: fio's buffers mlock'd */
 	uint64_t ops, op_errors, op_short;
 	uint64_t t_first_ns, t_last_ns;
 	char stats_path[PATH_MAX];
@@ -365,6 +369,16 @@ static struct fio_option options[] = {
 		.off1	= offsetof(struct tswap_options, reopen),
 		.help	= "1: per operation, in fio's job thread, stat (reads) and open(O_DIRECT) the file, close it once the operation is reaped (DeepSpeed deepspeed_io_handle_t::pread/pwrite, wait)",
 		.def	= "0",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_pin",
+		.lname	= "tswap page-locked buffers",
+		.type	= FIO_OPT_BOOL,
+		.off1	= offsetof(struct tswap_options, pin),
+		.help	= "1: mlock fio's I/O buffers once before the first I/O, as DeepSpeed's swap buffers are page-locked (new_cpu_locked_tensor: posix_memalign + mlock; CUDA pin_memory); needs RLIMIT_MEMLOCK of the buffers' size unless root",
+		.def	= "1",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
 	},
@@ -939,6 +953,50 @@ static int tswap_open_file(struct thread_data *td, struct fio_file *f)
 	return 0;
 }
 
+/*
+ * tswap_pin=1: page-lock fio's I/O buffer region (every io_u's buffer)
+ * once, before the first I/O, as DeepSpeed's swap buffers are locked when
+ * they are allocated: deepspeed_pin_tensor_t::alloc
+ * (csrc/aio/py_lib/deepspeed_pin_tensor.cpp, behind the handle's
+ * new_cpu_locked_tensor) calls ds_page_aligned_alloc
+ * (csrc/aio/common/deepspeed_aio_utils.cpp: posix_memalign + mlock), and on
+ * CUDA the swappers' buffers are torch pin_memory() tensors
+ * (deepspeed/runtime/swap_tensor/utils.py SwapBufferPool,
+ * partitioned_param_swapper.py), page-locked host memory.  mlock faults
+ * every page in at once, before any I/O, and keeps it resident; unlocked,
+ * fio's read buffers are faulted in by the first O_DIRECT reads
+ * (get_user_pages).  It does not choose which physical pages the buffer
+ * gets (measured: docs/performance.md, the disk gap).  tswap_io_u_free
+ * munlocks, before fio frees the buffers.
+ */
+static int pin_buffers(struct thread_data *td, struct tswap_data *ld)
+{
+	struct rlimit rl = { 0, 0 };
+	int err;
+
+	if (!td->orig_buffer || !td->orig_buffer_size)
+		return 0;
+	if (!mlock(td->orig_buffer, td->orig_buffer_size)) {
+		ld->pinned = true;
+		return 0;
+	}
+	err = errno;
+	if (getrlimit(RLIMIT_MEMLOCK, &rl))
+		rl.rlim_cur = 0;
+	if (err == ENOMEM || err == EPERM || err == EAGAIN) {
+		if (rl.rlim_cur == RLIM_INFINITY)
+			return tswap_fail(td, err,
+					  "tswap_pin=1: cannot mlock %zu bytes of I/O buffers (%s; RLIMIT_MEMLOCK is unlimited: out of memory); lower iodepth or bs, or set tswap_pin=0",
+					  td->orig_buffer_size, strerror(err));
+		return tswap_fail(td, err,
+				  "tswap_pin=1: cannot mlock %zu bytes of I/O buffers (%s): RLIMIT_MEMLOCK (ulimit -l) is %llu bytes; raise it or set tswap_pin=0",
+				  td->orig_buffer_size, strerror(err),
+				  (unsigned long long)rl.rlim_cur);
+	}
+	return tswap_fail(td, err, "tswap_pin=1: cannot mlock %zu bytes of I/O buffers: %s",
+			  td->orig_buffer_size, strerror(err));
+}
+
 static int tswap_post_init(struct thread_data *td)
 {
 	struct tswap_options *o = td->eo;
@@ -975,6 +1033,9 @@ static int tswap_post_init(struct thread_data *td)
 		if (ret > 0)
 			return 1;
 	}
+
+	if (o->pin && pin_buffers(td, ld))
+		return 1;
 
 	/* IOPOLL needs the files too: setup checks they can be polled. */
 	if (o->registerfiles || o->iopoll) {
@@ -1047,7 +1108,16 @@ static int tswap_io_u_init(struct thread_data *td, struct io_u *io_u)
 
 static void tswap_io_u_free(struct thread_data *td, struct io_u *io_u)
 {
-	(void)td;
+	struct tswap_data *ld = td->io_ops_data;
+
+	/* tswap_pin: fio frees the buffers right after the io_us
+	 * (cleanup_io_u) and before the engine's cleanup: unlock them now. */
+	if (ld && ld->pinned) {
+		if (munlock(td->orig_buffer, td->orig_buffer_size))
+			log_err("tswap: %s: tswap_pin=1: munlock: %s\n", td->o.name,
+				strerror(errno));
+		ld->pinned = false;
+	}
 	free(io_u->engine_data);	/* the tswap_uop: op is its first member */
 	io_u->engine_data = NULL;
 }

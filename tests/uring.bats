@@ -484,9 +484,10 @@ uring_enospc_case() {
 	local t=$SCRATCH/swapfile
 	rm -f "$t"
 	# Root is exempt from RLIMIT_MEMLOCK through CAP_IPC_LOCK: drop it and
-	# allow 1 MiB of locked memory for a 4 MiB buffer area.
+	# allow 1 MiB of locked memory for a 4 MiB buffer area (tswap_pin=0:
+	# the registration's own error, not the mlock's).
 	fio_argv "$ENGINE" --filename="$t" --size=8m --bs=4m --rw=write \
-		--tswap_backend=io_uring --tswap_fixedbufs=1
+		--tswap_backend=io_uring --tswap_fixedbufs=1 --tswap_pin=0
 	run --separate-stderr prlimit --memlock=1048576:1048576 \
 		setpriv --bounding-set=-ipc_lock --inh-caps=-ipc_lock "${FIO_ARGV[@]}"
 	assert_rejected tswap_fixedbufs RLIMIT_MEMLOCK

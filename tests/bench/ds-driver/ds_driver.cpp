@@ -5,9 +5,18 @@
  * way a ZeRO-Infinity swapper does, without Python or torch (the stand-in
  * torch/extension.h next to this file), for tests/bench/tswap-bench-deepspeed.
  *
- * One handle, one tensor buffer (page-aligned, marked pinned: the
- * swappers' buffers are pinned, so DeepSpeed uses no bounce buffer), one
- * operation in flight: for each tensor in turn
+ * One handle, one tensor buffer, one operation in flight.  The buffer is
+ * page-locked, as the ZeRO-Infinity swappers' buffers are (CUDA:
+ * get_accelerator().pin_memory(torch.zeros(...)) in
+ * deepspeed/runtime/swap_tensor/utils.py, SwapBufferPool, and
+ * partitioned_param_swapper.py: cudaHostAlloc'd, page-locked memory; XPU:
+ * the handle's new_cpu_locked_tensor): --buffer locked (the default) takes
+ * it from the handle's own new_cpu_locked_tensor (deepspeed_pin_tensor_t::
+ * alloc: ds_page_aligned_alloc, posix_memalign + mlock, which faults every
+ * page in at once, in order), then fills it; --buffer plain is
+ * posix_memalign only, filled (faulted in) by the pattern loop, and marked
+ * pinned so that both take DeepSpeed's no-bounce-buffer branch.  For each
+ * tensor in turn:
  *   --mode async:  async_pread/async_pwrite(buffer, FILE, offset); wait()
  *                  (the handle's worker threads run the loop; pread stats
  *                  the file, both open it per call and wait() closes it);
@@ -40,7 +49,7 @@ struct args {
 	bool async = true;
 	long long tensor = 0, size = 0, block = 1 << 20;
 	int qd = 8, threads = 1;
-	bool single = false, overlap = true, check = false;
+	bool single = false, overlap = true, check = false, locked = true;
 	double runtime = 0;
 	long long ops = 0;
 	unsigned int pattern = 0;
@@ -52,7 +61,7 @@ struct args {
 		"usage: ds_driver --file PATH --rw read|write --tensor BYTES --size BYTES\n"
 		"       --block BYTES --qd N --single 0|1 --overlap 0|1 --threads P\n"
 		"       --mode async|sync (--runtime SEC | --ops N) --json PATH\n"
-		"       [--pattern 0xHEX] [--check]\n", msg);
+		"       [--pattern 0xHEX] [--check] [--buffer locked|plain]\n", msg);
 	exit(2);
 }
 
@@ -111,6 +120,12 @@ args parse(int argc, char **argv)
 		else if (o == "--ops") a.ops = num("--ops", val());
 		else if (o == "--pattern") a.pattern = (unsigned int)num("--pattern", val());
 		else if (o == "--check") a.check = true;
+		else if (o == "--buffer") {
+			std::string v = val();
+			if (v != "locked" && v != "plain")
+				usage("--buffer: locked or plain");
+			a.locked = v == "locked";
+		}
 		else usage(("unknown argument " + o).c_str());
 	}
 	if (!a.file || !a.json)
@@ -135,23 +150,37 @@ int main(int argc, char **argv)
 	args a = parse(argc, argv);
 	void *mem = nullptr;
 	long long ops = 0, bad = 0, nslots = a.size / a.tensor;
-	double t0, t1;
+	double t0 = 0, t1 = 0;
 	int ret = 0;
-
-	if (posix_memalign(&mem, (size_t)sysconf(_SC_PAGESIZE), (size_t)a.tensor)) {
-		fprintf(stderr, "ds_driver: out of memory for a %lld-byte tensor\n", a.tensor);
-		return 1;
-	}
 	/* The pattern's bytes in fio's order (buffer_pattern=0xdeadbeef
 	 * writes de ad be ef), so both sides write the same bytes. */
 	unsigned char pat[4] = { (unsigned char)(a.pattern >> 24), (unsigned char)(a.pattern >> 16),
 				 (unsigned char)(a.pattern >> 8), (unsigned char)a.pattern };
-	for (long long i = 0; i < a.tensor; i++)
-		((unsigned char *)mem)[i] = pat[i % 4];
-	torch::Tensor buf(mem, a.tensor, true);
 
 	{
 		deepspeed_aio_handle_t h((int)a.block, a.qd, a.single, a.overlap, a.threads);
+		torch::Tensor buf;
+
+		if (a.locked) {
+			/* A failed mlock: DeepSpeed prints its message and asserts
+			 * (compiled out with -DNDEBUG, as setuptools builds it: a
+			 * null tensor); say why and stop. */
+			buf = h.new_cpu_locked_tensor(a.tensor, torch::Tensor());
+			mem = buf.data_ptr();
+			if (!mem) {
+				fprintf(stderr, "ds_driver: --buffer locked: cannot mlock a %lld-byte tensor (RLIMIT_MEMLOCK, ulimit -l)\n",
+					a.tensor);
+				return 1;
+			}
+		} else {
+			if (posix_memalign(&mem, (size_t)sysconf(_SC_PAGESIZE), (size_t)a.tensor)) {
+				fprintf(stderr, "ds_driver: out of memory for a %lld-byte tensor\n", a.tensor);
+				return 1;
+			}
+			buf = torch::Tensor(mem, a.tensor, true);
+		}
+		for (long long i = 0; i < a.tensor; i++)
+			((unsigned char *)mem)[i] = pat[i % 4];
 
 		t0 = now_s();
 		for (;;) {
@@ -185,7 +214,10 @@ int main(int argc, char **argv)
 				break;
 		}
 		t1 = now_s();
-	}	/* the handle's destructor joins its threads */
+		if (!a.locked)
+			free(mem);
+	}	/* the handle's destructor joins its threads, and its
+		 * deepspeed_pin_tensor_t munlocks and frees a locked buffer */
 
 	FILE *f = fopen(a.json, "w");
 	if (!f) {
@@ -199,6 +231,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ds_driver: %s: %s\n", a.json, strerror(errno));
 		return 1;
 	}
-	free(mem);
 	return ret || bad ? 1 : 0;
 }

@@ -10,10 +10,13 @@
  * A Tensor here is a view of host memory the driver owns: a pointer, a byte
  * count and a "pinned" flag; its element type is always one byte.  Every
  * member DeepSpeed calls is below, with what it does in DeepSpeed's control
- * flow.  What the driver passes (a CPU tensor with is_pinned() true, as the
- * ZeRO-Infinity swappers' pinned swap buffers are) takes the same branches
- * as in a real run: cpu_op_desc_t uses no bounce buffer and finish() copies
- * nothing.  Never used on those branches, and so only shaped to compile:
+ * flow.  What the driver passes takes the same branches as in a real run
+ * with the ZeRO-Infinity swappers' page-locked buffers: cpu_op_desc_t uses
+ * no bounce buffer and finish() copies nothing, because the tensor is
+ * either the handle's own new_cpu_locked_tensor (from_blob below: not
+ * is_pinned(), as in torch, but is_managed() by deepspeed_pin_tensor_t) or,
+ * with --buffer plain, a CPU tensor with is_pinned() true (as a torch
+ * pin_memory() tensor is).  Never used on those branches, and so only shaped to compile:
  * copy_(), to(), the CUDA/XPU checks (always false: no device here).
  */
 #ifndef TSWAP_DS_TORCH_STANDIN_H

@@ -1,0 +1,144 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2016,SC2154  # awk/jq programs in single quotes; bats sets $stderr
+#
+# tswap_pin: fio's I/O buffers page-locked, as DeepSpeed's swap buffers are
+# (deepspeed_pin_tensor_t::alloc -> ds_page_aligned_alloc: posix_memalign +
+# mlock; CUDA: pin_memory()):
+#   - tswap_pin=1 (the default): one mlock of fio's whole buffer region
+#     before the first io_submit, one munlock after the last completion,
+#     and VmLck of the job process covers the buffers while the job runs;
+#   - tswap_pin=0: no mlock, VmLck 0;
+#   - a RLIMIT_MEMLOCK too small for the buffers (root without
+#     CAP_IPC_LOCK) is a one-line error naming tswap_pin and the limit, no
+#     I/O; tswap_pin=0 runs under the same limit.
+
+load helpers
+
+setup() { common_setup; }
+teardown() { common_teardown; }
+
+# pin_trace NAME PIN - a traced write job of 4 operations of 2m (iodepth 2:
+# fio's buffer region is 2 x 2m plus its alignment slack); leaves $REC, the
+# memory-lock and AIO calls as "call args = ret" in trace order of the job.
+pin_trace() {
+	local name=$1 pin=$2 log=$SCRATCH/$1.strace
+	rm -f "$SCRATCH/$name.file"
+	STRACE_SYSCALLS=mlock,munlock,io_submit,io_getevents,io_pgetevents \
+		strace_fio "$log" --filename="$SCRATCH/$name.file" --size=8m --bs=2m \
+		--iodepth=2 --rw=write --tswap_block_size=1m --tswap_pin="$pin"
+	REC=$(strace_join "$log" | cut -f2 | awk '
+		/^mlock\(/   { sub(/^mlock\(0x[0-9a-f]+, /, "mlock "); sub(/\) += /, " = "); print; next }
+		/^munlock\(/ { sub(/^munlock\(0x[0-9a-f]+, /, "munlock "); sub(/\) += /, " = "); print; next }
+		/^io_submit\(/ { print "submit"; next }
+		/^io_p?getevents\(/ { print "wait" }' | uniq -c | awk '{ $1 = $1 } 1')
+}
+
+@test "tswap_pin=1 (default): one mlock of fio's buffers before the first submit, one munlock after the last wait" {
+	requires strace
+	pin_trace pin1 1
+	# fio's region: iodepth x bs + page_mask (O_DIRECT alignment slack).
+	local len=$((2 * 2097152 + $(getconf PAGESIZE) - 1))
+	run -0 awk 'NR == 1 || $0 ~ /lock/' <<<"$REC"
+	assert_output "1 mlock $len = 0
+1 munlock $len = 0"
+	run -0 head -n 1 <<<"$REC"
+	assert_output "1 mlock $len = 0"
+	run -0 tail -n 1 <<<"$REC"
+	assert_output "1 munlock $len = 0"
+	run -0 grep -c submit <<<"$REC"
+	refute_output 0
+}
+
+@test "tswap_pin=1 is the default; tswap_pin=0 locks nothing" {
+	requires strace
+	pin_trace pin0 0
+	refute_regex "$REC" 'lock'
+	assert_regex "$REC" 'submit'
+	run -0 timeout 60 fio --enghelp="$ENGINE,tswap_pin"
+	assert_line --regexp '^[[:space:]]*default[[:space:]]*: 1$'
+}
+
+# vmlck_during PIN - the largest VmLck (kB) seen in fio's processes (the
+# job runs in a child of fio's, under timeout) during the first 1.5 s of a
+# 3-second read job with an 8m buffer: post_init locks it before the first
+# I/O.  Empty if no fio process was seen.
+vmlck_during() {
+	local pin=$1 f=$SCRATCH/vmlck.file top p kb i best=
+	[ -f "$f" ] || psync_ok --filename="$f" --size=16m --bs=1m --rw=write
+	fio_argv "$ENGINE" --filename="$f" --size=16m --bs=8m --rw=read \
+		--time_based --runtime=3 --tswap_pin="$pin" --output=/dev/null
+	"${FIO_ARGV[@]}" &
+	top=$!
+	for i in $(seq 1 15); do
+		sleep 0.1
+		for p in $(pgrep -P "$top") $(pgrep -P "$(pgrep -P "$top" | head -n 1)"); do
+			kb=$(awk '/^VmLck:/ { print $2 }' "/proc/$p/status" 2>/dev/null) || continue
+			[ -n "$kb" ] || continue
+			if [ -z "$best" ] || [ "$kb" -gt "$best" ]; then
+				best=$kb
+			fi
+		done
+	done
+	wait "$top"
+	printf '%s\n' "$best"
+}
+
+@test "VmLck of the job process covers fio's buffers with tswap_pin=1 and is 0 with tswap_pin=0" {
+	local kb
+	kb=$(vmlck_during 1)
+	[ -n "$kb" ] || fail "never saw the job process"
+	# 8 MiB of buffer (plus the page of alignment slack) locked.
+	[ "$kb" -ge 8192 ] || fail "VmLck ${kb} kB with tswap_pin=1; expected >= 8192"
+	kb=$(vmlck_during 0)
+	[ -n "$kb" ] || fail "never saw the job process"
+	assert_equal "$kb" 0
+}
+
+# Root ignores RLIMIT_MEMLOCK through CAP_IPC_LOCK: drop it (bounding and
+# inheritable sets, so fio's exec keeps none) and set a 1 MiB limit.
+no_ipc_lock() {
+	requires root
+	command -v setpriv >/dev/null || skip "requires setpriv (util-linux)"
+	command -v prlimit >/dev/null || skip "requires prlimit (util-linux)"
+	LIMITED=(prlimit --memlock=1048576:1048576 setpriv --bounding-set=-ipc_lock
+		--inh-caps=-ipc_lock)
+	"${LIMITED[@]}" true || skip "cannot drop CAP_IPC_LOCK here (setpriv)"
+}
+
+@test "tswap_pin=1 over RLIMIT_MEMLOCK: one line naming tswap_pin and the limit, no I/O; tswap_pin=0 runs" {
+	no_ipc_lock
+	local f=$SCRATCH/limit.file
+	dd if=/dev/zero of="$f" bs=1M count=8 status=none
+	fio_argv "$ENGINE" --filename="$f" --size=8m --bs=4m --rw=write \
+		--buffer_pattern=0xdeadbeef
+	FIO_ARGV=("${LIMITED[@]}" "${FIO_ARGV[@]}")
+	run --separate-stderr "${FIO_ARGV[@]}"
+	assert_rejected tswap_pin "RLIMIT_MEMLOCK" "1048576 bytes" "tswap_pin=0"
+	# Nothing was written: the error comes before the first I/O.
+	run -0 cmp -n 8388608 "$f" /dev/zero
+	fio_argv "$ENGINE" --filename="$f" --size=8m --bs=4m --rw=write --tswap_pin=0 \
+		--verify=crc32c --do_verify=1
+	FIO_ARGV=("${LIMITED[@]}" "${FIO_ARGV[@]}")
+	run --separate-stderr "${FIO_ARGV[@]}"
+	if [ "$status" -ne 0 ]; then
+		show_fio
+		fail "tswap_pin=0 failed under RLIMIT_MEMLOCK (exit $status)"
+	fi
+	assert_regex "$output" "WRITE: bw=.*io=8192KiB"
+}
+
+@test "tswap_pin=1 within RLIMIT_MEMLOCK runs without CAP_IPC_LOCK, data verified" {
+	no_ipc_lock
+	local f=$SCRATCH/fits.file
+	rm -f "$f"
+	# 2 x 256k of buffers (+ a page) fit in the 1 MiB limit.
+	fio_argv "$ENGINE" --filename="$f" --size=4m --bs=256k --iodepth=2 --rw=write \
+		--tswap_block_size=128k --verify=crc32c --do_verify=1
+	FIO_ARGV=("${LIMITED[@]}" "${FIO_ARGV[@]}")
+	run --separate-stderr "${FIO_ARGV[@]}"
+	if [ "$status" -ne 0 ]; then
+		show_fio
+		fail "tswap_pin=1 failed within RLIMIT_MEMLOCK (exit $status)"
+	fi
+	assert_equal "$stderr" ""
+}
