@@ -300,8 +300,9 @@ hosts_file() {
 	# --resume of a finished fleet run runs nothing and re-judges
 	fleet --resume "$rd" --min-read-gbs 100000
 	expect_status 1
-	assert_equal "$(grep -c 'done earlier on all 3 hosts' <<<"$output")" 6
+	assert_equal "$(grep -c 'done earlier on all 3 hosts' <<<"$stderr")" 6
 	refute_output --partial 'preflight'
+	[[ $stderr != *preflight* ]] || fail "a preflight on --resume of a finished run: $stderr"
 	assert_output --partial 'FAIL  third'
 }
 
@@ -344,7 +345,9 @@ hosts_file() {
 	fleet --hosts "$SCRATCH/hosts.txt" --grid fleet "${SMALL[@]}" --runtime 1 --ramp 0 --out "$SCRATCH/ver" \
 		--fio-version fio-0.0-test
 	expect_status 3
-	assert_equal "$(grep -c 'fio version differs: the host runs fio-3[0-9.]*, this run wants fio-0.0-test' <<<"$output")" 4
+	# twice in the preflight lines (stderr), twice in the summary (stdout)
+	assert_equal "$(grep -c 'fio version differs: the host runs fio-3[0-9.]*, this run wants fio-0.0-test' <<<"$stderr")" 2
+	assert_equal "$(grep -c 'fio version differs: the host runs fio-3[0-9.]*, this run wants fio-0.0-test' <<<"$output")" 2
 	[ -z "$(find "$SCRATCH/ver/points" -name fio.client.out)" ] || fail "a point ran on a host with another fio"
 }
 
@@ -361,7 +364,7 @@ hosts_file() {
 	expect_status 3
 	[ $((SECONDS - t0)) -lt 90 ] || fail "the sweep took $((SECONDS - t0)) s with one hung host"
 	# our timeout, or fio's own for its probe, whichever comes first
-	assert_output --partial 'hung: ERROR no answer '
+	grep -qF 'hung: ERROR no answer ' <<<"$stderr" || fail "no 'hung: ERROR no answer' progress line: $stderr"
 	expect_ok_rows "$SCRATCH/hung/summary.csv" 4
 	assert_equal "$(grep -c '^"hung",.*"error",.*no answer ' "$SCRATCH/hung/summary.csv")" 2
 }
@@ -403,8 +406,8 @@ hosts_file() {
 	start_server 3
 	fleet --resume "$rd" --outlier-pct 90
 	expect_status 0
-	assert_output --partial 'preflight: probing 1 host(s)'
-	assert_equal "$(grep -c '3/3 hosts ok.*(1 run now, 2 done earlier)' <<<"$output")" 2
+	grep -qF 'preflight: probing 1 host(s)' <<<"$stderr" || fail "no preflight line: $stderr"
+	assert_equal "$(grep -c '3/3 hosts ok.*(1 run now, 2 done earlier)' <<<"$stderr")" 2
 	for f in "$rd"/points/*.r1/h01-*/result.json "$rd"/points/*.r1/h03-*/result.json; do
 		cmp -s "$f" "$f.before" || fail "$f was rerun"
 	done
