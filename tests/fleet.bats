@@ -202,6 +202,7 @@ hosts_file() {
 		--min-read-gbs 0.05 --min-write-gbs 0.05 --out "$rd" --junit "$SCRATCH/ci/tswap-fleet.xml"
 	# some hosts below the bar: exit 1, as a missed threshold
 	expect_status 1
+	local fout=$output ferr=$stderr
 	assert_output --partial "FAIL  slow-host"
 	assert_output --partial "PASS  127.0.0.2:$PORT"
 	# the engine is the installed one, the same path for every host; each
@@ -262,6 +263,65 @@ hosts_file() {
 	assert_equal "$(xmllint --xpath "count(//testsuite[@name='127.0.0.2:$PORT']//failure)" "$xml")" 0
 	assert_equal "$(xmllint --xpath "string(//testsuite[@name='127.0.0.3:$PORT']/properties/property[@name='target']/@value)" "$xml")" \
 		"$SCRATCH/host3/with space/tswap.swap"
+	# progress on stderr, results on stdout
+	grep -q '^\[1/2\] write ' <<<"$ferr" || fail "no progress line on stderr: $ferr"
+	grep -q '^preflight: probing 3 host(s)' <<<"$ferr" || fail "no preflight line on stderr: $ferr"
+	! grep -q '^\[[0-9]*/[0-9]*\] \|^preflight\|^tswap-sweep: grid ' <<<"$fout" || fail "progress on stdout: $fout"
+	grep -q '^report:     ' <<<"$fout" || fail "no report line on stdout: $fout"
+	# each host's metadata, read on the host by the probe: present, typed,
+	# and this machine's (the three servers run here)
+	local h
+	for h in 0 1 2; do
+		run -0 jq -r --argjson h "$h" '.hosts[$h].meta | [.collected, .target.kind, .target.filesystem.type,
+			(.device.logical_block_size | type), (.host.cpus | type), (.host.memory_bytes | type),
+			(.host.fs_aio_max_nr | type), .host.kernel, .versions.fio, .nvme.note] | map(tostring) | join(" ")' "$rd/fleet.json"
+		assert_output "true file $(findmnt -n -o FSTYPE -T "$SCRATCH") number number number number $(uname -r) $(fio --version) not an NVMe device"
+		jq -e --argjson h "$h" '.hosts[$h].meta.target.path == .hosts[$h].target' "$rd/fleet.json" >/dev/null ||
+			fail "host $h's meta names another target"
+	done
+	assert_file_exists "$rd/preflight/h01-127_0_0_2_$PORT/meta.json"
+	# nothing of the probe is left in the servers' directories
+	assert_equal "$(find "$SCRATCH"/host[234] -name '*.prerun.txt' | wc -l)" 0
+	# summary.csv: the key fields in every row
+	assert_equal "$(csv_col "$rd/summary.csv" kernel | sort -u)" "$(uname -r)"
+	assert_equal "$(csv_col "$rd/summary.csv" fs_type | sort -u)" "$(findmnt -n -o FSTYPE -T "$SCRATCH")"
+	assert_equal "$(csv_col "$rd/summary.csv" metadata_note | sort -u)" ""
+	# report.md: a row per host, and the slow host (identical here) grouped
+	assert_equal "$(sed -n '/^## What each host is/,/^### /p' "$rd/report.md" | grep -c "^| .* | $(fio --version) |$")" 3
+	grep -qxF -- '- 1 of 1 slow host: no difference from the fleet'"'"'s majority in the recorded fields (slow-host)' "$rd/report.md" ||
+		fail "no grouping of the slow host in report.md: $(sed -n '/^### Slow/,/^## /p' "$rd/report.md")"
+}
+
+@test "fleet metadata: slow hosts grouped by the fields in which they differ from the majority (fixture data)" {
+	# one real meta.json of this machine, varied per host: 4 fast hosts at
+	# PCIe x4, 3 slow at x2 (one also with another scheduler), 1 without
+	# metadata
+	SCRIPT_DIR=$REPO/sweep SWEEP_HOME=$REPO/sweep bash -c '
+		set -euo pipefail
+		. "$SWEEP_HOME/lib/state.sh"; . "$SWEEP_HOME/lib/util.sh"
+		. "$SWEEP_HOME/lib/paths.sh"; . "$SWEEP_HOME/lib/meta.sh"
+		ENGINE=/x meta_json "$1"' meta "$SCRATCH/t.swap" >"$SCRATCH/meta.json"
+	jq -s '.[0] as $m | [range(0; 8) as $i | $m
+		| .pcie = {address: "0000:01:00.0", current_link_speed: "16.0 GT/s PCIe", max_link_speed: "16.0 GT/s PCIe",
+			   current_link_width: (if $i >= 4 and $i < 7 then 2 else 4 end), max_link_width: 4}
+		| if $i == 6 then .queue.scheduler = "none" else . end
+		| if $i == 7 then {collected: false, note: "metadata: not collected (no answer to the probe)"} else . + {collected: true} end]' \
+		"$SCRATCH/meta.json" >"$SCRATCH/metas.json"
+	jq -n '{hosts: ([("a", "b", "c", "d") as $l | {label: $l, verdict: "PASS"}] + [("e", "f", "g", "h") as $l | {label: $l, verdict: "FAIL"}])}' >"$SCRATCH/fleet.json"
+	jq --slurpfile metas "$SCRATCH/metas.json" -f "$REPO/sweep/jq/fleet-meta.jq" "$SCRATCH/fleet.json" >"$SCRATCH/out.json"
+	run -0 jq -r '.slow_groups[].text' "$SCRATCH/out.json"
+	assert_output "$(printf '%s\n' '3 of 4 slow hosts: PCIe x2 instead of x4 (e, f, g)' \
+		'1 of 4 slow hosts: scheduler none instead of mq-deadline (g)' \
+		'1 of 4 slow hosts: metadata not collected (h)')"
+	# the majority is of the hosts with metadata; no majority, no comparison
+	assert_equal "$(jq '.meta_majority.pcie_width' "$SCRATCH/out.json")" 4
+	assert_equal "$(jq -c '.hosts[4].differences' "$SCRATCH/out.json")" '[{"field":"pcie_width","value":2,"majority":4}]'
+	assert_equal "$(jq -c '.hosts[0].differences, .hosts[7].differences' "$SCRATCH/out.json" | tr '\n' ' ')" '[] null '
+	# the report: the differing fields bold, the host without metadata says why
+	jq -r -f "$REPO/sweep/jq/fleet-meta-report.jq" "$SCRATCH/out.json" >"$SCRATCH/report.md"
+	grep -q '^| g | .* PCIe \*\*x2\*\* (16.0 GT/s PCIe x4) | .* | \*\*none\*\*, ' "$SCRATCH/report.md" || fail "$(cat "$SCRATCH/report.md")"
+	grep -qF '| h | metadata: not collected (no answer to the probe) |' "$SCRATCH/report.md" || fail "$(cat "$SCRATCH/report.md")"
+	grep -qxF -- '- 3 of 4 slow hosts: PCIe x2 instead of x4 (e, f, g)' "$SCRATCH/report.md" || fail "$(cat "$SCRATCH/report.md")"
 }
 
 @test "fleet grid: a small user grid with the ceiling on three hosts, per-host rows for every point, --resume re-judges" {
@@ -298,6 +358,11 @@ hosts_file() {
 		fail "best-aio.json: $(cat "$rd/best-aio.json")"
 	[ "$(head -c 8 "$rd/plots/hosts.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "plots/hosts.png is not a PNG"
 	# --resume of a finished fleet run runs nothing and re-judges
+	fleet --resume "$rd" --min-read-gbs 100000 --quiet
+	expect_status 1
+	# --quiet: no progress; the results and the verdict stay on stdout
+	assert_equal "$stderr" ""
+	assert_output --partial 'FAIL  third'
 	fleet --resume "$rd" --min-read-gbs 100000
 	expect_status 1
 	assert_equal "$(grep -c 'done earlier on all 3 hosts' <<<"$stderr")" 6
@@ -323,6 +388,8 @@ hosts_file() {
 	assert_equal "$(grep -c "^\"127.0.0.[23]:$PORT\",.*\"ok\"" "$rd/summary.csv")" 4
 	# each failed host, with its reason, in the console, the CSV and the report
 	assert_output --partial 'ERROR  no-server'
+	# no metadata from a host that failed the preflight, and the CSV says why
+	assert_equal "$(paste -d, <(csv_col "$rd/summary.csv" host) <(csv_col "$rd/summary.csv" metadata_note) | grep -c '^no-server,metadata: not collected (the host failed the preflight)$')" 2
 	grep -q '^"no-server",.*"not run: preflight: unreachable: fio: connect: Connection refused' "$rd/summary.csv" ||
 		fail "no unreachable reason in summary.csv"
 	grep -q '^- \*\*no-server\*\* .*unreachable: .*Connection refused.* (2 run(s))$' "$rd/report.md" ||
