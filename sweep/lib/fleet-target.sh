@@ -75,8 +75,9 @@ fleet_probe_targets() {
 			rc=0
 			timeout -k 2 "$CONNECT_TIMEOUT" fio --client="${H_ADDR[h]}" --output-format=json probe.fio \
 				>fio.client.out 2>fio.stderr </dev/null || rc=$?
-			# the metadata the probe left on the host (fleet-meta.sh)
-			[ "$rc" -ne 0 ] || fleet_meta_fetch "$h" || true
+			# the metadata the probe left on the host (fleet-meta.sh), unless
+			# the host did not answer in time
+			[ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] || fleet_meta_fetch "$h" || true
 			exit "$rc"
 		) &
 		FLEET_PIDS+=("$!")
