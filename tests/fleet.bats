@@ -538,7 +538,13 @@ hosts_file() {
 	sum=$(sha256sum <"$LOOPDEV")
 	ln -s "$LOOPDEV" "$SCRATCH/host2/devlink"
 	hosts_file "127.0.0.2,$PORT target=$SCRATCH/host2/devlink" "127.0.0.3,$PORT target=$SCRATCH/host3/new.swap"
-	fleet --hosts "$SCRATCH/hosts.txt" --grid fleet "${SMALL[@]}" --runtime 1 --ramp 0 --rw write --out "$SCRATCH/dev"
+	fleet --hosts "$SCRATCH/hosts.txt" --grid fleet "${SMALL[@]}" --runtime 1 --ramp 0 --rw write --out "$SCRATCH/dev" --quiet
+	expect_status 2
+	# the probe read the host's metadata before refusing: a loop device there
+	run -0 jq -r '[.target.kind, .device.type, (.device.logical_block_size | type), .pcie.note, .nvme.note] | join("|")' \
+		"$SCRATCH/dev/preflight/h01-127_0_0_2_$PORT/meta.json"
+	assert_output "block|loop|number|no PCI device above ${LOOPDEV#/dev/} (loop, virtual or non-PCI device)|not an NVMe device"
+	fleet --hosts "$SCRATCH/hosts.txt" --grid fleet "${SMALL[@]}" --runtime 1 --ramp 0 --rw write --out "$SCRATCH/dev2" --quiet
 	expect_status 2
 	assert_equal "$stderr" "tswap-sweep: refusing target $SCRATCH/host2/devlink on 127.0.0.2:$PORT: it is a block device on the host, and the sweep writes to it (destroying its data); the sweep cannot check it there for mounts or signatures, so pass --destructive --force, or --rw read"
 	assert_equal "$(sha256sum <"$LOOPDEV")" "$sum"
@@ -547,7 +553,7 @@ hosts_file() {
 	head -c 32M /dev/urandom >"$SCRATCH/host2/precious.bin"
 	sum=$(sha256sum <"$SCRATCH/host2/precious.bin")
 	hosts_file "127.0.0.2,$PORT target=$SCRATCH/host2/precious.bin"
-	fleet --hosts "$SCRATCH/hosts.txt" --grid fleet "${SMALL[@]}" --runtime 1 --ramp 0 --rw write --out "$SCRATCH/file"
+	fleet --hosts "$SCRATCH/hosts.txt" --grid fleet "${SMALL[@]}" --runtime 1 --ramp 0 --rw write --out "$SCRATCH/file" --quiet
 	expect_status 2
 	assert_equal "$stderr" "tswap-sweep: refusing target $SCRATCH/host2/precious.bin on 127.0.0.2:$PORT: an existing file the sweep did not create, and the sweep writes to it (its data would be destroyed); pass --destructive, a new path, or --rw read"
 	assert_equal "$(sha256sum <"$SCRATCH/host2/precious.bin")" "$sum"
