@@ -202,6 +202,7 @@ hosts_file() {
 		--min-read-gbs 0.05 --min-write-gbs 0.05 --out "$rd" --junit "$SCRATCH/ci/tswap-fleet.xml"
 	# some hosts below the bar: exit 1, as a missed threshold
 	expect_status 1
+	local fout=$output ferr=$stderr
 	assert_output --partial "FAIL  slow-host"
 	assert_output --partial "PASS  127.0.0.2:$PORT"
 	# the engine is the installed one, the same path for every host; each
@@ -262,6 +263,65 @@ hosts_file() {
 	assert_equal "$(xmllint --xpath "count(//testsuite[@name='127.0.0.2:$PORT']//failure)" "$xml")" 0
 	assert_equal "$(xmllint --xpath "string(//testsuite[@name='127.0.0.3:$PORT']/properties/property[@name='target']/@value)" "$xml")" \
 		"$SCRATCH/host3/with space/tswap.swap"
+	# progress on stderr, results on stdout
+	grep -q '^\[1/2\] write ' <<<"$ferr" || fail "no progress line on stderr: $ferr"
+	grep -q '^preflight: probing 3 host(s)' <<<"$ferr" || fail "no preflight line on stderr: $ferr"
+	! grep -q '^\[[0-9]*/[0-9]*\] \|^preflight\|^tswap-sweep: grid ' <<<"$fout" || fail "progress on stdout: $fout"
+	grep -q '^report:     ' <<<"$fout" || fail "no report line on stdout: $fout"
+	# each host's metadata, read on the host by the probe: present, typed,
+	# and this machine's (the three servers run here)
+	local h
+	for h in 0 1 2; do
+		run -0 jq -r --argjson h "$h" '.hosts[$h].meta | [.collected, .target.kind, .target.filesystem.type,
+			(.device.logical_block_size | type), (.host.cpus | type), (.host.memory_bytes | type),
+			(.host.fs_aio_max_nr | type), .host.kernel, .versions.fio, .nvme.note] | map(tostring) | join(" ")' "$rd/fleet.json"
+		assert_output "true file $(findmnt -n -o FSTYPE -T "$SCRATCH") number number number number $(uname -r) $(fio --version) not an NVMe device"
+		jq -e --argjson h "$h" '.hosts[$h].meta.target.path == .hosts[$h].target' "$rd/fleet.json" >/dev/null ||
+			fail "host $h's meta names another target"
+	done
+	assert_file_exists "$rd/preflight/h01-127_0_0_2_$PORT/meta.json"
+	# nothing of the probe is left in the servers' directories
+	assert_equal "$(find "$SCRATCH"/host[234] -name '*.prerun.txt' | wc -l)" 0
+	# summary.csv: the key fields in every row
+	assert_equal "$(csv_col "$rd/summary.csv" kernel | sort -u)" "$(uname -r)"
+	assert_equal "$(csv_col "$rd/summary.csv" fs_type | sort -u)" "$(findmnt -n -o FSTYPE -T "$SCRATCH")"
+	assert_equal "$(csv_col "$rd/summary.csv" metadata_note | sort -u)" ""
+	# report.md: a row per host, and the slow host (identical here) grouped
+	assert_equal "$(sed -n '/^## What each host is/,/^### /p' "$rd/report.md" | grep -c "^| .* | $(fio --version) |$")" 3
+	grep -qxF -- '- 1 of 1 slow host: no difference from the fleet'"'"'s majority in the recorded fields (slow-host)' "$rd/report.md" ||
+		fail "no grouping of the slow host in report.md: $(sed -n '/^### Slow/,/^## /p' "$rd/report.md")"
+}
+
+@test "fleet metadata: slow hosts grouped by the fields in which they differ from the majority (fixture data)" {
+	# one real meta.json of this machine, varied per host: 4 fast hosts at
+	# PCIe x4, 3 slow at x2 (one also with another scheduler), 1 without
+	# metadata
+	SCRIPT_DIR=$REPO/sweep SWEEP_HOME=$REPO/sweep bash -c '
+		set -euo pipefail
+		. "$SWEEP_HOME/lib/state.sh"; . "$SWEEP_HOME/lib/util.sh"
+		. "$SWEEP_HOME/lib/paths.sh"; . "$SWEEP_HOME/lib/meta.sh"
+		ENGINE=/x meta_json "$1"' meta "$SCRATCH/t.swap" >"$SCRATCH/meta.json"
+	jq -s '.[0] as $m | [range(0; 8) as $i | $m
+		| .pcie = {address: "0000:01:00.0", current_link_speed: "16.0 GT/s PCIe", max_link_speed: "16.0 GT/s PCIe",
+			   current_link_width: (if $i >= 4 and $i < 7 then 2 else 4 end), max_link_width: 4}
+		| if $i == 6 then .queue.scheduler = "none" else . end
+		| if $i == 7 then {collected: false, note: "metadata: not collected (no answer to the probe)"} else . + {collected: true} end]' \
+		"$SCRATCH/meta.json" >"$SCRATCH/metas.json"
+	jq -n '{hosts: ([("a", "b", "c", "d") as $l | {label: $l, verdict: "PASS"}] + [("e", "f", "g", "h") as $l | {label: $l, verdict: "FAIL"}])}' >"$SCRATCH/fleet.json"
+	jq --slurpfile metas "$SCRATCH/metas.json" -f "$REPO/sweep/jq/fleet-meta.jq" "$SCRATCH/fleet.json" >"$SCRATCH/out.json"
+	run -0 jq -r '.slow_groups[].text' "$SCRATCH/out.json"
+	assert_output "$(printf '%s\n' '3 of 4 slow hosts: PCIe x2 instead of x4 (e, f, g)' \
+		'1 of 4 slow hosts: scheduler none instead of mq-deadline (g)' \
+		'1 of 4 slow hosts: metadata not collected (h)')"
+	# the majority is of the hosts with metadata; no majority, no comparison
+	assert_equal "$(jq '.meta_majority.pcie_width' "$SCRATCH/out.json")" 4
+	assert_equal "$(jq -c '.hosts[4].differences' "$SCRATCH/out.json")" '[{"field":"pcie_width","value":2,"majority":4}]'
+	assert_equal "$(jq -c '.hosts[0].differences, .hosts[7].differences' "$SCRATCH/out.json" | tr '\n' ' ')" '[] null '
+	# the report: the differing fields bold, the host without metadata says why
+	jq -r -f "$REPO/sweep/jq/fleet-meta-report.jq" "$SCRATCH/out.json" >"$SCRATCH/report.md"
+	grep -q '^| g | .* PCIe \*\*x2\*\* (16.0 GT/s PCIe x4) | .* | \*\*none\*\*, ' "$SCRATCH/report.md" || fail "$(cat "$SCRATCH/report.md")"
+	grep -qF '| h | metadata: not collected (no answer to the probe) |' "$SCRATCH/report.md" || fail "$(cat "$SCRATCH/report.md")"
+	grep -qxF -- '- 3 of 4 slow hosts: PCIe x2 instead of x4 (e, f, g)' "$SCRATCH/report.md" || fail "$(cat "$SCRATCH/report.md")"
 }
 
 @test "fleet grid: a small user grid with the ceiling on three hosts, per-host rows for every point, --resume re-judges" {
@@ -298,10 +358,16 @@ hosts_file() {
 		fail "best-aio.json: $(cat "$rd/best-aio.json")"
 	[ "$(head -c 8 "$rd/plots/hosts.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "plots/hosts.png is not a PNG"
 	# --resume of a finished fleet run runs nothing and re-judges
+	fleet --resume "$rd" --min-read-gbs 100000 --quiet
+	expect_status 1
+	# --quiet: no progress; the results and the verdict stay on stdout
+	assert_equal "$stderr" ""
+	assert_output --partial 'FAIL  third'
 	fleet --resume "$rd" --min-read-gbs 100000
 	expect_status 1
-	assert_equal "$(grep -c 'done earlier on all 3 hosts' <<<"$output")" 6
+	assert_equal "$(grep -c 'done earlier on all 3 hosts' <<<"$stderr")" 6
 	refute_output --partial 'preflight'
+	[[ $stderr != *preflight* ]] || fail "a preflight on --resume of a finished run: $stderr"
 	assert_output --partial 'FAIL  third'
 }
 
@@ -322,6 +388,8 @@ hosts_file() {
 	assert_equal "$(grep -c "^\"127.0.0.[23]:$PORT\",.*\"ok\"" "$rd/summary.csv")" 4
 	# each failed host, with its reason, in the console, the CSV and the report
 	assert_output --partial 'ERROR  no-server'
+	# no metadata from a host that failed the preflight, and the CSV says why
+	assert_equal "$(paste -d, <(csv_col "$rd/summary.csv" host) <(csv_col "$rd/summary.csv" metadata_note) | grep -c '^no-server,metadata: not collected (the host failed the preflight)$')" 2
 	grep -q '^"no-server",.*"not run: preflight: unreachable: fio: connect: Connection refused' "$rd/summary.csv" ||
 		fail "no unreachable reason in summary.csv"
 	grep -q '^- \*\*no-server\*\* .*unreachable: .*Connection refused.* (2 run(s))$' "$rd/report.md" ||
@@ -344,7 +412,9 @@ hosts_file() {
 	fleet --hosts "$SCRATCH/hosts.txt" --grid fleet "${SMALL[@]}" --runtime 1 --ramp 0 --out "$SCRATCH/ver" \
 		--fio-version fio-0.0-test
 	expect_status 3
-	assert_equal "$(grep -c 'fio version differs: the host runs fio-3[0-9.]*, this run wants fio-0.0-test' <<<"$output")" 4
+	# twice in the preflight lines (stderr), twice in the summary (stdout)
+	assert_equal "$(grep -c 'fio version differs: the host runs fio-3[0-9.]*, this run wants fio-0.0-test' <<<"$stderr")" 2
+	assert_equal "$(grep -c 'fio version differs: the host runs fio-3[0-9.]*, this run wants fio-0.0-test' <<<"$output")" 2
 	[ -z "$(find "$SCRATCH/ver/points" -name fio.client.out)" ] || fail "a point ran on a host with another fio"
 }
 
@@ -361,7 +431,7 @@ hosts_file() {
 	expect_status 3
 	[ $((SECONDS - t0)) -lt 90 ] || fail "the sweep took $((SECONDS - t0)) s with one hung host"
 	# our timeout, or fio's own for its probe, whichever comes first
-	assert_output --partial 'hung: ERROR no answer '
+	grep -qF 'hung: ERROR no answer ' <<<"$stderr" || fail "no 'hung: ERROR no answer' progress line: $stderr"
 	expect_ok_rows "$SCRATCH/hung/summary.csv" 4
 	assert_equal "$(grep -c '^"hung",.*"error",.*no answer ' "$SCRATCH/hung/summary.csv")" 2
 }
@@ -403,8 +473,8 @@ hosts_file() {
 	start_server 3
 	fleet --resume "$rd" --outlier-pct 90
 	expect_status 0
-	assert_output --partial 'preflight: probing 1 host(s)'
-	assert_equal "$(grep -c '3/3 hosts ok.*(1 run now, 2 done earlier)' <<<"$output")" 2
+	grep -qF 'preflight: probing 1 host(s)' <<<"$stderr" || fail "no preflight line: $stderr"
+	assert_equal "$(grep -c '3/3 hosts ok.*(1 run now, 2 done earlier)' <<<"$stderr")" 2
 	for f in "$rd"/points/*.r1/h01-*/result.json "$rd"/points/*.r1/h03-*/result.json; do
 		cmp -s "$f" "$f.before" || fail "$f was rerun"
 	done
@@ -468,7 +538,13 @@ hosts_file() {
 	sum=$(sha256sum <"$LOOPDEV")
 	ln -s "$LOOPDEV" "$SCRATCH/host2/devlink"
 	hosts_file "127.0.0.2,$PORT target=$SCRATCH/host2/devlink" "127.0.0.3,$PORT target=$SCRATCH/host3/new.swap"
-	fleet --hosts "$SCRATCH/hosts.txt" --grid fleet "${SMALL[@]}" --runtime 1 --ramp 0 --rw write --out "$SCRATCH/dev"
+	fleet --hosts "$SCRATCH/hosts.txt" --grid fleet "${SMALL[@]}" --runtime 1 --ramp 0 --rw write --out "$SCRATCH/dev" --quiet
+	expect_status 2
+	# the probe read the host's metadata before refusing: a loop device there
+	run -0 jq -r '[.target.kind, .device.type, (.device.logical_block_size | type), .pcie.note, .nvme.note] | join("|")' \
+		"$SCRATCH/dev/preflight/h01-127_0_0_2_$PORT/meta.json"
+	assert_output "block|loop|number|no PCI device above ${LOOPDEV#/dev/} (loop, virtual or non-PCI device)|not an NVMe device"
+	fleet --hosts "$SCRATCH/hosts.txt" --grid fleet "${SMALL[@]}" --runtime 1 --ramp 0 --rw write --out "$SCRATCH/dev2" --quiet
 	expect_status 2
 	assert_equal "$stderr" "tswap-sweep: refusing target $SCRATCH/host2/devlink on 127.0.0.2:$PORT: it is a block device on the host, and the sweep writes to it (destroying its data); the sweep cannot check it there for mounts or signatures, so pass --destructive --force, or --rw read"
 	assert_equal "$(sha256sum <"$LOOPDEV")" "$sum"
@@ -477,7 +553,7 @@ hosts_file() {
 	head -c 32M /dev/urandom >"$SCRATCH/host2/precious.bin"
 	sum=$(sha256sum <"$SCRATCH/host2/precious.bin")
 	hosts_file "127.0.0.2,$PORT target=$SCRATCH/host2/precious.bin"
-	fleet --hosts "$SCRATCH/hosts.txt" --grid fleet "${SMALL[@]}" --runtime 1 --ramp 0 --rw write --out "$SCRATCH/file"
+	fleet --hosts "$SCRATCH/hosts.txt" --grid fleet "${SMALL[@]}" --runtime 1 --ramp 0 --rw write --out "$SCRATCH/file" --quiet
 	expect_status 2
 	assert_equal "$stderr" "tswap-sweep: refusing target $SCRATCH/host2/precious.bin on 127.0.0.2:$PORT: an existing file the sweep did not create, and the sweep writes to it (its data would be destroyed); pass --destructive, a new path, or --rw read"
 	assert_equal "$(sha256sum <"$SCRATCH/host2/precious.bin")" "$sum"

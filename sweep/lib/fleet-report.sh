@@ -3,8 +3,9 @@
 # the verdicts, summary.csv, junit.xml, report.md and the summary on stdout.
 #
 # Owns: collect_fleet (jq/fleet-results.jq), fleet_preflight_results,
-# fleet_verdicts (jq/fleet-verdicts.jq), write_csv_fleet (jq/fleet-csv.jq),
-# write_junit (jq/junit.jq), write_fleet_report (jq/fleet-report.jq),
+# fleet_verdicts (jq/fleet-verdicts.jq, then jq/fleet-meta.jq),
+# write_csv_fleet (jq/fleet-csv.jq), write_junit (jq/junit.jq),
+# write_fleet_report (jq/fleet-report.jq, jq/fleet-meta-report.jq),
 # print_fleet_summary (jq/fleet-summary.jq). Reads: RUN/points/*/*/result.json,
 # RUN/preflight/, RUN/sweep.json, the H_* arrays, MIN_READ, MIN_WRITE,
 # OUTLIER_PCT. Writes: RUN/results.json, hosts/ID/{results,aggregate}.json,
@@ -51,7 +52,8 @@ fleet_preflight_results() {
 
 # fleet_verdicts: fleet.json, each host's figures and checks, the fleet's
 # median, spread and outliers. A host's read (write) figure is its best read
-# (write) point, the median over repeats.
+# (write) point, the median over repeats. Then each host's metadata and the
+# slow hosts grouped by how they differ (fleet-meta.sh, jq/fleet-meta.jq).
 fleet_verdicts() {
 	local h
 	local -a aggs=() res=()
@@ -62,14 +64,20 @@ fleet_verdicts() {
 	jq -n --slurpfile cfg "$RUN/sweep.json" --slurpfile aggs <(jq -s . "${aggs[@]}") \
 		--slurpfile res <(jq -s . "${res[@]}") --slurpfile pre <(fleet_preflight_results) \
 		--slurpfile plan <(plan_json) --arg minr "$MIN_READ" --arg minw "$MIN_WRITE" \
-		--argjson out "$OUTLIER_PCT" -f "$JQ_DIR/fleet-verdicts.jq" >"$RUN/fleet.json.tmp"
+		--argjson out "$OUTLIER_PCT" -f "$JQ_DIR/fleet-verdicts.jq" |
+		jq --slurpfile metas <(fleet_metas) -f "$JQ_DIR/fleet-meta.jq" >"$RUN/fleet.json.tmp"
 	mv -f "$RUN/fleet.json.tmp" "$RUN/fleet.json"
 }
 
+# The host's metadata in each row of summary.csv (jq/fleet-meta.jq's
+# fields, and why they are empty when they are).
+readonly FLEET_CSV_META=model,firmware,capacity_bytes,logical_block_size,pcie_speed,pcie_width,pcie_max_speed,pcie_max_width,numa_node,scheduler,nr_requests,max_sectors_kb,fs_type,kernel,cpus,memory_bytes,metadata_note
+
 write_csv_fleet() {
 	{
-		printf 'host,address,point,repeat,status,direction,backend,tensor_size,block_size,queue_depth,submit,window,threads,iodepth,gbs,ops_per_s,clat_p50_us,clat_p99_us,clat_p999_us,usr_cpu_pct,sys_cpu_pct,io_submit_per_gb,pct_of_ceiling,error\n'
-		jq -r --slurpfile fl "$RUN/fleet.json" -f "$JQ_DIR/fleet-csv.jq" "$RUN/results.json"
+		printf 'host,address,point,repeat,status,direction,backend,tensor_size,block_size,queue_depth,submit,window,threads,iodepth,gbs,ops_per_s,clat_p50_us,clat_p99_us,clat_p999_us,usr_cpu_pct,sys_cpu_pct,io_submit_per_gb,pct_of_ceiling,error,%s\n' \
+			"$FLEET_CSV_META"
+		jq -r --slurpfile fl "$RUN/fleet.json" --arg meta "$FLEET_CSV_META" -f "$JQ_DIR/fleet-csv.jq" "$RUN/results.json"
 	} >"$RUN/summary.csv.tmp"
 	mv -f "$RUN/summary.csv.tmp" "$RUN/summary.csv"
 }
@@ -93,6 +101,7 @@ write_fleet_report() {
 		jq -r --slurpfile fl "$RUN/fleet.json" --slurpfile agg "$RUN/aggregate.json" \
 			--slurpfile hagg <(jq -s . "${aggs[@]}") --slurpfile aio "$RUN/best-aio.json" \
 			--arg notes "$notes" -f "$JQ_DIR/fleet-report.jq" "$RUN/sweep.json"
+		jq -r -f "$JQ_DIR/fleet-meta-report.jq" "$RUN/fleet.json"
 		printf '## Plots\n\n'
 		for png in "$RUN"/plots/*.png; do
 			[ -f "$png" ] || continue

@@ -190,6 +190,7 @@ fleet_preflight() {
 		if [ -n "$reason" ]; then
 			ok=false
 			H_LOST[h]="preflight: $reason"
+			fleet_meta_lost "$h" "the host failed the preflight"
 		fi
 		jq -n --argjson i "$h" --arg host "${H_LABEL[h]}" --arg address "${H_ADDR[h]}" \
 			--arg hostname "$name" --arg fio "$ver" --argjson ok "$ok" --arg reason "$reason" \

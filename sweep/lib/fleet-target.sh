@@ -20,6 +20,8 @@
 # refused; a new path is created by fio and recorded in RUN/fleet-created,
 # so --resume of this run takes it as its own.
 #
+# The same probe reads the host's metadata (fleet-meta.sh).
+#
 # Owns: fleet_probe_job, fleet_probe_targets. Reads: the H_* arrays, RUN,
 # DESTRUCTIVE, FORCE, SIZE, SIZE_BYTES, CONNECT_TIMEOUT.
 # Writes: RUN/preflight/ID/target/, RUN/fleet-created.
@@ -29,7 +31,8 @@
 
 readonly FLEET_PROBES='ctl exists block file big ours'
 
-# fleet_probe_job PATH: the probe's job file for target PATH.
+# fleet_probe_job PATH [METANAME]: the probe's job file for target PATH;
+# with METANAME, also the job that reads the host's metadata (fleet-meta.sh).
 fleet_probe_job() {
 	local p=$1 q test name
 	q="'${p//\'/\'\\\'\'}'" # PATH in single quotes for the host's sh
@@ -49,6 +52,7 @@ fleet_probe_job() {
 		printf '[tswap-probe-%s]\nexec_prerun=(%s) 2>/dev/null && rm -f tswap-probe-%s.prerun.txt || ! rm -f tswap-probe-%s.prerun.txt\n' \
 			"$name" "$test" "$name" "$name"
 	done
+	[ -z "${2:-}" ] || fleet_meta_job "$p" "$2"
 }
 
 # fleet_probe_targets WRITES H...: probe each host's target (all at once,
@@ -65,11 +69,16 @@ fleet_probe_targets() {
 		dir="$RUN/preflight/${H_ID[h]}/target"
 		rm -rf -- "$dir"
 		mkdir -p "$dir"
-		fleet_probe_job "${H_TARGET[h]}" >"$dir/probe.fio"
+		fleet_probe_job "${H_TARGET[h]}" "$(fleet_meta_name "$h")" >"$dir/probe.fio"
 		(
 			cd "$dir"
-			exec timeout -k 2 "$CONNECT_TIMEOUT" fio --client="${H_ADDR[h]}" --output-format=json probe.fio \
-				>fio.client.out 2>fio.stderr </dev/null
+			rc=0
+			timeout -k 2 "$CONNECT_TIMEOUT" fio --client="${H_ADDR[h]}" --output-format=json probe.fio \
+				>fio.client.out 2>fio.stderr </dev/null || rc=$?
+			# the metadata the probe left on the host (fleet-meta.sh), unless
+			# the host did not answer in time
+			[ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] || fleet_meta_fetch "$h" || true
+			exit "$rc"
 		) &
 		FLEET_PIDS+=("$!")
 	done
@@ -88,8 +97,10 @@ fleet_probe_targets() {
 			"$dir/fio.json" 2>/dev/null || true)
 		if [ "${#yes[@]}" -eq 0 ]; then
 			H_LOST[h]="preflight: no answer to the target check (fio --client exit $rc; preflight/${H_ID[h]}/target/)"
+			fleet_meta_lost "$h" "no answer to the probe"
 			continue
 		fi
+		fleet_meta_read "$h"
 		[ "${yes[ctl]:-0}" = 1 ] ||
 			die "$EXIT_USAGE" "refusing $where: the check of what it is cannot run there (fio's exec_prerun fails on the host; preflight/${H_ID[h]}/target/)"
 		if [ "${yes[block]:-0}" = 1 ]; then

@@ -1,10 +1,12 @@
 # shellcheck shell=bash
 # meta.sh - what was measured: the target's storage stack and the host, read
 # from sysfs and from the JSON of standard tools (lsblk -J, findmnt -J,
-# lscpu -J, nvme id-ctrl -o json when nvme-cli is installed), and the
-# versions of tswap, the engine and fio.
+# lscpu -J, nvme id-ctrl -o json when nvme-cli is installed) by
+# lib/meta-collect.sh (POSIX sh, also run on fleet hosts), and the versions
+# of tswap, the engine and fio.
 #
-# Owns: meta_json (the object; shape in jq/meta.jq), write_meta (RUN/meta.json
+# Owns: meta_json (the object; shape in jq/meta.jq), meta_from_kv (the
+# collector's lines to that object), write_meta (RUN/meta.json
 # and the "meta" key of sweep.json), meta_into_aggregate (the "meta" key of
 # aggregate.json), tswap_version, print_version (--version). Reads: TARGET,
 # ENGINE, RUN, ROOT, SWEEP_HOME. Writes: RUN/meta.json, RUN/sweep.json,
@@ -42,78 +44,50 @@ print_version() {
 	printf 'fio: %s\n' "$fio"
 }
 
-# meta_sysfs_kv DISKDIR PCIDIR: "key<TAB>value" lines of sysfs files (empty
-# when absent): the disk's queue, the PCI device's link and NUMA node.
-meta_sysfs_kv() {
-	local disk=$1 pci=$2 f
-	for f in logical_block_size physical_block_size rotational scheduler nr_requests \
-		max_sectors_kb max_hw_sectors_kb io_poll dma_alignment; do
-		printf 'queue.%s\t%s\n' "$f" "$(cat -- "$disk/queue/$f" 2>/dev/null || true)"
-	done
-	printf 'size_sectors\t%s\n' "$(cat -- "$disk/size" 2>/dev/null || true)"
-	printf 'poll_queues\t%s\n' "$(cat /sys/module/nvme/parameters/poll_queues 2>/dev/null || true)"
-	for f in current_link_speed current_link_width max_link_speed max_link_width numa_node; do
-		printf 'pci.%s\t%s\n' "$f" "$([ -z "$pci" ] || cat -- "$pci/$f" 2>/dev/null || true)"
-	done
-	printf 'pci.address\t%s\n' "${pci##*/}"
-}
-
 # meta_json TARGET: the metadata object on stdout (jq/meta.jq). TARGET is a
 # block device, or a file (that may not exist yet: its nearest existing
-# directory gives the filesystem).
+# directory gives the filesystem). The reading is lib/meta-collect.sh's,
+# the same collector that fleet hosts run (fleet-meta.sh).
 meta_json() {
-	local target=$1 probe dev='' fs='{}' blk='{}' nvme='null' kind=file
-	local disk='' pci='' d ctrl sysfs serial_hash='' cpus
-	local lsblk_cols=NAME,KNAME,PATH,TYPE,MODEL,SERIAL,REV,SIZE,LOG-SEC,PHY-SEC,ROTA,SCHED,RQ-SIZE,TRAN,PKNAME,MAJ:MIN
-	if [ -b "$target" ]; then
-		kind=block
-		dev=$target
-	else
-		probe=$target
-		while [ ! -e "$probe" ] && [ "$probe" != / ]; do probe=$(dirname -- "$probe"); done
-		fs=$(findmnt -J -T "$probe" -o TARGET,SOURCE,FSTYPE,OPTIONS 2>/dev/null) || fs='{}'
-		d=$(jq -r '.filesystems[0].source // empty' <<<"$fs")
-		# btrfs and bind mounts name a subvolume: /dev/x[/sub]
-		d=${d%%\[*}
-		[ -b "$d" ] && dev=$d
-	fi
-	if [ -n "$dev" ]; then
-		blk=$(lsblk -J -b -d -o "$lsblk_cols" -- "$dev" 2>/dev/null) || blk='{}'
-		# the queue is the whole disk's: a partition's parent (lsblk PKNAME)
-		d=$(jq -r '.blockdevices[0] | if .type == "part" then .pkname else .kname end // empty' <<<"$blk")
-		if [ -n "$d" ] && [ -d "/sys/block/$d" ]; then
-			disk=/sys/block/$d
-			# the controller's PCI device: the nearest ancestor of the disk's
-			# device with a PCI address (nvme0n1 -> nvme0 -> 0000:01:00.0)
-			ctrl=$(readlink -f -- "$disk/device" 2>/dev/null) || ctrl=''
-			while [ -n "$ctrl" ] && [ "$ctrl" != /sys/devices ] && [ "$ctrl" != / ]; do
-				if [[ ${ctrl##*/} =~ ^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$ ]]; then
-					pci=$ctrl
-					break
-				fi
-				ctrl=$(dirname -- "$ctrl")
-			done
-			if [[ $d =~ ^(nvme[0-9]+)(c[0-9]+)?n[0-9]+$ ]] && command -v nvme >/dev/null 2>&1; then
-				nvme=$(nvme id-ctrl -o json "/dev/${BASH_REMATCH[1]}" 2>/dev/null) || nvme='null'
-				jq -e 'type == "object"' >/dev/null 2>&1 <<<"$nvme" || nvme='null'
-			fi
+	sh "$SWEEP_HOME/lib/meta-collect.sh" "$1" | meta_from_kv "$1" "${ENGINE:-}" "$(tswap_version)"
+}
+
+# meta_from_kv TARGET ENGINE TSWAP: meta-collect.sh's "key<TAB>value" lines
+# (stdin) as the metadata object (jq/meta.jq). TARGET, ENGINE and TSWAP are
+# the reader's: the path as the sweep names it, the engine it loads, its
+# version. JSON that does not parse counts as absent. Status 1 when stdin is
+# not the collector's output.
+meta_from_kv() {
+	local k v sysfs
+	local -A m=()
+	while IFS=$'\t' read -r k v; do
+		[ -n "$k" ] && m[$k]=$v
+	done
+	[ "${m[tswap-meta]:-}" = 1 ] || return 1
+	for k in fs blk lscpu nvme; do
+		v=${m[$k]:-}
+		if [ -n "$v" ] && jq -e 'type == "object"' >/dev/null 2>&1 <<<"$v"; then
+			m[$k]=$(jq -c . <<<"$v")
+		elif [ "$k" = nvme ]; then
+			m[$k]=null
+		else
+			m[$k]='{}'
 		fi
-	fi
-	sysfs=$(meta_sysfs_kv "$disk" "$pci" | jq -R -n '[inputs | split("\t") | {(.[0]): .[1]}] | add')
-	serial_hash=$(jq -r --argjson n "$nvme" '($n.sn // .blockdevices[0].serial // "") | gsub("^\\s+|\\s+$"; "")' <<<"$blk")
-	[ -z "$serial_hash" ] || serial_hash=$(printf '%s' "$serial_hash" | sha256sum | cut -c1-12)
-	cpus=$(taskset -pc "$$" 2>/dev/null) || cpus=''
-	jq -n --arg target "$target" --arg kind "$kind" --arg dev "$dev" \
-		--argjson fs "$fs" --argjson blk "$blk" --argjson nvme "$nvme" --argjson sysfs "$sysfs" \
-		--arg serial_hash "$serial_hash" --arg nvme_cli "$(command -v nvme || true)" \
-		--argjson lscpu "$(lscpu -J 2>/dev/null || echo '{}')" \
-		--arg cpus_allowed "${cpus##*: }" --arg online_nodes "$(cat /sys/devices/system/node/online 2>/dev/null || true)" \
-		--arg kernel "$(uname -r)" --arg host "$(hostname)" \
-		--arg memtotal "$(awk '$1 == "MemTotal:" {printf "%.0f\n", $2 * 1024}' /proc/meminfo)" \
-		--arg aio_max_nr "$(cat /proc/sys/fs/aio-max-nr 2>/dev/null || true)" \
-		--arg io_uring_disabled "$(cat /proc/sys/kernel/io_uring_disabled 2>/dev/null || true)" \
-		--arg fio "$(fio --version 2>/dev/null || true)" --arg tswap "$(tswap_version)" \
-		--arg engine "${ENGINE:-}" \
+	done
+	# sysfs values: strings, "" when absent
+	sysfs=$(for k in "${!m[@]}"; do
+		[[ $k == queue.* || $k == pci.* || $k == size_sectors || $k == poll_queues ]] || continue
+		printf '%s\t%s\n' "$k" "${m[$k]}"
+	done | jq -R -n '[inputs | split("\t") | {(.[0]): (.[1] // "")}] | add // {}')
+	jq -n --arg target "$1" --arg kind "${m[kind]:-file}" --arg dev "${m[dev]:-}" \
+		--argjson fs "${m[fs]}" --argjson blk "${m[blk]}" --argjson nvme "${m[nvme]}" \
+		--argjson sysfs "$sysfs" \
+		--arg serial_hash "${m[serial_hash]:-}" --arg nvme_cli "${m[nvme_cli]:-}" \
+		--argjson lscpu "${m[lscpu]}" \
+		--arg cpus_allowed "${m[cpus_allowed]:-}" --arg online_nodes "${m[online_nodes]:-}" \
+		--arg kernel "${m[kernel]:-}" --arg host "${m[host]:-}" --arg memtotal "${m[memtotal]:-}" \
+		--arg aio_max_nr "${m[aio_max_nr]:-}" --arg io_uring_disabled "${m[io_uring_disabled]:-}" \
+		--arg fio "${m[fio]:-}" --arg tswap "$3" --arg engine "$2" \
 		-f "$JQ_DIR/meta.jq"
 }
 

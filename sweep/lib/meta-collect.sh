@@ -1,0 +1,135 @@
+# shellcheck shell=sh
+# meta-collect.sh - read what a target is and what host it is on, read-only,
+# in POSIX sh with standard tools only (no jq, no bash, no tswap): the one
+# collector of the metadata, run by meta.sh on this machine and shipped to
+# each fleet host inside the probe job (fleet-meta.sh), where /bin/sh may be
+# dash and jq may be absent.
+#
+#   sh meta-collect.sh TARGET
+#       "key<TAB>value" lines on stdout, the first "tswap-meta<TAB>1". JSON
+#       of lsblk -J, findmnt -J, lscpu -J and nvme id-ctrl -o json comes as
+#       one line (those tools escape newlines inside strings, so the others
+#       are only layout); an absent value is empty. meta.sh meta_from_kv
+#       turns the lines into meta.json (jq/meta.jq).
+#   sh meta-collect.sh --fio-job NAME TARGET
+#       the same lines, gzip'd and base64'd, as a fio job file: one job
+#       NAME-NNN per 240 characters, each with the chunk as its description
+#       (fio sends a job's description back to the client: "desc" in
+#       client_stats). fleet-meta.sh reads it back with --remote-config.
+#
+# The device's serial number never leaves the host: only its SHA-256 (first
+# 12 hex digits) does; it is blanked in the nvme id-ctrl JSON. Nothing is
+# written but stdout; errors of the tools are dropped (a field the host
+# cannot read is empty, and meta.jq says why).
+exec 2>/dev/null
+
+kv() { printf '%s\t%s\n' "$1" "$2"; }
+
+# oneline: JSON without its layout newlines
+oneline() { tr -d '\n\r'; }
+
+# trim: leading and trailing blanks off stdin's one line
+trim() { sed 's/^[[:space:]]*//; s/[[:space:]]*$//'; }
+
+collect() {
+	target=$1 kind=file dev='' disk='' pci='' fs='' blk='' nvme='' serial=''
+	if [ -b "$target" ]; then
+		kind=block
+		dev=$target
+	else
+		# a file that may not exist yet: its nearest existing directory
+		# gives the filesystem
+		probe=$target
+		while [ ! -e "$probe" ] && [ "$probe" != / ] && [ "$probe" != . ]; do
+			probe=$(dirname -- "$probe")
+		done
+		fs=$(findmnt -J -T "$probe" -o TARGET,SOURCE,FSTYPE,OPTIONS | oneline)
+		d=$(findmnt -n -o SOURCE -T "$probe" | trim)
+		# btrfs and bind mounts name a subvolume: /dev/x[/sub]
+		d=${d%%\[*}
+		[ -b "$d" ] && dev=$d
+	fi
+	if [ -n "$dev" ]; then
+		# SERIAL is left out of the JSON: only its hash leaves the host
+		blk=$(lsblk -J -b -d -o NAME,KNAME,PATH,TYPE,MODEL,REV,SIZE,LOG-SEC,PHY-SEC,ROTA,SCHED,RQ-SIZE,TRAN,PKNAME,MAJ:MIN -- "$dev" | oneline)
+		serial=$(lsblk -d -n -o SERIAL -- "$dev" | trim)
+		# the queue is the whole disk's: a partition's parent (lsblk PKNAME)
+		if [ "$(lsblk -d -n -o TYPE -- "$dev" | trim)" = part ]; then
+			disk=$(lsblk -d -n -o PKNAME -- "$dev" | trim)
+		else
+			disk=$(lsblk -d -n -o KNAME -- "$dev" | trim)
+		fi
+		if [ -n "$disk" ] && [ -d "/sys/block/$disk" ]; then
+			# the controller's PCI device: the nearest ancestor of the
+			# disk's device with a PCI address (nvme0n1 -> nvme0 -> 0000:01:00.0)
+			c=$(readlink -f -- "/sys/block/$disk/device")
+			while [ -n "$c" ] && [ "$c" != /sys/devices ] && [ "$c" != / ]; do
+				case ${c##*/} in
+				[0-9a-f][0-9a-f][0-9a-f][0-9a-f]:[0-9a-f][0-9a-f]:[0-9a-f][0-9a-f].[0-7])
+					pci=$c
+					break
+					;;
+				esac
+				c=$(dirname -- "$c")
+			done
+			ctrl=$(printf '%s\n' "$disk" | sed -n 's/^\(nvme[0-9][0-9]*\)\(c[0-9][0-9]*\)\{0,1\}n[0-9][0-9]*$/\1/p')
+			if [ -n "$ctrl" ] && command -v nvme >/dev/null; then
+				nvme=$(nvme id-ctrl -o json "/dev/$ctrl" | oneline)
+				sn=$(printf '%s\n' "$nvme" | sed -n 's/.*"sn"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p' | trim)
+				[ -z "$sn" ] || serial=$sn
+				nvme=$(printf '%s\n' "$nvme" | sed 's/"sn"[[:space:]]*:[[:space:]]*"[^"]*"/"sn":""/')
+			fi
+		fi
+	fi
+	kv tswap-meta 1
+	kv kind "$kind"
+	kv dev "$dev"
+	kv fs "$fs"
+	kv blk "$blk"
+	kv nvme "$nvme"
+	if [ -n "$serial" ]; then
+		kv serial_hash "$(printf '%s' "$serial" | sha256sum | cut -c1-12)"
+	else
+		kv serial_hash ''
+	fi
+	kv nvme_cli "$(command -v nvme)"
+	sys=${disk:+/sys/block/$disk}
+	for f in logical_block_size physical_block_size rotational scheduler nr_requests \
+		max_sectors_kb max_hw_sectors_kb io_poll dma_alignment; do
+		kv "queue.$f" "$([ -z "$sys" ] || cat -- "$sys/queue/$f")"
+	done
+	kv size_sectors "$([ -z "$sys" ] || cat -- "$sys/size")"
+	kv poll_queues "$(cat /sys/module/nvme/parameters/poll_queues)"
+	for f in current_link_speed current_link_width max_link_speed max_link_width numa_node; do
+		kv "pci.$f" "$([ -z "$pci" ] || cat -- "$pci/$f")"
+	done
+	kv pci.address "${pci##*/}"
+	cpus=$(taskset -pc "$$")
+	kv cpus_allowed "${cpus##*: }"
+	kv online_nodes "$(cat /sys/devices/system/node/online)"
+	kv lscpu "$(lscpu -J | oneline)"
+	kv kernel "$(uname -r)"
+	kv host "$(uname -n)"
+	kv memtotal "$(awk '$1 == "MemTotal:" { printf "%.0f\n", $2 * 1024 }' /proc/meminfo)"
+	kv aio_max_nr "$(cat /proc/sys/fs/aio-max-nr)"
+	kv io_uring_disabled "$(cat /proc/sys/kernel/io_uring_disabled)"
+	kv fio "$(fio --version)"
+}
+
+case ${1:-} in
+--fio-job)
+	[ $# -eq 3 ] || exit 2
+	name=$2
+	# the chunks never hold ';', '#', '$' or blanks, which fio would cut
+	collect "$3" | gzip -9 | base64 -w 240 |
+		awk -v name="$name" 'BEGIN { print "[global]\nioengine=null\nsize=4k\nbs=4k\nrw=read" }
+			{ printf "[%s-%03d]\ndescription=%s\n", name, NR, $0 }
+			# the first job removes this file (fio wrote it as NAME.prerun.txt
+			# in the server'"'"'s directory); its own prerun file goes with it
+			NR == 1 { printf "exec_prerun=rm -f %s.prerun.txt && rm -f %s-001.prerun.txt\n", name, name }'
+	;;
+*)
+	[ $# -eq 1 ] || exit 2
+	collect "$1"
+	;;
+esac
