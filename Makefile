@@ -165,7 +165,8 @@ $(BUILD)/unit/test_be_uring: tests/unit/be_uring_test.c engine/be_uring.c engine
 	@mkdir -p $(BUILD)/unit
 	$(CC) $(UNIT_CFLAGS) -o $@ $< engine/be_uring.c -lcmocka -luring
 
-# Fault-injection test tools (tests/tools/, used by tests/faults.bats).
+# Fault-injection test tools (tests/tools/, used by tests/faults-device.bats
+# and tests/faults-sys.bats).
 TEST_TOOLS := $(BUILD)/tools/faultfs $(BUILD)/tools/shim.so
 $(BUILD)/tools/faultfs: tests/tools/faultfs.c
 	@mkdir -p $(BUILD)/tools
