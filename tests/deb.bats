@@ -83,6 +83,15 @@ tswap_version() {
 	run -0 man -w tswap-sweep
 	run -0 man -w tswap-zero
 	assert_file_executable /usr/bin/tswap-zero
+	# tswap-zero plans from the installed paths only: its modules and
+	# sweep/lib/util.sh, which it shares with tswap-sweep.
+	run -0 env -u TSWAP_ENGINE PATH=/usr/bin:/bin timeout 60 tswap-zero \
+		--ds-config /usr/share/tswap/jobs/ds_config.zero-infinity-defaults.json \
+		--params 7e9 --ranks 2 --scale 1024 --target "$SCRATCH" --dry-run \
+		--out "$SCRATCH/zero"
+	assert_file_exists "$SCRATCH/zero/plan.json"
+	run -2 env -u TSWAP_ENGINE PATH=/usr/bin:/bin tswap-zero --bogus
+	assert_output 'tswap-zero: --bogus: unknown option (see --help)'
 	run -0 man -w 7 tswap
 	assert_file_exists /usr/share/tswap/grids/quick.grid
 

@@ -1,11 +1,16 @@
 # shellcheck shell=bash
-# sweep/zero/common.sh - messages, number parsing and paths for tswap-zero.
+# sweep/zero/common.sh - what tswap-zero's modules share beyond the helpers
+# of sweep/lib/util.sh (say, warn, die, sourced first by sweep/tswap-zero).
 #
-# Owns: die/usage_error/say/warn, parse_count (the CLI's element counts),
-# zero_check_path, zero_claim_out/zero_release_out (the --out folder),
-# zero_find_engine. Reads: $SCRIPT_DIR, $ZERO_LIB (set by sweep/tswap-zero),
-# $TSWAP_ENGINE. Writes: --out's claim file .tswap-zero-out.
+# Owns: PROG and the exit codes, usage_error (tswap-zero's messages carry no
+# "(see --help)" suffix, unlike tswap-sweep's), parse_count (the CLI's
+# element counts), zero_check_path, zero_claim_out/zero_release_out (the
+# --out folder), zero_find_engine. Reads: $SCRIPT_DIR, $ZERO_LIB (set by
+# sweep/tswap-zero), $TSWAP_ENGINE. Writes: --out's claim file
+# .tswap-zero-out.
 
+# Read by util.sh's warn and die.
+# shellcheck disable=SC2034
 readonly PROG=tswap-zero
 # Used by the other modules.
 # shellcheck disable=SC2034
@@ -21,14 +26,8 @@ readonly ZERO_MAX_TENSORS=50000
 # shellcheck disable=SC2034
 readonly ZERO_FIO_MAX_JOBS=4096
 
-say() { printf '%s\n' "$*"; }
-warn() { printf '%s: %s\n' "$PROG" "$*" >&2; }
-die() { # die CODE MESSAGE...
-	local code=$1
-	shift
-	printf '%s: %s\n' "$PROG" "$*" >&2
-	exit "$code"
-}
+# usage_error MESSAGE...: one line, exit EXIT_USAGE (2); replaces util.sh's,
+# which adds "(see --help)".
 usage_error() { die "$EXIT_USAGE" "$*"; }
 
 # parse_count OPTION VALUE MIN [MAX]: an element count written as an integer

@@ -3,8 +3,8 @@
  * faultfs.c - a test tool: a one-file FUSE filesystem that fails chosen
  * byte ranges for real, so that tswap's error paths run through the kernel
  * (io_submit / io_uring -> VFS -> FUSE -> completion with -errno), not a
- * mock.  Used by tests/faults.bats where the kernel has no device-mapper
- * `error` target; never installed.
+ * mock.  Used by tests/faults-device.bats where the kernel has no
+ * device-mapper `error` target; never installed.
  *
  *   faultfs [--eio=[r|w|rw]:START:LEN]... [--short=START:LEN]...
  *           [--delay-ms=N] BACKING MOUNTPOINT

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * shim.c - a test tool, LD_PRELOADed into fio by tests/faults.bats, for
+ * shim.c - a test tool, LD_PRELOADed into fio by tests/faults-sys.bats, for
  * the faults the kernel will not produce on demand.  Never installed,
  * never loaded outside the tests.
  *
