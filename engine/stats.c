@@ -224,6 +224,9 @@ static void json_write(FILE *f, const struct tswap_stats_meta *m,
 		   "  \"threads\": %u,\n  \"io_contexts\": %u,\n",
 		(unsigned long long)m->block_size, m->queue_depth, m->threads,
 		m->threads);
+	fprintf(f, "  \"pin\": ");
+	json_str(f, m->pin);
+	fprintf(f, ",\n  \"pinned\": %s,\n", m->pinned ? "true" : "false");
 	fprintf(f, "  \"operations\": %llu,\n  \"op_errors\": %llu,\n  \"op_short\": %llu,\n",
 		(unsigned long long)m->operations, (unsigned long long)m->op_errors,
 		(unsigned long long)m->op_short);

@@ -86,6 +86,8 @@ struct tswap_stats_meta {
 	uint64_t block_size;
 	unsigned int queue_depth;
 	unsigned int threads;
+	const char *pin;		/* tswap_pin: "auto", "1" or "0" */
+	bool pinned;			/* fio's I/O buffers were mlock'd */
 	uint64_t operations;		/* fio I/O units completed */
 	uint64_t op_errors;		/* of which with an error */
 	uint64_t op_short;		/* of which short (resid > 0) */

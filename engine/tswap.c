@@ -51,6 +51,8 @@
 
 enum { TSWAP_BE_LIBAIO = 0, TSWAP_BE_IO_URING = 1 };
 enum { TSWAP_HANDOFF_WORKER = 0, TSWAP_HANDOFF_INLINE = 1 };
+/* tswap_pin: the oval is the value's index in pin_names. */
+enum { TSWAP_PIN_OFF = 0, TSWAP_PIN_ON = 1, TSWAP_PIN_AUTO = 2 };
 
 struct tswap_options {
 	void *pad;			/* fio overwrites this with td */
@@ -102,7 +104,8 @@ struct tswap_data {
 	int *rfds;			/* tswap_reopen: per-op fds, -1 free */
 	unsigned int *rfree;		/* free slots of rfds (a stack) */
 	unsigned int nrfree;
-	bool pinned;			/* tswap_pin: fio's buffers mlock'd */
+	bool pinned;			/* tswap_pin: fio's buffers mlock'd now */
+	bool pin_locked;		/* they were locked for the job (stats) */
 	uint64_t ops, op_errors, op_short;
 	uint64_t t_first_ns, t_last_ns;
 	char stats_path[PATH_MAX];
@@ -110,6 +113,7 @@ struct tswap_data {
 
 static const char *const submit_names[] = { "block", "single" };
 static const char *const window_names[] = { "overlap", "sequential" };
+static const char *const pin_names[] = { "0", "1", "auto" };
 
 #define TSWAP_MAX_QUEUE_DEPTH INT_MAX	/* io_setup(int nr_events) */
 #define TSWAP_MAX_SQPOLL_IDLE INT_MAX	/* ms */
@@ -375,10 +379,24 @@ static struct fio_option options[] = {
 	{
 		.name	= "tswap_pin",
 		.lname	= "tswap page-locked buffers",
-		.type	= FIO_OPT_BOOL,
+		.type	= FIO_OPT_STR,
 		.off1	= offsetof(struct tswap_options, pin),
-		.help	= "1: mlock fio's I/O buffers once before the first I/O, as DeepSpeed's swap buffers are page-locked (new_cpu_locked_tensor: posix_memalign + mlock; CUDA pin_memory); needs RLIMIT_MEMLOCK of the buffers' size unless root",
-		.def	= "1",
+		.help	= "mlock fio's I/O buffers once before the first I/O, as DeepSpeed's swap buffers are page-locked (new_cpu_locked_tensor: posix_memalign + mlock; CUDA pin_memory); needs RLIMIT_MEMLOCK of the buffers' size unless CAP_IPC_LOCK",
+		.def	= "auto",
+		.posval = {
+			  { .ival = "auto",
+			    .oval = TSWAP_PIN_AUTO,
+			    .help = "Lock them; if RLIMIT_MEMLOCK (ulimit -l) is too small, one note on stderr and the job runs unlocked (stats: \"pinned\": false)",
+			  },
+			  { .ival = "1",
+			    .oval = TSWAP_PIN_ON,
+			    .help = "Lock them; the job fails before any I/O if they cannot be locked",
+			  },
+			  { .ival = "0",
+			    .oval = TSWAP_PIN_OFF,
+			    .help = "Never lock them",
+			  },
+		},
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
 	},
@@ -954,7 +972,7 @@ static int tswap_open_file(struct thread_data *td, struct fio_file *f)
 }
 
 /*
- * tswap_pin=1: page-lock fio's I/O buffer region (every io_u's buffer)
+ * tswap_pin=1|auto: page-lock fio's I/O buffer region (every io_u's buffer)
  * once, before the first I/O, as DeepSpeed's swap buffers are locked when
  * they are allocated: deepspeed_pin_tensor_t::alloc
  * (csrc/aio/py_lib/deepspeed_pin_tensor.cpp, behind the handle's
@@ -968,9 +986,19 @@ static int tswap_open_file(struct thread_data *td, struct fio_file *f)
  * (get_user_pages).  It does not choose which physical pages the buffer
  * gets (measured: docs/performance.md, the disk gap).  tswap_io_u_free
  * munlocks, before fio frees the buffers.
+ *
+ * RLIMIT_MEMLOCK is the usual reason mlock fails for a user without
+ * CAP_IPC_LOCK (mm/mlock.c: EPERM with a limit of 0, ENOMEM past it;
+ * EAGAIN when some pages cannot be locked).  tswap_pin=1 fails the job;
+ * tswap_pin=auto (the default) prints one note and runs unlocked, since
+ * CUDA's pinned memory (cudaHostAlloc) is not charged to that limit and the
+ * lock does not change the I/O itself.  With no limit, ENOMEM is memory
+ * that is really short: both fail.
  */
 static int pin_buffers(struct thread_data *td, struct tswap_data *ld)
 {
+	struct tswap_options *o = td->eo;
+	const char *mode = pin_names[o->pin];
 	struct rlimit rl = { 0, 0 };
 	int err;
 
@@ -978,6 +1006,7 @@ static int pin_buffers(struct thread_data *td, struct tswap_data *ld)
 		return 0;
 	if (!mlock(td->orig_buffer, td->orig_buffer_size)) {
 		ld->pinned = true;
+		ld->pin_locked = true;
 		return 0;
 	}
 	err = errno;
@@ -986,15 +1015,21 @@ static int pin_buffers(struct thread_data *td, struct tswap_data *ld)
 	if (err == ENOMEM || err == EPERM || err == EAGAIN) {
 		if (rl.rlim_cur == RLIM_INFINITY)
 			return tswap_fail(td, err,
-					  "tswap_pin=1: cannot mlock %zu bytes of I/O buffers (%s; RLIMIT_MEMLOCK is unlimited: out of memory); lower iodepth or bs, or set tswap_pin=0",
-					  td->orig_buffer_size, strerror(err));
+					  "tswap_pin=%s: cannot mlock %zu bytes of I/O buffers (%s; RLIMIT_MEMLOCK is unlimited: out of memory); lower iodepth or bs, or set tswap_pin=0",
+					  mode, td->orig_buffer_size, strerror(err));
+		if (o->pin == TSWAP_PIN_AUTO) {
+			log_err("tswap: %s: tswap_pin=auto: I/O buffers not locked: cannot mlock %zu bytes (%s), RLIMIT_MEMLOCK (ulimit -l) is %llu bytes; running unlocked (tswap_pin=1 requires the lock, tswap_pin=0 silences this)\n",
+				td->o.name, td->orig_buffer_size, strerror(err),
+				(unsigned long long)rl.rlim_cur);
+			return 0;
+		}
 		return tswap_fail(td, err,
-				  "tswap_pin=1: cannot mlock %zu bytes of I/O buffers (%s): RLIMIT_MEMLOCK (ulimit -l) is %llu bytes; raise it or set tswap_pin=0",
-				  td->orig_buffer_size, strerror(err),
+				  "tswap_pin=%s: cannot mlock %zu bytes of I/O buffers (%s): RLIMIT_MEMLOCK (ulimit -l) is %llu bytes; raise it or set tswap_pin=0",
+				  mode, td->orig_buffer_size, strerror(err),
 				  (unsigned long long)rl.rlim_cur);
 	}
-	return tswap_fail(td, err, "tswap_pin=1: cannot mlock %zu bytes of I/O buffers: %s",
-			  td->orig_buffer_size, strerror(err));
+	return tswap_fail(td, err, "tswap_pin=%s: cannot mlock %zu bytes of I/O buffers: %s",
+			  mode, td->orig_buffer_size, strerror(err));
 }
 
 static int tswap_post_init(struct thread_data *td)
@@ -1034,7 +1069,7 @@ static int tswap_post_init(struct thread_data *td)
 			return 1;
 	}
 
-	if (o->pin && pin_buffers(td, ld))
+	if (o->pin != TSWAP_PIN_OFF && pin_buffers(td, ld))
 		return 1;
 
 	/* IOPOLL needs the files too: setup checks they can be polled. */
@@ -1108,13 +1143,15 @@ static int tswap_io_u_init(struct thread_data *td, struct io_u *io_u)
 
 static void tswap_io_u_free(struct thread_data *td, struct io_u *io_u)
 {
+	struct tswap_options *o = td->eo;
 	struct tswap_data *ld = td->io_ops_data;
 
 	/* tswap_pin: fio frees the buffers right after the io_us
 	 * (cleanup_io_u) and before the engine's cleanup: unlock them now. */
 	if (ld && ld->pinned) {
 		if (munlock(td->orig_buffer, td->orig_buffer_size))
-			log_err("tswap: %s: tswap_pin=1: munlock: %s\n", td->o.name,
+			log_err("tswap: %s: tswap_pin=%s: munlock: %s\n", td->o.name,
+				pin_names[o->pin],
 				strerror(errno));
 		ld->pinned = false;
 	}
@@ -1357,6 +1394,8 @@ static void write_stats(struct thread_data *td, struct tswap_data *ld)
 		.block_size = o->block_size,
 		.queue_depth = o->queue_depth,
 		.threads = o->threads,
+		.pin = pin_names[o->pin],
+		.pinned = ld->pin_locked,
 		.operations = ld->ops,
 		.op_errors = ld->op_errors,
 		.op_short = ld->op_short,
