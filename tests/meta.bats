@@ -165,9 +165,10 @@ sweep_signal() {
 
 @test "progress: a status line at least every 10 s of a long point, on stderr (elapsed, remaining), none with --quiet" {
 	printf '%s\n' 'rw write' 'tensor 4m' 'block 1m' 'qd 8' >"$SCRATCH/one.grid"
-	# one point of 1 s ramp + 11 s runtime: at least one status line at 10 s
+	# one point of 1 s ramp + 11 s runtime (fixed: steady state could end it
+	# before 10 s): at least one status line at 10 s
 	run --separate-stderr timeout -k 10 120 "$SWEEP" --grid "$SCRATCH/one.grid" --repeat 1 --no-ceiling --size 16m \
-		--runtime 11 --ramp 1 --target "$SCRATCH/s.swap" --out "$SCRATCH/run"
+		--runtime 11 --ramp 1 --fixed-runtime --target "$SCRATCH/s.swap" --out "$SCRATCH/run"
 	assert_success
 	grep -qE '^    \[1/1\] write libaio .*: 1[0-2] s of 12 s, [0-2] s left$' <<<"$stderr" ||
 		fail "no status line on stderr: $stderr"
@@ -175,7 +176,7 @@ sweep_signal() {
 	# the point's fio output is still one JSON document
 	jq -e '.jobs | length == 1' "$SCRATCH/run/points/"*/fio.json >/dev/null || fail "fio.stdout is not fio's JSON"
 	run --separate-stderr timeout -k 10 120 "$SWEEP" --quiet --grid "$SCRATCH/one.grid" --repeat 1 --no-ceiling --size 16m \
-		--runtime 11 --ramp 1 --target "$SCRATCH/s.swap" --out "$SCRATCH/run2"
+		--runtime 11 --ramp 1 --fixed-runtime --target "$SCRATCH/s.swap" --out "$SCRATCH/run2"
 	assert_success
 	assert_equal "$stderr" ""
 }
