@@ -87,7 +87,11 @@ on_signal() {
 		rm -rf -- "$tmp"
 	done
 	FLEET_TMPS=()
-	warn "interrupted: finished points are kept; finish with: $PROG --resume $(printf '%q' "$RUN")"
+	if [ -n "$BUDGET" ]; then
+		warn "interrupted: a --budget run cannot be resumed (its rounds are planned for one run's wall time); start a new run"
+	else
+		warn "interrupted: finished points are kept; finish with: $PROG --resume $(printf '%q' "$RUN")"
+	fi
 	exit "${1:-$EXIT_INTERRUPTED}"
 }
 
