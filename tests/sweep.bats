@@ -218,8 +218,9 @@ csv_rows() {
 	[ "$n" -ge 3 ] || fail "expected heat maps for read and write and a bar chart, got $n PNGs"
 	assert_file_exists "$rd/plots/heat-read-overlap-block.png"
 	assert_file_exists "$rd/plots/best-by-threads.png"
-	# the report names the best points and the ceiling
+	# the report names the best points and the ceiling, and links every plot
 	assert_file_exists "$rd/report.md"
+	[ "$(grep -c '^!\[.*\](plots/.*\.png)$' "$rd/report.md")" -eq "$n" ] || fail "report.md does not link the $n plots"
 	grep -q '^| best read | [0-9]' "$rd/report.md" || fail "report.md has no best read"
 	grep -q '^| best write | [0-9]' "$rd/report.md" || fail "report.md has no best write"
 	grep -q '^| best combined | [0-9]' "$rd/report.md" || fail "report.md has no best combined"

@@ -91,7 +91,7 @@ write_junit() {
 }
 
 write_fleet_report() {
-	local notes='' png h
+	local notes='' h
 	local -a aggs=()
 	if [ -f "$RUN/notes.txt" ]; then notes=$(sort -u "$RUN/notes.txt"); fi
 	for ((h = 0; h < ${#H_ADDR[@]}; h++)); do
@@ -103,11 +103,7 @@ write_fleet_report() {
 			--arg notes "$notes" -f "$JQ_DIR/fleet-report.jq" "$RUN/sweep.json"
 		jq -r -f "$JQ_DIR/fleet-meta-report.jq" "$RUN/fleet.json"
 		printf '## Plots\n\n'
-		for png in "$RUN"/plots/*.png; do
-			[ -f "$png" ] || continue
-			png=${png##*/}
-			printf '![%s](plots/%s)\n\n' "${png%.png}" "$png"
-		done
+		plot_links
 		printf 'Files: junit.xml (one testcase per host and check), summary.csv (one row per host, point and repeat), fleet.json (figures and checks per host), results.json, aggregate.json (fleet medians), best-aio.json, hosts/ID/ (per host), preflight/ID/ (the probe), points/POINT.rN/ID/ (job.fio, run.sh, fio.client.out, fio.json, fio.stderr, result.json).\n'
 	} >"$RUN/report.md.tmp"
 	mv -f "$RUN/report.md.tmp" "$RUN/report.md"

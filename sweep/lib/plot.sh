@@ -2,7 +2,7 @@
 # plot.sh - gnuplot: heat maps, best per thread count, the fleet's hosts.
 #
 # Owns: gp_quote, tics, write_plots (jq/plot-heat.jq, jq/plot-threads.jq;
-# bandwidth over time: bwlog.sh write_bw_plots), write_hosts_plot.
+# bandwidth over time: bwlog.sh write_bw_plots), write_hosts_plot, plot_links.
 # Reads: RUN/aggregate.json, RUN/fleet.json.
 # Writes: RUN/plots/*.{dat,gp,png,log}; a note when gnuplot is missing or
 # fails (the run goes on).
@@ -103,4 +103,15 @@ write_hosts_plot() {
 		printf 'plot %s using 2:xtic(1) title "read", "" using 3 title "write"\n' "$(gp_quote "$data")"
 	} >"$gp"
 	gnuplot "$gp" 2>"$dir/hosts.log" || note "gnuplot failed for hosts (see plots/hosts.log)"
+}
+
+# plot_links: a Markdown image line for every PNG in RUN/plots (the
+# reports' Plots section; report.sh, fleet-report.sh).
+plot_links() {
+	local png
+	for png in "$RUN"/plots/*.png; do
+		[ -f "$png" ] || continue
+		png=${png##*/}
+		printf '![%s](plots/%s)\n\n' "${png%.png}" "$png"
+	done
 }

@@ -32,7 +32,7 @@ check_thresholds() {
 }
 
 write_report() {
-	local cfg="$RUN/sweep.json" notes='' l png dropped=0
+	local cfg="$RUN/sweep.json" notes='' l dropped=0
 	if [ -f "$RUN/notes.txt" ]; then notes=$(sort -u "$RUN/notes.txt"); fi
 	[ -f "$RUN/cache-dropped" ] && dropped=1
 	{
@@ -71,11 +71,7 @@ write_report() {
 			"$RUN/aggregate.json"
 		jq -r -f "$JQ_DIR/report-ranks.jq" "$RUN/aggregate.json"
 		printf '\n## Plots\n\n'
-		for png in "$RUN"/plots/*.png; do
-			[ -f "$png" ] || continue
-			png=${png##*/}
-			printf '![%s](plots/%s)\n\n' "${png%.png}" "$png"
-		done
+		plot_links
 		printf 'Files: summary.csv (one row per point and repeat), results.json, aggregate.json, best-aio.json, points/POINT.rN/ (job.fio, run.sh, fio.json, fio.stderr, stats.json).\n'
 	} >"$RUN/report.md.tmp"
 	mv -f "$RUN/report.md.tmp" "$RUN/report.md"
