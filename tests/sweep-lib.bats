@@ -175,6 +175,32 @@ grid_from() {
 	assert_equal "$(plan_writes)" 0
 }
 
+@test "ceiling_depth: as many 1m blocks as the deepest point keeps in flight, at least 64, capped by fs.aio-max-nr over the jobs" {
+	# quick-like: 16m tensors, 2 queued: 32 MiB in flight -> the minimum, 64
+	grid_from 'rw read' 'tensor 16m' 'iodepth 2' 'block 1m 4m' 'qd 8 32'
+	run -0 ceiling_depth "$(expand_grid)"
+	assert_output 64
+	# deepspeed: 400m tensors, 8 threads x 128 x 8m caps at the tensor: 400
+	grid_from 'rw read write' 'tensor 400m' 'iodepth 1' 'block 1m 8m' 'qd 32 128' 'threads 1 8'
+	run -0 ceiling_depth "$(expand_grid)"
+	assert_output 400
+	# ops queued multiply: 64 x min(2m, 1 x 2 x 1m) = 128 MiB
+	grid_from 'rw read' 'tensor 2m' 'iodepth 64' 'block 1m' 'qd 2'
+	run -0 ceiling_depth "$(expand_grid)"
+	assert_output 128
+	PLAN_TEXT=$(CEILING_QD=128 add_ceilings "$(expand_grid)")
+	assert_equal "$(head -n 1 <<<"$PLAN_TEXT" | cut -f1,5,7)" "$(printf 'ceiling-read-fio-libaio-bs1m-qd128\t1048576\t128')"
+	# above what fs.aio-max-nr gives 2 ranks x 2 jobs: capped, said once
+	local aiomax
+	read -r aiomax </proc/sys/fs/aio-max-nr
+	grid_from 'rw readwrite' 'ranks 2' 'tensor 64g' 'iodepth 1' 'block 64m' 'qd 64' 'threads 64'
+	run --separate-stderr -0 ceiling_depth "$(expand_grid)"
+	local want=$((aiomax / 4))
+	((want < 4096)) || want=4096
+	assert_output "$want"
+	[[ $stderr == *"device ceiling: the deepest point keeps 64g in flight"*"iodepth $want"* ]] || fail "no cap note: $stderr"
+}
+
 # result RUNKEY POINT REPEAT GBS [STATUS]: one result.json object of the plan
 # point POINT (its settings from PLAN_TEXT).
 result() {

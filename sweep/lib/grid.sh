@@ -17,8 +17,8 @@
 # Owns: grid_file_for, list_grid_names, list_grids, check_values, load_grid
 # (CRLF lines read without \r, a repeated key refused but description
 # lines joined), check_engine_limits,
-# expand_grid, add_ceilings, plan_writes. Reads: grids_dir (paths.sh),
-# PLAN_TEXT, CEILING_BS/QD. Writes: the G_* globals (load_grid).
+# expand_grid, ceiling_depth, add_ceilings, plan_writes. Reads: grids_dir
+# (paths.sh), PLAN_TEXT, CEILING_BS/QD. Writes: the G_* globals (load_grid).
 # shellcheck disable=SC2034 # sets the G_* globals of state.sh
 
 grid_file_for() {
@@ -241,6 +241,41 @@ expand_grid() {
 		warn "left out $skipped point(s) whose tensor size is not divisible into 4096-aligned parts per thread, or whose block size is not a multiple of 4096"
 	fi
 	return 0
+}
+
+# ceiling_depth PLAN: the ceiling's iodepth (prints it): as many CEILING_BS
+# blocks as the deepest tswap point keeps in flight per handle, ops queued
+# x min(tensor, threads x queue depth x block) bytes, at least
+# CEILING_QD_MIN, at most CEILING_QD_MAX and fs.aio-max-nr over the jobs a
+# ceiling runs at once (ranks; readwrite: 2 per rank), with a note on
+# stderr when capped. A ceiling shallower than a point measures less than
+# the device gives that point (on a virtio disk, 10-16% less for 400 MiB
+# tensors: docs/performance.md), and every such point is flagged.
+ceiling_depth() {
+	local line kind rw t b q p d n bytes max=0 jobs=1 bs depth aiomax='' cap
+	bs=$(size_to_bytes "$CEILING_BS")
+	while IFS=$'\t' read -r _ kind rw _ t b q _ _ p d n; do
+		[ "$kind" = tswap ] || continue
+		bytes=$((p * q * b))
+		((bytes < t)) || bytes=$t
+		bytes=$((bytes * d))
+		((bytes <= max)) || max=$bytes
+		n=${n:-1}
+		[ "$rw" != readwrite ] || n=$((2 * n))
+		((n <= jobs)) || jobs=$n
+	done <<<"$1"
+	depth=$(((max + bs - 1) / bs))
+	((depth >= CEILING_QD_MIN)) || depth=$CEILING_QD_MIN
+	cap=$CEILING_QD_MAX
+	[ -r /proc/sys/fs/aio-max-nr ] && read -r aiomax </proc/sys/fs/aio-max-nr
+	if is_uint "$aiomax" && ((10#$aiomax / jobs < cap)); then
+		cap=$((10#$aiomax / jobs))
+	fi
+	if ((depth > cap)); then
+		warn "device ceiling: the deepest point keeps $(bytes_to_size "$max") in flight, $depth x $CEILING_BS; the ceiling runs at iodepth $cap (the most $jobs job(s) get from fs.aio-max-nr=${aiomax:-?} and $CEILING_QD_MAX), so it may read low for that point"
+		depth=$cap
+	fi
+	printf '%s\n' "$depth"
 }
 
 # add_ceilings PLAN: a ceiling line before the first point of each

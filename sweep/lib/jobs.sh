@@ -19,10 +19,18 @@ tswap_options() {
 	printf 'tswap_submit=%s\ntswap_window=%s\ntswap_threads=%s\n' "$4" "$5" "$6"
 }
 
-# run_options: time based with ramp, or a fixed amount of I/O.
+# run_options [KIND [BYTES]]: time based with ramp, or a fixed amount of
+# I/O. A ceiling (KIND ceiling, BYTES in flight) moves at least 4 x BYTES
+# with --io-size: one burst of its queue is not the device's rate, and a
+# ceiling that reads low flags every point above it.
 run_options() {
+	local io
 	if [ -n "$IO_SIZE" ]; then
-		printf 'io_size=%s\n' "$IO_SIZE"
+		io=$(size_to_bytes "$IO_SIZE")
+		if [ "${1:-}" = ceiling ] && ((io < 4 * $2)); then
+			io=$((4 * $2))
+		fi
+		printf 'io_size=%s\n' "$(bytes_to_size "$io")"
 	else
 		printf 'time_based=1\nruntime=%s\nramp_time=%s\n' "$RUNTIME" "$RAMP"
 	fi
@@ -82,7 +90,7 @@ point_job() {
 	else
 		printf 'filename=%s\nsize=%s\ndirect=1\n' "$target" "$(bytes_to_size "$((SIZE_BYTES / t * t))")"
 	fi
-	run_options
+	run_options "$kind" "$((t * q))"
 	if [ -z "$h" ]; then
 		steady_options "$rw" "${n:-1}"
 		bwlog_options

@@ -79,6 +79,7 @@ setup_new_run() {
 	PLAN_TEXT=$(expand_grid | awk -F '\t' '!seen[$1]++')
 	[ -n "$PLAN_TEXT" ] || usage_error "the grid has no valid point"
 	if [ "$CEILING" = 1 ]; then
+		CEILING_QD=$(ceiling_depth "$PLAN_TEXT")
 		PLAN_TEXT=$(add_ceilings "$PLAN_TEXT")
 	fi
 	steady_resolve
@@ -128,6 +129,7 @@ load_config() {
 	RAMP=$(jq -r .ramp "$cfg")
 	IO_SIZE=$(jq -r .io_size "$cfg")
 	REPEAT=$(jq -r .repeat "$cfg")
+	CEILING_QD=$(jq -r ".ceiling_qd // $CEILING_QD_MIN" "$cfg")
 	v=$(jq -r .engine "$cfg")
 	ENGINE=${ENGINE:-$v}
 	CEILING=$(jq -r 'if .ceiling then 1 else 0 end' "$cfg")

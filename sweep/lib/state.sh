@@ -17,8 +17,12 @@ readonly PROG=tswap-sweep
 # EXIT_UNTRUSTED: every point with a result is flagged (report.sh
 # untrusted_status): no pick, best-aio.json without an aio block.
 readonly EXIT_OK=0 EXIT_THRESHOLD=1 EXIT_USAGE=2 EXIT_ERROR=3 EXIT_UNTRUSTED=4 EXIT_INTERRUPTED=130
-# The device ceiling: fio's own libaio engine at this bs and iodepth.
-readonly CEILING_BS=1m CEILING_QD=64
+# The device ceiling: fio's own libaio engine at bs CEILING_BS and an
+# iodepth of at least CEILING_QD_MIN, deeper when a point of the grid keeps
+# more bytes in flight (grid.sh ceiling_depth), at most CEILING_QD_MAX.
+readonly CEILING_BS=1m CEILING_QD_MIN=64 CEILING_QD_MAX=4096
+# The ceiling's iodepth for this run (settings.sh resolve, sweep.json).
+CEILING_QD=$CEILING_QD_MIN
 # A point's CV above CV_FLAG is flagged; GB/s above CACHE_FACTOR x the
 # ceiling is taken for a cache serving reads (report warnings).
 readonly CV_FLAG=0.05 CACHE_FACTOR=1.10
