@@ -1,0 +1,166 @@
+#!/usr/bin/env bats
+# tests/zero-plan.bats - sweep/tswap-zero --dry-run: the plan of one
+# ZeRO-Infinity step against a hand calculation of DeepSpeed's rules
+# (docs/zero-infinity.md, "The hand calculation", tests/zero.bash), the
+# order of its stages, and configurations DeepSpeed rejects (one line,
+# exit 2). No I/O: a few seconds.
+
+bats_require_minimum_version 1.5.0
+load helpers
+load zero
+
+@test "zero: the Done-when plan (jobs/ds_config.example.json, 1.3e9, 2 ranks) equals the hand calculation" {
+	run --separate-stderr "$ZERO" --ds-config "$EXAMPLE" --params 1.3e9 --ranks 2 \
+		--target "$REPO/build/scratch" --dry-run --out "$OUT"
+	assert_success
+	# 26 tensors of 5e7 -> 25e6 per rank each; 7 sub-groups; params past 3e8 on NVMe
+	expected=$(hand 1300000000 2 2 50000000 100000000 300000000 1)
+	assert_equal "$(plan_numbers "$OUT/plan.json")" "$expected"
+	assert_equal "$expected" "23600039936 22200014848 122"
+	assert_output --partial "per step (node): read 23600039936 B"
+	assert_file_exists "$OUT/step.fio"
+	# the replay's jobs: one per rank, class and direction, bs = tensor size
+	run grep -c '^rw=read' "$OUT/step.fio"
+	assert [ "$output" -gt 0 ]
+	run jq -r '[.phases[].name] | join(",")' "$OUT/plan.json"
+	assert_output "forward,backward,optimizer"
+}
+
+@test "zero: two sub_group_sizes, pipeline on/off, with and without param offload match the hand calculation" {
+	local sgs pipe pdev pn c
+	for sgs in 100000000 1000000000; do
+		for pipe in true false; do
+			for pdev in nvme cpu; do
+				c=$BATS_TEST_TMPDIR/ds-$sgs-$pipe-$pdev.json
+				cfg "$c" "$sgs" "$pipe" "$pdev"
+				pn=0; [ "$pdev" = nvme ] && pn=1
+				run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 \
+					--target "$SCRATCH" --dry-run --out "$OUT/$sgs-$pipe-$pdev"
+				assert_success
+				assert_equal "$(plan_numbers "$OUT/$sgs-$pipe-$pdev/plan.json")" \
+					"$(hand 1300000000 2 2 50000000 "$sgs" 300000000 "$pn")"
+			done
+		done
+	done
+	# both pipeline flags: stage j+1 reads sub-group j+1 while j's parameters
+	# and j-1's state are written (sub-group 0's parameters are in CPU memory)
+	run jq -r '[.phases[2].stages[1,2].jobs[] | "\(.class).\(.rw)"] | join(" ")' "$OUT/100000000-true-nvme/plan.json"
+	assert_output "sg1-state.read sg1-grad0.read sg2-state.read sg2-grad0.read sg0-state.write"
+	# not pipelined: state in, gradients in, out, one after the other
+	run jq -r '[.phases[2].stages[0:3][].name] | join(" ")' "$OUT/100000000-false-nvme/plan.json"
+	assert_output "sg0-in sg0-in-grad sg0-out"
+}
+
+@test "zero: gradient_accumulation_steps: parameters read in every micro-step, gradients swapped once (stage3.py partition_grads)" {
+	local c=$BATS_TEST_TMPDIR/c.json
+	jq '.gradient_accumulation_steps = 4' "$EXAMPLE" >"$c"
+	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/g4"
+	assert_success
+	assert_equal "$(plan_numbers "$OUT/g4/plan.json")" "$(hand 1300000000 2 2 50000000 100000000 300000000 1 4)"
+	# by hand: 4 micro-steps x (forward + backward) x 700,012,544 B per rank x 2 ranks
+	assert_equal "$(plan_numbers "$OUT/g4/plan.json")" "$((23600039936 + 6 * 1400025088)) 22200014848 122"
+	run jq -r '[.phases[] | "\(.name)\(.micro_step // ""):\([.stages[].name] | join("+"))"] | join(" ")' "$OUT/g4/plan.json"
+	assert_output "forward1:param-in-mb1 backward1:param-in-mb1 forward2:param-in-mb2 backward2:param-in-mb2 forward3:param-in-mb3 backward3:param-in-mb3 forward4:param-in-mb4 backward4:param-in-grad-out-mb4 optimizer:stage0+stage1+stage2+stage3+stage4+stage5+stage6+stage7+stage8"
+	# the replay: fio job names stay unique (wait_for names them)
+	assert_equal "$(grep '^\[' "$OUT/g4/step.fio" | sort | uniq -d)" ""
+	# without the key: train_batch_size // micro batch // world (runtime/config.py)
+	jq 'del(.gradient_accumulation_steps) | .train_batch_size = 16' "$EXAMPLE" >"$c"
+	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/g8"
+	assert_success
+	assert_output --partial "default: gradient_accumulation_steps=train_batch_size // train_micro_batch_size_per_gpu // world"
+	assert_equal "$(jq .config.gas "$OUT/g8/plan.json")" 8
+	assert_equal "$(plan_numbers "$OUT/g8/plan.json")" "$(hand 1300000000 2 2 50000000 100000000 300000000 1 8)"
+	jq '.gradient_accumulation_steps = 0' "$EXAMPLE" >"$c"
+	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/g0"
+	assert_failure 2
+	assert_equal "$stderr" "tswap-zero: --ds-config $c: gradient_accumulation_steps (given, or train_batch_size // train_micro_batch_size_per_gpu // world) must be an integer from 1 to 1024"
+}
+
+@test "zero: a sub-group's parameter write completes before its state write (stage3.py step, SwapBufferPool.swap_out waits)" {
+	local c=$BATS_TEST_TMPDIR/ds.json
+	cfg "$c" 100000000 false nvme
+	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/np"
+	assert_success
+	# sub-group 3 is the first with parameters on NVMe: its own barrier each
+	run jq -r '[.phases[2].stages[] | select(.name | startswith("sg3-")) | .name] | join(" ")' "$OUT/np/plan.json"
+	assert_output "sg3-in sg3-in-grad sg3-param-out sg3-out"
+	cfg "$c" 100000000 true nvme
+	jq '.zero_optimization.offload_optimizer.pipeline_write = false' "$c" >"$c.2" && mv "$c.2" "$c"
+	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/p"
+	assert_success
+	# pipeline_read: the state write of sub-group 3 waits for its parameter write
+	run awk '/^\[optimizer.stage4.r1.sg3-state.write\]/,/^$/' "$OUT/p/step.fio"
+	assert_line "wait_for=optimizer.stage4.r1.sg3-param0.write"
+}
+
+# stages PLAN: the optimizer phase, one line per stage: its jobs as
+# CLASS.RW, [CHAIN] on the jobs chained with wait_for.
+stages() {
+	jq -r '.phases[2].stages[] | "\(.name): " + ([.jobs[] | "\(.class).\(.rw)\(if .serial then "[\(.chain)]" else "" end)"] | join(" "))' "$1"
+}
+
+@test "zero: pipeline_read, pipeline_write, both: the optimizer stages follow PipelinedOptimizerSwapper's waits" {
+	# 26 tensors of 25e6 per rank, sub_group_size 3e8: sub-groups of 12, 12
+	# and 2 tensors; parameters past max_in_cpu 3e8 on NVMe (sub-groups 1, 2).
+	# R = state+gradient read, P = parameter write, S = state write
+	# (docs/zero-infinity.md, rule 10).
+	local c=$BATS_TEST_TMPDIR/c.json
+	plan_rw() { # plan_rw READ WRITE DIR
+		jq --argjson r "$1" --argjson w "$2" '.zero_optimization.sub_group_size = 300000000
+			| .zero_optimization.offload_optimizer.pipeline_read = $r
+			| .zero_optimization.offload_optimizer.pipeline_write = $w' "$EXAMPLE" >"$c"
+		run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/$3"
+		assert_success
+		assert_equal "$(plan_numbers "$OUT/$3/plan.json")" "$(hand 1300000000 2 2 50000000 300000000 300000000 1)"
+	}
+	# pipeline_read: stage j = R(j) || (P(j-1) -> S(j-1))
+	plan_rw true false r
+	run stages "$OUT/r/plan.json"
+	assert_output "stage0: sg0-state.read sg0-grad0.read
+stage1: sg1-state.read sg1-grad0.read sg0-state.write[sg0-out]
+stage2: sg2-state.read sg2-grad0.read sg1-param0.write[sg1-out] sg1-state.write[sg1-out]
+stage3: sg2-param0.write[sg2-out] sg2-state.write[sg2-out]"
+	# pipeline_write: stage j = (R(j) -> P(j)) || S(j-1); the last S alone
+	plan_rw false true w
+	run stages "$OUT/w/plan.json"
+	assert_output "stage0: sg0-state.read[sg0-in] sg0-grad0.read
+stage1: sg1-state.read[sg1-in] sg1-grad0.read sg1-param0.write[sg1-in] sg0-state.write[sg0-out]
+stage2: sg2-state.read[sg2-in] sg2-grad0.read sg2-param0.write[sg2-in] sg1-state.write[sg1-out]
+stage3: sg2-state.write[sg2-out]"
+	run awk '/^\[optimizer.stage1.r0.sg1-param0.write\]/,/^$/' "$OUT/w/step.fio"
+	assert_line "wait_for=optimizer.stage1.r0.sg1-state.read"
+	run awk '/^\[optimizer.stage1.r0.sg0-state.write\]/,/^$/' "$OUT/w/step.fio"
+	refute_line --partial "wait_for="
+	# both: stage 0 = R(0); stage j+1 = R(j+1) || P(j) || S(j-1); then S(last)
+	plan_rw true true rw
+	run stages "$OUT/rw/plan.json"
+	assert_output "stage0: sg0-state.read sg0-grad0.read
+stage1: sg1-state.read sg1-grad0.read
+stage2: sg2-state.read sg2-grad0.read sg1-param0.write[sg1-param] sg0-state.write[sg0-out]
+stage3: sg2-param0.write[sg2-param] sg1-state.write[sg1-out]
+stage4: sg2-state.write[sg2-out]"
+	# one fio group per stage: stonewall on each stage's first job only
+	assert_equal "$(grep -c '^stonewall' "$OUT/rw/step.fio")" "$(jq '[.phases[].stages[]] | length' "$OUT/rw/plan.json")"
+	run ! grep -q '^wait_for=optimizer' "$OUT/rw/step.fio"
+}
+
+@test "zero: configurations DeepSpeed rejects, and plans that swap nothing, get one line and exit 2" {
+	local c=$BATS_TEST_TMPDIR/c.json
+	one_line() { # one_line TEXT ARGS...
+		local text=$1; shift
+		run --separate-stderr "$ZERO" --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/$RANDOM" "$@"
+		assert_failure 2
+		assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 1
+		[[ $stderr == *"$text"* ]] || { echo "stderr: $stderr"; return 1; }
+	}
+	# both pipeline flags hold 3 sub-groups x 4 buffers (AdamW): 4 is too few
+	jq '.zero_optimization.offload_optimizer.buffer_count = 11' "$EXAMPLE" >"$c"
+	one_line "buffer_count=11: DeepSpeed needs at least 12" --ds-config "$c" --params 1.3e9
+	jq '.zero_optimization.offload_optimizer |= (.buffer_count = 7 | .pipeline_write = false)' "$EXAMPLE" >"$c"
+	one_line "needs at least 8" --ds-config "$c" --params 1.3e9
+	jq '.zero_optimization.offload_optimizer |= (.buffer_count = 3 | .pipeline_read = false | .pipeline_write = false)' "$EXAMPLE" >"$c"
+	one_line "needs at least 4" --ds-config "$c" --params 1.3e9
+	# a parameter partition must be smaller than offload_param.buffer_size
+	one_line "does not fit offload_param.buffer_size=100000000" --ds-config "$EXAMPLE" --params 1.3e9 --param-numel 2e8
+	one_line "nothing is swapped" --ds-config "$EXAMPLE" --params 1.3e9 --world 1e9
+}
