@@ -1,9 +1,10 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034  # CPU_USR_MS / CPU_SYS_MS are read by the caller
-# tests/bench/bench-lib.bash - functions shared by tests/bench/tswap-bench
-# and tests/bench/tswap-bench-deepspeed (sourced, never run).  The caller
-# sets PROG and EXIT_USAGE before using die/usage_error, TIMES_FILE before
-# cpu_snapshot, RUNS_JSONL before record.
+# tests/bench/bench-lib.bash - functions shared by tests/bench/tswap-bench,
+# tests/bench/tswap-bench-deepspeed and tests/bench/tswap-bench-sweep
+# (sourced, never run).  The caller sets PROG and EXIT_USAGE before using
+# die/usage_error/need_arg, TIMES_FILE before cpu_snapshot, RUNS_JSONL
+# before record.
 
 say() { printf '%s\n' "$*"; }
 note() { printf '%s: %s\n' "$PROG" "$*" >&2; }
@@ -14,6 +15,9 @@ die() { # die CODE MESSAGE...
 	exit "$code"
 }
 usage_error() { die "$EXIT_USAGE" "$* (see --help)"; }
+# need_arg OPTION [VALUE...]: usage_error unless OPTION has a value (call
+# it with the parser's "$@").
+need_arg() { [ $# -ge 2 ] || usage_error "$1 needs a value"; }
 
 size_bytes() { # size_bytes 128k -> 131072
 	local n=${1%[kmgKMG]}

@@ -4,13 +4,11 @@
 # (each from its BENCH_* environment variable), parse_args and its checks.
 # Sourced by tests/bench/tswap-bench, never run.
 #
-# Reads: ROOT, and PROG/EXIT_USAGE through usage_error (bench-lib.bash).
+# Reads: ROOT, and PROG/EXIT_USAGE through need_arg and usage_error
+# (bench-lib.bash).
 # Writes: RUNS, RUNTIME, TARGETS, TARGET_LIST, ROWS_RE, SIZE, TENSOR,
 # TSWAP_IODEPTH, RAM_DIR, DISK_FILE, ENGINE, OUT, LIST_ONLY, REPORT_ONLY.
 # Bad usage: one line on stderr, exit EXIT_USAGE (2).
-
-# need_arg OPTION [VALUE...]: usage_error unless OPTION has a value.
-need_arg() { [ $# -ge 2 ] || usage_error "$1 needs a value"; }
 
 usage() {
 	cat <<'EOF'
