@@ -3,8 +3,8 @@
 #
 # Pattern proof from outside the engine: strace the AIO system calls of a
 # real fio run and replay them per I/O context against design.md section 1
-# (helpers.bash: aio_records, aio_check), then check that the engine's own
-# tswap_stats JSON agrees with what strace saw.
+# (tests/strace.bash: aio_records, aio_check), then check that the engine's
+# own tswap_stats JSON agrees with what strace saw.
 
 load helpers
 
@@ -14,35 +14,7 @@ setup() {
 }
 teardown() { common_teardown; }
 
-# traced_run NAME SIZE BS Q THREADS SUBMIT WINDOW NB [fio args...]
-# Runs a write job under strace with tswap_stats, leaves:
-#   $REC      the TSV records file     $STATS  the stats JSON file
-#   $SUMMARY  aio_check's summary line (the test fails on any violation)
-#   $FIO_STDOUT  fio's report
-traced_run() {
-	local name=$1 size=$2 bs=$3 q=$4 threads=$5 submit=$6 window=$7 nb=$8
-	shift 8
-	local log=$SCRATCH/$name.strace check
-	REC=$SCRATCH/$name.tsv
-	STATS=$SCRATCH/$name.stats.json
-	rm -f "$SCRATCH/$name.file"
-	strace_fio "$log" --filename="$SCRATCH/$name.file" --size="$size" --bs="$bs" \
-		--rw=write --tswap_block_size=1m --tswap_queue_depth="$q" \
-		--tswap_threads="$threads" --tswap_submit="$submit" \
-		--tswap_window="$window" --tswap_stats="$STATS" "$@"
-	FIO_STDOUT=$output
-	aio_records "$log" >"$REC"
-	check=$(aio_check "$REC" "$q" "$nb" "$window" "$submit")
-	if grep -q '^VIOLATION' <<<"$check"; then
-		printf '%s\n' "$check" >&2
-		fail "$name: the AIO calls break the $submit/$window pattern (Q=$q, $nb blocks per part)"
-	fi
-	SUMMARY=$(grep '^summary' <<<"$check")
-	echo "# $name: $SUMMARY" >&3
-}
-
-# field NAME - a field of $SUMMARY.
-field() { summary_field "$SUMMARY" "$1"; }
+# traced_run, field, stats_hist: tests/strace.bash.
 
 # stats_agree OPS THREADS BYTES - the tswap_stats JSON agrees with strace.
 stats_agree() {
@@ -51,13 +23,9 @@ stats_agree() {
 	run -0 jq -r '"\(.submit_calls) \(.wait_calls) \(.blocks) \(.operations) \(.parts) \(.bytes) \(.io_contexts)"' "$STATS"
 	assert_output "$(field submits) $(field waits) $(field blocks) $ops $((ops * threads)) $bytes $threads"
 	# Histograms: blocks per io_submit and blocks in flight after it.
-	run -0 jq -r '[.blocks_per_submit | to_entries[] | select(.value > 0)
-		| {k: (.key | tonumber), v: .value}] | sort_by(.k)
-		| map("\(.k):\(.v)") | join(",") | if . == "" then "-" else . end' "$STATS"
+	run -0 stats_hist blocks_per_submit
 	assert_output "$(field bps)"
-	run -0 jq -r '[.inflight_at_submit | to_entries[] | select(.value > 0)
-		| {k: (.key | tonumber), v: .value}] | sort_by(.k)
-		| map("\(.k):\(.v)") | join(",") | if . == "" then "-" else . end' "$STATS"
+	run -0 stats_hist inflight_at_submit
 	assert_output "$(field ias)"
 }
 
