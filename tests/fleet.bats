@@ -2,8 +2,8 @@
 # tests/fleet.bats - tswap-sweep --hosts (fleet mode, docs/fleet.md) on a
 # fleet that runs: per-host rows, verdicts, JUnit, the report, metadata
 # grouping, a user grid and --resume. Real `fio --server` processes on
-# loopback addresses (tests/fleet.bash); hosts that fail, hung or killed
-# servers, refused targets and bad hosts files are tests/fleet-hosts.bats.
+# loopback addresses (tests/fleet.bash); failing hosts (unreachable, hung,
+# killed), refused targets and bad hosts files are tests/fleet-hosts.bats.
 # The whole file takes about a minute.
 
 # '${...}' in single quotes are literal fio/jq text.

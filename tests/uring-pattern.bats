@@ -20,8 +20,8 @@ teardown() {
 	common_teardown
 }
 
-# traced_run (tests/strace.bash) on io_uring: uring_strace_fio,
-# uring_records and uring_check (tests/strace.bash).
+# traced_run, field, stats_hist: tests/strace.bash; here they trace and
+# check the io_uring calls (uring_strace_fio, uring_records, uring_check).
 TRACE_BACKEND=io_uring
 
 # enter_column N - column N of the submitting (to_submit > 0) or, with
