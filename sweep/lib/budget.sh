@@ -21,7 +21,8 @@
 # budget_save_config, run_budget, budget_into_aggregate, budget_summary,
 # budget_dry_run, budget_report_cfg, budget_line. Reads: BUDGET,
 # EXHAUSTIVE, BUDGET_T0, PLAN_TEXT, RUNTIME, RAMP, REPEAT, IO_SIZE, FLEET,
-# RUN. Writes: BUDGET, BUDGET_AUTO, BUDGET_OVER, and RUNTIME, RAMP while a
+# RUN. Writes: BUDGET, BUDGET_AUTO, BUDGET_OVER, BUDGET_RUNTIME,
+# BUDGET_RAMP (the grid's, kept), and RUNTIME, RAMP while a
 # round runs (after run_budget: the final round's, which the report's
 # steady-state line names); RUN/budget.json,
 # RUN/rounds/KEY.sN/ (a pruning round's runs: job.fio, fio.json,
@@ -57,8 +58,8 @@ budget_plan() {
 		nceil=0
 	fi
 	jq -n --argjson groups "$groups" --argjson shape "$shape" --argjson ceilings "$nceil" \
-		--argjson left "$left" --argjson ramp "${RAMP:-0}" --argjson over "$BUDGET_OVER" \
-		--argjson tmax "$RUNTIME" --argjson reps "$(budget_reps)" --argjson first "$ndone" \
+		--argjson left "$left" --argjson ramp "${BUDGET_RAMP:-${RAMP:-0}}" --argjson over "$BUDGET_OVER" \
+		--argjson tmax "${BUDGET_RUNTIME:-$RUNTIME}" --argjson reps "$(budget_reps)" --argjson first "$ndone" \
 		--argjson floor "$BUDGET_FINAL_MIN" \
 		-f "$JQ_DIR/budget-plan.jq"
 }
@@ -164,6 +165,9 @@ run_budget() {
 	local -a tlines=() clines=() run_lines=()
 	mkdir -p "$RUN/points" "$RUN/rounds"
 	rm -rf -- "$RUN"/points/.tmp-* "$RUN"/rounds/.tmp-*
+	# the grid's: a re-plan after a round must not take that round's
+	# runtime and ramp for them (the final round's cap and ramp)
+	BUDGET_RUNTIME=$RUNTIME BUDGET_RAMP=${RAMP:-0}
 	while IFS=$'\t' read -r key ckey kind; do
 		CKEY[$key]=$ckey
 		[ "$kind" = ceiling ] || ALIVE[$key]=1
