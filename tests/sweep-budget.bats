@@ -73,9 +73,123 @@ show_sweep() {
 		"$status" "$output" "${stderr:-}" >&2
 }
 
+# plan LEFT [SHAPE FIRST]: jq/budget-plan.jq for the deepspeed grid's
+# shape (8 points per direction, 2 ceilings, 10 s runtime, 2 s ramp, 3
+# final repeats, 1 s of fio start-up per run, a 5 s floor): a new plan,
+# or a re-plan of SHAPE after FIRST rounds.
+plan() {
+	local groups='{"read": 8, "write": 8}'
+	[ -z "${2:-}" ] || groups=null
+	jq -n --argjson groups "$groups" --argjson shape "${2:-null}" --argjson ceilings 2 \
+		--argjson left "$1" --argjson ramp 2 --argjson over 1 --argjson tmax 10 --argjson reps 3 \
+		--argjson floor 5 --argjson first "${3:-0}" -f "$SWEEP_REPO/sweep/jq/budget-plan.jq"
+}
+
+@test "budget plan: the final round is reserved first (the grid's runtime, else down to its 5 s floor, 3 repeats, the grid's ramp); the pruning rounds get what is left" {
+	local p
+	# 150 s: round 1 at 1 s (54 s) and the final round at its floor (12 runs
+	# x 8 s); the old planner gave round 2 8 s and the final round 3 s
+	p=$(plan 150)
+	jq -e '.fits and (.below_floor | not) and .floor_s == 150 and .min_s == 54 and (.rounds | length) == 2
+		and .rounds[0].runtime == 1 and .rounds[0].runs == 18
+		and .rounds[-1].final and .rounds[-1].runtime == 5 and .rounds[-1].repeats == 3 and .rounds[-1].ramp == 2
+		and .planned_s <= 150' <<<"$p" >/dev/null || fail "$p"
+	# 300 s: the final round at the grid's 10 s first, then both pruning
+	# rounds, at most 10 s, doubling
+	p=$(plan 300)
+	jq -e '(.rounds | length) == 3 and .rounds[-1].runtime == 10 and .rounds[-1].repeats == 3
+		and .rounds[0].runtime >= 1 and .rounds[1].runtime >= .rounds[0].runtime and .rounds[1].runtime <= 10
+		and .planned_s <= 300' <<<"$p" >/dev/null || fail "$p"
+	# never more than the grid's runtime, however large the budget
+	jq -e '[.rounds[].runtime] | max == 10' <<<"$(plan 5000)" >/dev/null || fail "$(plan 5000)"
+}
+
+@test "budget plan: a re-plan after round 1 keeps the final round's reservation and the grid's ramp" {
+	local p rest
+	p=$(plan 300)
+	rest=$(jq -c '.rounds[1:] | map(.ceilings = 0)' <<<"$p")
+	# measured start-up as planned, 200 s left: the final round keeps 10 s
+	p=$(plan 200 "$rest" 1)
+	jq -e '.fits and .rounds[-1].runtime == 10 and .rounds[-1].ramp == 2 and .rounds[-1].repeats == 3 and .planned_s <= 200' \
+		<<<"$p" >/dev/null || fail "$p"
+	# only the final round left: its ramp is the grid's (the old planner
+	# ramped a final round left alone at 1 s), its runtime what fits
+	rest=$(jq -c '.rounds[-1:]' <<<"$p")
+	p=$(plan 100 "$rest" 2)
+	jq -e '(.rounds | length) == 1 and .rounds[0].final and .rounds[0].ramp == 2 and .rounds[0].runtime == 5
+		and (.below_floor | not)' <<<"$p" >/dev/null || fail "$p"
+}
+
+@test "budget plan: below the floor the old rule runs (below_floor, the final round shorter or fewer repeats); below round 1 once, fits is false with the minimum" {
+	local p
+	p=$(plan 114)
+	jq -e '.fits and .below_floor and .floor_s == 150 and .final_floor == 5 and .rounds[-1].final
+		and (.rounds[-1].runtime < 5 or .rounds[-1].repeats < 3) and .planned_s <= 114' <<<"$p" >/dev/null || fail "$p"
+	p=$(plan 40)
+	jq -e '(.fits | not) and .min_s == 54 and .below_floor' <<<"$p" >/dev/null || fail "$p"
+}
+
+@test "budget prune: by GB/s alone (failed last, the cost order on ties); points above the ceiling are kept when fast, listed in above, never pruned for it" {
+	local planj res out
+	planj='[{"point":"c","kind":"ceiling","ckey":"read"},
+		{"point":"a","kind":"tswap","ckey":"read","threads":1,"qd":8,"block":1048576,"submit":"block"},
+		{"point":"b","kind":"tswap","ckey":"read","threads":1,"qd":8,"block":1048576,"submit":"block"},
+		{"point":"d","kind":"tswap","ckey":"read","threads":1,"qd":8,"block":1048576,"submit":"block"},
+		{"point":"e","kind":"tswap","ckey":"read","threads":8,"qd":8,"block":1048576,"submit":"block"},
+		{"point":"f","kind":"tswap","ckey":"read","threads":1,"qd":8,"block":1048576,"submit":"block"}]'
+	res='{"point":"a","status":"ok","gbs":2.5} {"point":"b","status":"ok","gbs":2.6}
+		{"point":"d","status":"ok","gbs":1.9} {"point":"e","status":"ok","gbs":2.5}
+		{"point":"f","status":"error","gbs":null}'
+	out=$(jq -s -c -L "$SWEEP_REPO/sweep/jq" --slurpfile plan <(printf '%s' "$planj") --argjson keep '{"read": 2}' \
+		--argjson ceiling '{"read": 2.0}' --argjson cache 1.1 -f "$SWEEP_REPO/sweep/jq/budget-prune.jq" <<<"$res")
+	# the two fastest, a before e (as fast) by the cost order (1 thread
+	# before 8); the old order kept the slowest d first, as it alone was
+	# within the ceiling
+	jq -e '.kept == ["a", "b"]' <<<"$out" >/dev/null || fail "$out"
+	jq -e '[.pruned[] | [.point, .why, .above]] == [["e", "slower", true], ["d", "slower", false], ["f", "failed", false]]' \
+		<<<"$out" >/dev/null || fail "$out"
+	jq -e '[.above[] | [.point, .gbs, .ceiling]] == [["b", 2.6, 2.0], ["a", 2.5, 2.0], ["e", 2.5, 2.0]]' <<<"$out" >/dev/null || fail "$out"
+}
+
+@test "budget report: the Budget section lists the points above the ceiling in a pruning round, and marks them in the pruned column" {
+	local agg
+	agg='{"budget": {"seconds": 100, "chosen_by_default": false, "used_s": 90, "runs_start_s": 1, "overhead_estimate_s": 1,
+		"rounds": [{"round": 1, "final": false, "runtime": 1, "ramp": 1, "repeats": 1, "groups": {"read": 3}, "ceilings": 1,
+			"runs": 4, "planned_s": 12, "wall_s": 10, "overhead_s": 0.5, "kept": ["a", "b"],
+			"pruned": [{"point": "e", "ckey": "read", "gbs": 2.5, "why": "slower", "above": true}],
+			"above": [{"point": "a", "ckey": "read", "gbs": 2.6, "ceiling": 2.0}, {"point": "e", "ckey": "read", "gbs": 2.5, "ceiling": 2.0}]},
+		{"round": 2, "final": true, "runtime": 5, "ramp": 2, "repeats": 3, "groups": {"read": 2}, "ceilings": 0,
+			"runs": 6, "planned_s": 48, "wall_s": 45, "overhead_s": 0.5, "kept": ["a", "b"], "pruned": []}],
+		"final_margins": {}}}'
+	run -0 jq -r -f "$SWEEP_REPO/sweep/jq/report-budget.jq" <<<"$agg"
+	assert_output --partial '| `e` 2.5 (above the ceiling) |'
+	assert_output --partial '- round 1: `a` 2.6 GB/s (ceiling 2), `e` 2.5 GB/s (ceiling 2)'
+	assert_output --partial 'by GB/s alone'
+}
+
+@test "budget: --dry-run prints the rounds (runs, runtime, ramp, seconds) and the number of fio runs, runs nothing" {
+	sweep --grid "$SCRATCH/small.grid" --target "$SCRATCH/t.swap" --out "$SCRATCH/no" --budget 100 --dry-run
+	assert_equal "$status" 0
+	assert_output --partial 'budget 100 s: successive halving'
+	assert_output --regexp '  round 1: read 4, write 4 \+ 2 ceiling\(s\), 1 repeat\(s\), 10 run\(s\), runtime [0-9]+ s, ramp 1 s: about [0-9.]+ s'
+	assert_output --regexp '  round 2 \(final\): read 2, write 2, 3 repeat\(s\), 12 run\(s\), runtime 2 s, ramp 1 s: about [0-9.]+ s'
+	assert_output --regexp '  22 fio run\(s\), about [0-9.]+ s of the [0-9]+ s left for runs'
+	assert_output --partial 'dry run: the job file of each of the 10 point(s)'
+	assert_file_not_exist "$SCRATCH/no"
+	assert_file_not_exist "$SCRATCH/t.swap"
+	# a budget that cannot give the final round its floor says so
+	sweep --grid "$SCRATCH/small.grid" --target "$SCRATCH/t.swap" --budget 60 --dry-run
+	assert_equal "$status" 0
+	assert_output --regexp 'the final round runs [0-9]+ repeat\(s\) of [0-9]+ s, below its floor of 3 x 2 s'
+}
+
 @test "budget: a budget run on a small file ends within budget + slack, reports its rounds, never picks a pruned point" {
 	need_engine
-	local rd=$SCRATCH/run t0 t1 budget=60
+	# 120 s: round 1 (1 s ramp), then the final round at the grid's 2 s
+	# runtime and 2 s ramp with 3 repeats, reserved first (about 100 s of
+	# runs: room for a loaded machine)
+	local rd=$SCRATCH/run t0 t1 budget=120
+	sed -i 's/^ramp .*/ramp         2/' "$SCRATCH/small.grid"
 	t0=$(date +%s)
 	sweep --grid "$SCRATCH/small.grid" --target "$SCRATCH/t.swap" --out "$rd" --budget "$budget"
 	t1=$(date +%s)
@@ -92,9 +206,20 @@ show_sweep() {
 	jq -e '.budget.rounds | length >= 2 and .[0].final == false and (.[0].pruned | length) > 0
 		and .[-1].final and .[-1].repeats >= 1' "$rd/aggregate.json" >/dev/null ||
 		fail "rounds: $(jq -c '.budget.rounds' "$rd/aggregate.json")"
-	jq -e '.budget.seconds == 60' "$rd/sweep.json" >/dev/null || fail "sweep.json has no budget"
+	jq -e '.budget.seconds == 120' "$rd/sweep.json" >/dev/null || fail "sweep.json has no budget"
+	# the final round got its reserved runtime (the grid's 2 s), ramp and
+	# repeats; the report's header and how-it-ran lines name it, not
+	# round 1's 1 s
+	jq -e '.budget.rounds[-1] | .runtime == 2 and .ramp == 2 and .repeats == 3' "$rd/aggregate.json" >/dev/null ||
+		fail "final round: $(jq -c '.budget.rounds[-1]' "$rd/aggregate.json")"
+	grep -qE '^- grid: \*\*small\*\* .* x 3 repeat\(s\), 2 s per point after a 2 s ramp$' "$rd/report.md" ||
+		fail "header: $(grep '^- grid' "$rd/report.md")"
+	grep -qF -- '- fixed runtime: the 2 s runtime is shorter than a steady-state window needs' "$rd/report.md" ||
+		fail "steady line: $(grep -A4 '^## How the points ran' "$rd/report.md")"
+	grep -qE -- '^- budget: the pick is made from the final round \(round [0-9]+\): 3 repeat\(s\) of 2 s after a 2 s ramp; the [0-9]+ pruning round\(s\) before it ran each point once for [12] s' "$rd/report.md" ||
+		fail "budget line: $(grep -A4 '^## How the points ran' "$rd/report.md")"
 	grep -q '^## Budget: successive halving' "$rd/report.md" || fail "report.md has no Budget section"
-	grep -qE '^\| 1 \| 1 \| 1 \| 1 \| read 4, write 4 \+ 2 ceiling \|' "$rd/report.md" ||
+	grep -qE '^\| 1 \| [12] \| 1 \| 1 \| read 4, write 4 \+ 2 ceiling \|' "$rd/report.md" ||
 		fail "round 1 row: $(grep -A4 '^## Budget' "$rd/report.md")"
 	grep -qE '^\| [0-9]+ \(final\) \|' "$rd/report.md" || fail "no final round row"
 	# pruned points: status pruned, no runs in points/, never a pick
@@ -122,6 +247,13 @@ show_sweep() {
 	assert_equal "$status" 2
 	assert_equal "$(grep -c . <<<"$stderr")" 1
 	[[ $stderr == *"--budget 10: too small to run round 1 once"*"at least "*" s"* ]] || fail "$stderr"
+	# and the budget that gives the final round its floor (the grid's 2 s)
+	[[ $stderr =~ \;\ ([0-9]+)\ s\ gives\ the\ final\ round\ its\ 2\ s\ runtime ]] || fail "$stderr"
+	# that budget plans the final round at its floor, 3 repeats
+	sweep --grid "$SCRATCH/small.grid" --target "$SCRATCH/t.swap" --budget "${BASH_REMATCH[1]}" --dry-run
+	assert_equal "$status" 0
+	assert_output --regexp 'round 2 \(final\): read 2, write 2, 3 repeat\(s\), 12 run\(s\), runtime 2 s'
+	refute_output --partial 'below its floor' 
 	assert_file_not_exist "$SCRATCH/no"
 	assert_file_not_exist "$SCRATCH/t.swap"
 }

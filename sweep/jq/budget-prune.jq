@@ -4,20 +4,24 @@
 # not in $keep keep all); $ceiling: {CKEY: GB/s} of the ceiling runs
 # (may be {}); $cache: CACHE_FACTOR.
 # Order within a group, best first: a point with a result before a failed
-# one, one within $cache x its ceiling before one above it (a cache: it
-# would be flagged, never picked), then GB/s, then the pick's cost order
-# (pick.jq cost: fewer threads, less pinned memory, block submit).
-# Output: {kept: [POINT], pruned: [{point, ckey, gbs, why}]}. Used by
-# budget.sh.
+# one, then GB/s, then the pick's cost order (pick.jq cost: fewer threads,
+# less pinned memory, block submit). A point more than $cache x its
+# ceiling is not pruned for it: a short round's GB/s is noise-prone, and
+# the trust flags (above the ceiling, CV, not steady) judge the final
+# round's runs, where the pick is made (pick.jq); it is listed in above.
+# Output: {kept: [POINT], pruned: [{point, ckey, gbs, why, above}],
+# above: [{point, ckey, gbs, ceiling}]}. Used by budget.sh.
 include "pick";
 (reduce $plan[0][] as $p ({}; .[$p.point] = $p)) as $P
 | [.[] | . as $r | $P[$r.point] as $p | select($p != null and $p.kind == "tswap")
    | $p + {gbs: (if $r.status == "ok" then $r.gbs else null end)}
-   | . + {above: (.gbs != null and $ceiling[.ckey] != null and .gbs > $cache * $ceiling[.ckey])}]
+   | . + {above: (.gbs != null and $ceiling[.ckey] != null and .gbs > $cache * $ceiling[.ckey])}] as $pts
+| $pts
 | group_by(.ckey)
-| map(sort_by([(if .gbs == null then 1 else 0 end), (if .above then 1 else 0 end), -(.gbs // 0), (if .gbs == null then [] else cost end)])
+| map(sort_by([(if .gbs == null then 1 else 0 end), -(.gbs // 0), (if .gbs == null then [] else cost end)])
       | ($keep[.[0].ckey] // length) as $k
       | {kept: [.[:$k][] | .point],
-	 pruned: [.[$k:][] | {point, ckey, gbs,
-		  why: (if .gbs == null then "failed" elif .above then "above the ceiling" else "slower" end)}]})
-| {kept: (map(.kept[]) | sort), pruned: (map(.pruned[]) | sort_by([.ckey, -(.gbs // 0)]))}
+	 pruned: [.[$k:][] | {point, ckey, gbs, above,
+		  why: (if .gbs == null then "failed" else "slower" end)}]})
+| {kept: (map(.kept[]) | sort), pruned: (map(.pruned[]) | sort_by([.ckey, -(.gbs // 0)])),
+   above: ([$pts[] | select(.above) | {point, ckey, gbs, ceiling: $ceiling[.ckey]}] | sort_by([.ckey, -.gbs]))}

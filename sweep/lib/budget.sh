@@ -4,20 +4,27 @@
 #
 # Round 1 runs every point once, short (1 s runtime and at most 1 s ramp
 # at the least), and the device ceilings; each pick group (a direction at
-# one rank count) keeps its faster half (jq/budget-prune.jq); the next
-# round runs the survivors once with twice the runtime; and so on until 2
-# points per group are left: the final round runs them with the grid's
-# ramp and BUDGET_REPEAT (or --repeat) repeats into RUN/points/, which the
-# existing aggregation and trust pick read; the pruned points never reach
-# it. The rounds are planned from the time left when the runs start (jq/
-# budget-plan.jq), with an estimated fio start-up cost per run that is
-# replaced by the one measured after every round, and re-planned then.
+# one rank count) keeps its faster half by GB/s alone (jq/budget-prune.jq);
+# the next round runs the survivors once with twice the runtime; and so on
+# until 2 points per group are left: the final round runs them with the
+# grid's ramp and BUDGET_REPEAT (or --repeat) repeats into RUN/points/,
+# which the existing aggregation and trust pick read; the pruned points
+# never reach it. The final round is reserved first: the grid's runtime,
+# or down to its floor (min(BUDGET_FINAL_MIN, the grid's runtime)), and
+# the pruning rounds get what is left; steady state applies to its runs
+# by steady.sh's rules, as to an exhaustive point's. The rounds are planned
+# from the time left when the runs start (jq/budget-plan.jq), with an
+# estimated fio start-up cost per run that is replaced by the one measured
+# after every round, and re-planned then (the reservation included).
 #
 # Owns: budget_setup (the default rule, the refusal), budget_resume_check,
 # budget_save_config, run_budget, budget_into_aggregate, budget_summary,
-# budget_dry_run. Reads: BUDGET, EXHAUSTIVE, BUDGET_T0, PLAN_TEXT, RUNTIME,
-# RAMP, REPEAT, IO_SIZE, FLEET, RUN. Writes: BUDGET, BUDGET_AUTO,
-# BUDGET_OVER, and RUNTIME, RAMP while a round runs; RUN/budget.json,
+# budget_dry_run, budget_report_cfg, budget_line. Reads: BUDGET,
+# EXHAUSTIVE, BUDGET_T0, PLAN_TEXT, RUNTIME, RAMP, REPEAT, IO_SIZE, FLEET,
+# RUN. Writes: BUDGET, BUDGET_AUTO, BUDGET_OVER, BUDGET_RUNTIME,
+# BUDGET_RAMP (the grid's, kept), and RUNTIME, RAMP while a
+# round runs (after run_budget: the final round's, which the report's
+# steady-state line names); RUN/budget.json,
 # RUN/rounds/KEY.sN/ (a pruning round's runs: job.fio, fio.json,
 # result.json, ...), sweep.json's budget, aggregate.json's budget.
 # shellcheck disable=SC2034 # sets BUDGET*, RUNTIME, RAMP (state.sh)
@@ -51,8 +58,9 @@ budget_plan() {
 		nceil=0
 	fi
 	jq -n --argjson groups "$groups" --argjson shape "$shape" --argjson ceilings "$nceil" \
-		--argjson left "$left" --argjson ramp "${RAMP:-0}" --argjson over "$BUDGET_OVER" \
-		--argjson tmax "$RUNTIME" --argjson reps "$(budget_reps)" --argjson first "$ndone" \
+		--argjson left "$left" --argjson ramp "${BUDGET_RAMP:-${RAMP:-0}}" --argjson over "$BUDGET_OVER" \
+		--argjson tmax "${BUDGET_RUNTIME:-$RUNTIME}" --argjson reps "$(budget_reps)" --argjson first "$ndone" \
+		--argjson floor "$BUDGET_FINAL_MIN" \
 		-f "$JQ_DIR/budget-plan.jq"
 }
 
@@ -61,16 +69,16 @@ budget_plan() {
 # run would take more than BUDGET_AUTO_OVER seconds runs with a budget,
 # said on stderr; --exhaustive keeps every point), and refuse a budget
 # too small for round 1 (every point and ceiling once at 1 s): exit 2
-# with the minimum.
+# with that minimum and the budget that gives the final round its floor.
 budget_setup() {
-	local runs est plan min need
+	local runs est plan min need floor spent
 	BUDGET_OVER=$BUDGET_OVER_EST
 	if [ -z "$BUDGET" ]; then
 		[ "$EXHAUSTIVE" = 0 ] && [ "$FLEET" = 0 ] && [ -z "$IO_SIZE" ] || return 0
 		runs=$(($(grep -c . <<<"$PLAN_TEXT") * REPEAT))
 		est=$((runs * (RUNTIME + RAMP + BUDGET_OVER_EST)))
 		((est > BUDGET_AUTO_OVER)) || return 0
-		min=$(budget_plan 0 0 | jq '.min_s | ceil')
+		min=$(budget_plan 0 0 | jq '.floor_s | ceil')
 		BUDGET=$(((min * 3 + 1) / 2 + $(budget_reserve)))
 		((BUDGET >= BUDGET_AUTO_OVER)) || BUDGET=$BUDGET_AUTO_OVER
 		BUDGET_AUTO=1
@@ -82,8 +90,12 @@ budget_setup() {
 	plan=$(budget_plan "$((BUDGET - $(budget_reserve)))" 0)
 	if [ "$(jq .fits <<<"$plan")" != true ]; then
 		min=$(jq '.min_s | ceil' <<<"$plan")
-		need=$((min + $(budget_reserve)))
-		usage_error "--budget $BUDGET: too small to run round 1 once (every point and ceiling once at 1 s, about $BUDGET_OVER_EST s of fio start-up each, and the outputs): at least $need s, plus the target's preparation"
+		# the script's start before the runs (this far, and 1 s more) is
+		# on the budget's clock too
+		spent=$(awk -v e="$(budget_elapsed)" 'BEGIN { printf "%d", e + 1.999 }')
+		need=$((min + $(budget_reserve) + spent))
+		floor=$(($(jq '.floor_s | ceil' <<<"$plan") + $(budget_reserve) + spent))
+		usage_error "--budget $BUDGET: too small to run round 1 once (every point and ceiling once at 1 s, about $BUDGET_OVER_EST s of fio start-up each, and the outputs): at least $need s, plus the target's preparation; $floor s gives the final round its $(jq .final_floor <<<"$plan") s runtime"
 	fi
 }
 
@@ -123,8 +135,26 @@ budget_fitted_plan() {
 		warn "budget $BUDGET s: $left s left for the runs, below the $(jq .min_s <<<"$plan") s of one round at 1 s: running that; the sweep ends past its budget"
 		note "the budget ran out: the last round ran at its minimum and the sweep ended past its budget"
 		plan=$(budget_plan "$(jq '.min_s | ceil' <<<"$plan")" "$@")
+	elif [ "$(jq .below_floor <<<"$plan")" = true ]; then
+		budget_below_floor "$plan" "$left"
 	fi
 	printf '%s\n' "$plan"
+}
+
+# budget_below_floor PLAN LEFT: the warning and the report's note when the
+# final round of PLAN runs below its floor (shorter, or fewer repeats).
+budget_below_floor() {
+	local m
+	m=$(budget_floor_text "$1" "$2")
+	warn "budget $BUDGET s: $m"
+	note "budget: $m"
+}
+
+# budget_floor_text PLAN LEFT: what the final round of PLAN gets against
+# its floor, in words.
+budget_floor_text() {
+	jq -r --argjson left "$2" --argjson reps "$(budget_reps)" --argjson reserve "$(budget_reserve)" '.rounds[-1] as $f
+		| "the final round runs \($f.repeats) repeat(s) of \($f.runtime) s, below its floor of \($reps) x \(.final_floor) s: the \($left) s left for runs give it no more; with the first round still to run at 1 s it needs about \(.floor_s + $reserve | ceil) s, the outputs included"' <<<"$1"
 }
 
 # run_budget: the rounds (replaces run_plan when BUDGET is set).
@@ -135,6 +165,9 @@ run_budget() {
 	local -a tlines=() clines=() run_lines=()
 	mkdir -p "$RUN/points" "$RUN/rounds"
 	rm -rf -- "$RUN"/points/.tmp-* "$RUN"/rounds/.tmp-*
+	# the grid's: a re-plan after a round must not take that round's
+	# runtime and ramp for them (the final round's cap and ramp)
+	BUDGET_RUNTIME=$RUNTIME BUDGET_RAMP=${RAMP:-0}
 	while IFS=$'\t' read -r key ckey kind; do
 		CKEY[$key]=$ckey
 		[ "$kind" = ceiling ] || ALIVE[$key]=1
@@ -215,7 +248,7 @@ run_budget() {
 		while IFS= read -r key; do
 			[ -n "$key" ] && unset "ALIVE[$key]"
 		done < <(jq -r '.pruned[].point' <<<"$prune")
-		rec=$(jq -c --argjson p "$prune" '. + {kept: $p.kept, pruned: $p.pruned}' <<<"$rec")
+		rec=$(jq -c --argjson p "$prune" '. + {kept: $p.kept, pruned: $p.pruned, above: $p.above}' <<<"$rec")
 		jq --argjson r "$rec" '.rounds += [$r]' "$RUN/budget.json" >"$RUN/budget.json.tmp"
 		mv -f "$RUN/budget.json.tmp" "$RUN/budget.json"
 		ok=$(jq '.pruned | length' <<<"$prune")
@@ -246,10 +279,36 @@ budget_summary() {
 	say "budget:     $BUDGET s, used $(budget_elapsed) s in $(jq '.rounds | length' "$RUN/budget.json") round(s) (report.md, Budget)"
 }
 
-# budget_dry_run: the planned rounds, before the dry run's job files.
+# budget_dry_run: the planned rounds (runs, runtime, ramp, seconds) and
+# the number of fio runs, before the dry run's job files.
 budget_dry_run() {
+	local plan left
 	[ -n "$BUDGET" ] || return 0
+	left=$(budget_left)
+	plan=$(budget_plan "$left" 0)
 	say "budget $BUDGET s: successive halving; the rounds as planned now (re-planned after each round with the measured fio start-up cost):"
-	budget_plan "$(budget_left)" 0 | jq -r '.rounds | to_entries[] | .key as $i | .value
-		| "  round \($i + 1)\(if .final then " (final)" else "" end): \(.groups | to_entries | map("\(.key) \(.value)") | join(", "))\(if .ceilings > 0 then " + \(.ceilings) ceiling(s)" else "" end), \(.repeats) repeat(s), runtime \(.runtime) s, ramp \(.ramp) s: about \(.planned_s) s"'
+	jq -r '.rounds | to_entries[] | .key as $i | .value
+		| "  round \($i + 1)\(if .final then " (final)" else "" end): \(.groups | to_entries | map("\(.key) \(.value)") | join(", "))\(if .ceilings > 0 then " + \(.ceilings) ceiling(s)" else "" end), \(.repeats) repeat(s), \(.runs) run(s), runtime \(.runtime) s, ramp \(.ramp) s: about \(.planned_s) s"' <<<"$plan"
+	jq -r --argjson left "$left" '"  \([.rounds[].runs] | add // 0) fio run(s), about \(.planned_s) s of the \($left) s left for runs"' <<<"$plan"
+	if [ "$(jq .below_floor <<<"$plan")" = true ]; then say "  $(budget_floor_text "$plan" "$left")"; fi
+}
+
+# budget_report_cfg CFG: sweep.json for report.md's header: in a budget
+# run, the runtime, ramp and repeats of the final round (the runs the pick
+# is made from); CFG unchanged otherwise.
+budget_report_cfg() {
+	if [ -n "$BUDGET" ] && [ -f "$RUN/budget.json" ]; then
+		jq --slurpfile b "$RUN/budget.json" '($b[0].rounds[-1] // null) as $f
+			| if $f == null then . else . + {runtime: ($f.runtime | tostring), ramp: ($f.ramp | tostring), repeat: $f.repeats} end' "$1"
+	else
+		cat -- "$1"
+	fi
+}
+
+# budget_line: report.md's line on how a budget run's points ran (after
+# steady.sh's line, which names the final round's runtime).
+budget_line() {
+	[ -n "$BUDGET" ] && [ -f "$RUN/budget.json" ] || return 0
+	jq -r '.rounds as $r | ($r[-1]) as $f
+		| "- budget: the pick is made from the final round (round \($f.round)): \($f.repeats) repeat(s) of \($f.runtime) s after a \($f.ramp) s ramp\(if ($r | length) > 1 then "; the \($r | length - 1) pruning round(s) before it ran each point once for \([$r[:-1][].runtime | tostring] | join(", ")) s, fixed, to rank them (Budget)" else "" end)"' "$RUN/budget.json"
 }

@@ -38,9 +38,10 @@ write_report() {
 	{
 		printf '# tswap sweep report\n\n'
 		jq -r -L "$JQ_DIR" -f "$JQ_DIR/report-pick.jq" "$RUN/aggregate.json"
-		jq -r --slurpfile agg "$RUN/aggregate.json" --arg notes "$notes" --argjson dropped "$dropped" -f "$JQ_DIR/report-head.jq" "$cfg"
+		budget_report_cfg "$cfg" | jq -r --slurpfile agg "$RUN/aggregate.json" --arg notes "$notes" --argjson dropped "$dropped" -f "$JQ_DIR/report-head.jq"
 		printf '## How the points ran\n\n'
 		steady_line
+		budget_line
 		bwlog_line
 		precondition_line
 		printf '\n'

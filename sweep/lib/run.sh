@@ -205,13 +205,21 @@ run_plan() {
 }
 
 dry_run() {
-	local line key total rep idx=0
-	total=$(($(grep -c . <<<"$PLAN_TEXT") * REPEAT))
-	say "dry run: $total fio run(s) on $TARGET ($TARGET_KIND, $SIZE), grid $G_NAME; nothing is run"
+	local line key total rep idx=0 reps=$REPEAT
+	if [ -n "$BUDGET" ]; then
+		# the rounds and their fio runs: budget_dry_run; each point once
+		reps=1
+	fi
+	total=$(($(grep -c . <<<"$PLAN_TEXT") * reps))
+	if [ -n "$BUDGET" ]; then
+		say "dry run: the job file of each of the $total point(s) at the grid's runtime (a round runs it with its own runtime and ramp) on $TARGET ($TARGET_KIND, $SIZE), grid $G_NAME; nothing is run"
+	else
+		say "dry run: $total fio run(s) on $TARGET ($TARGET_KIND, $SIZE), grid $G_NAME; nothing is run"
+	fi
 	say "environment: TSWAP_ENGINE=$(fio_path "$ENGINE" engine.so 2) TSWAP_TARGET=$(fio_path "$TARGET" target 2) TSWAP_SIZE=$SIZE"
 	while IFS= read -r line; do
 		key=${line%%$'\t'*}
-		for ((rep = 1; rep <= REPEAT; rep++)); do
+		for ((rep = 1; rep <= reps; rep++)); do
 			idx=$((idx + 1))
 			printf '\n### [%d/%d] %s.r%d\n' "$idx" "$total" "$key" "$rep"
 			point_job "$line"

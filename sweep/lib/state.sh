@@ -111,13 +111,18 @@ declare -ga THRESHOLD_LINES=()
 # script's start (the budget's clock); BUDGET_OVER: seconds per run beyond
 # ramp + runtime (BUDGET_OVER_EST, then the last round's) ------------------------
 BUDGET='' EXHAUSTIVE=0 BUDGET_AUTO=0 BUDGET_OVER=''
+# BUDGET_RUNTIME, BUDGET_RAMP: the grid's runtime and ramp (or --runtime,
+# --ramp), kept by run_budget while RUNTIME and RAMP are each round's
+BUDGET_RUNTIME='' BUDGET_RAMP=''
 BUDGET_T0=$EPOCHREALTIME
 # BUDGET_OVER_EST: the estimated fio start-up cost of a run (s: fio's
 # start, the engine's buffers, drop_caches, job file and result.json);
 # BUDGET_RESERVE: seconds kept for the outputs, plus 0.02 s per plan line;
 # BUDGET_REPEAT: the final round's repeats at least; BUDGET_AUTO_OVER: a
-# grid whose exhaustive run would take longer (s) runs with a budget.
-readonly BUDGET_OVER_EST=1 BUDGET_RESERVE=5 BUDGET_REPEAT=3 BUDGET_AUTO_OVER=3600
+# grid whose exhaustive run would take longer (s) runs with a budget;
+# BUDGET_FINAL_MIN: the final round's runtime floor (s; at most the grid's
+# runtime), reserved before the pruning rounds get any time.
+readonly BUDGET_OVER_EST=1 BUDGET_RESERVE=5 BUDGET_REPEAT=3 BUDGET_AUTO_OVER=3600 BUDGET_FINAL_MIN=5
 
 # --- fleet mode (--hosts): settings (args.sh, fleet.sh), one entry per host
 # in the H_* arrays (fleet.sh), the fio clients running now (fleet-run.sh) ----

@@ -60,7 +60,7 @@ steady_options() {
 steady_line() {
 	if [ -n "$IO_SIZE" ]; then
 		return 0
-	elif [ "$STEADY" = on ]; then
+	elif [ "$STEADY" = on ] && ((10#$RUNTIME >= $(steady_min_runtime))); then
 		printf -- '- steady state: fio steadystate=%s, ss_dur=%s s, ss_ramp=%s s, capped by the %s s runtime; a point that does not attain it is flagged "not steady" (points of several handles keep the fixed runtime)\n' \
 			"$SS_CRIT" "$SS_DUR" "${RAMP:-0}" "$RUNTIME"
 	elif [ "$FIXED_RUNTIME" = 1 ] || [ "$FLEET" = 1 ]; then
