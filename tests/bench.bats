@@ -46,6 +46,19 @@ teardown() { common_teardown; }
 	done
 }
 
+@test "bench: a --disk-file that is a symlink or a device node is refused (exit 2), left as it was" {
+	printf 'keep\n' >"$SCRATCH/user.txt"
+	ln -s "$SCRATCH/user.txt" "$SCRATCH/link.swap"
+	local f
+	for f in "$SCRATCH/link.swap" /dev/null; do
+		run -2 --separate-stderr "$BENCH" --targets disk --disk-file "$f" --runs 1 --runtime 1 --out "$SCRATCH/out"
+		assert_regex "${stderr_lines[-1]}" "^tswap-bench: --disk-file $f: not a regular file"
+	done
+	assert_equal "$(cat "$SCRATCH/user.txt")" keep
+	assert [ -L "$SCRATCH/link.swap" ]
+	assert [ -c /dev/null ]
+}
+
 @test "bench: one row end to end: A B runs, medians, ratios, syscalls, table, results.{md,json}, --report" {
 	local out=$SCRATCH/out
 	local row
@@ -139,4 +152,22 @@ ds_source() {
 	assert_output "$(printf 'tswap\tds\ttrue\ttrue\t2\ttrue\ttrue\ttrue\tyes\ttrue\t32:8\t32:8')"
 	run -0 jq -r '.meta.ds_version' "$out/results.json"
 	assert_output v0.16.4
+}
+
+@test "bench-deepspeed: the loop target's device node and a symlinked --disk-file are left as they were" {
+	ds_source
+	[ "$(id -u)" -eq 0 ] || skip "needs root (loop device)"
+	local before after
+	before=$(ls /dev/loop[0-9]* | sort)
+	run -0 --separate-stderr "$DS_BENCH" --ds-src "$DS_SRC" --targets loop --size 64m \
+		--rows '^read-8m-128k-q64-block-overlap-p1-async$' --pairs 1 --runtime 1 --out "$SCRATCH/ds-loop"
+	assert_line --regexp '^\| loop\.read-8m-128k-q64-block-overlap-p1-async \|'
+	after=$(ls /dev/loop[0-9]* | sort)
+	assert_equal "$after" "$before"
+	printf 'keep\n' >"$SCRATCH/user.txt"
+	ln -s "$SCRATCH/user.txt" "$SCRATCH/link.swap"
+	run -2 --separate-stderr "$DS_BENCH" --ds-src "$DS_SRC" --targets disk --disk-file "$SCRATCH/link.swap" \
+		--rows '^read-8m-128k-q64-block-overlap-p1-async$' --pairs 1 --runtime 1 --out "$SCRATCH/ds-link"
+	assert_regex "${stderr_lines[-1]}" '^tswap-bench-deepspeed: --disk-file .*link.swap: not a regular file'
+	assert_equal "$(cat "$SCRATCH/user.txt")" keep
 }

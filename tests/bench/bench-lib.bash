@@ -18,6 +18,14 @@ usage_error() { die "$EXIT_USAGE" "$* (see --help)"; }
 # need_arg OPTION [VALUE...]: usage_error unless OPTION has a value (call
 # it with the parser's "$@").
 need_arg() { [ $# -ge 2 ] || usage_error "$1 needs a value"; }
+# check_disk_file PATH: usage_error unless PATH is absent or a regular file
+# (the bench writes it whole): never a symlink, device node, FIFO or
+# directory.
+check_disk_file() {
+	if [ -L "$1" ] || { [ -e "$1" ] && [ ! -f "$1" ]; }; then
+		usage_error "--disk-file $1: not a regular file (a symlink, device, FIFO or directory): the bench writes the whole file"
+	fi
+}
 
 size_bytes() { # size_bytes 128k -> 131072
 	local n=${1%[kmgKMG]}

@@ -69,6 +69,7 @@ setup_target() {
 		TARGET_PATH=/dev/zram$ZRAM_ID
 		;;
 	disk)
+		check_disk_file "$DISK_FILE"
 		mkdir -p "$(dirname "$DISK_FILE")"
 		fstype=$(stat -f -c %T "$(dirname "$DISK_FILE")")
 		if [ "$fstype" = tmpfs ] || [ "$fstype" = ramfs ]; then
