@@ -184,12 +184,16 @@ grid_from() {
 	grid_from 'rw read write' 'tensor 400m' 'iodepth 1' 'block 1m 8m' 'qd 32 128' 'threads 1 8'
 	run -0 ceiling_depth "$(expand_grid)"
 	assert_output 400
-	# ops queued multiply: 64 x min(2m, 1 x 2 x 1m) = 128 MiB
+	# ops queued do not add (a worker runs one operation at a time): 64 x
+	# 2m queued is 2 MiB in flight; 4 threads x 64 x 1m of a 512m tensor, 256
 	grid_from 'rw read' 'tensor 2m' 'iodepth 64' 'block 1m' 'qd 2'
 	run -0 ceiling_depth "$(expand_grid)"
-	assert_output 128
-	PLAN_TEXT=$(CEILING_QD=128 add_ceilings "$(expand_grid)")
-	assert_equal "$(head -n 1 <<<"$PLAN_TEXT" | cut -f1,5,7)" "$(printf 'ceiling-read-fio-libaio-bs1m-qd128\t1048576\t128')"
+	assert_output 64
+	grid_from 'rw read' 'tensor 512m' 'iodepth 4' 'block 1m' 'qd 64' 'threads 4'
+	run -0 ceiling_depth "$(expand_grid)"
+	assert_output 256
+	PLAN_TEXT=$(CEILING_QD=256 add_ceilings "$(expand_grid)")
+	assert_equal "$(head -n 1 <<<"$PLAN_TEXT" | cut -f1,5,7)" "$(printf 'ceiling-read-fio-libaio-bs1m-qd256\t1048576\t256')"
 	# above what fs.aio-max-nr gives 2 ranks x 2 jobs: capped, said once
 	local aiomax
 	read -r aiomax </proc/sys/fs/aio-max-nr

@@ -90,6 +90,38 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	run ! untrusted
 }
 
+@test "pick: a point's CV limit is 5% or twice the median CV of the run's other points: alike noisy points tie, one far noisier is flagged" {
+	grid_from 'rw read' 'tensor 16m' 'qd 2 4 8 16 32'
+	PLAN_TEXT=$(expand_grid)
+	{
+		# every point varies by about 10% (a busy host): CVs 8-9%
+		runs "$(P read 2)" 1.60 1.90 1.75
+		runs "$(P read 4)" 1.70 2.00 1.80
+		runs "$(P read 8)" 1.55 1.85 1.70
+		runs "$(P read 16)" 1.65 1.95 1.85
+		# far noisier than the rest: CV 40%
+		runs "$(P read 32)" 1.00 2.40 1.90
+	} | agg
+	run -0 jq -c '[.points[] | select(.flags != []) | .point]' "$TMP/aggregate.json"
+	assert_output "[\"$(P read 32)\"]"
+	# q32's limit: twice the median of the other four CVs, not 5%
+	run -0 jq -r --arg p "$(P read 32)" '.points[] | select(.point == $p) | .cv_limit * 1000 | round' "$TMP/aggregate.json"
+	assert_output 170
+	# the alike points tie; the cheapest of them is the pick
+	run -0 jq -r '.best.read.point, .best.read.tie' "$TMP/aggregate.json"
+	assert_output "$(printf '%s\n' "$(P read 2)" true)"
+	run -0 jq -r --argjson cvflag "$CV_FLAG" -f "$JQ_DIR/report-warnings.jq" "$TMP/aggregate.json"
+	assert_output --partial "$(P read 32): coefficient of variation 40.2% over 3 repeats (> 17%: 5%, or twice the median CV of the run's other points"
+	# quiet others keep the 5% floor, even with only two points: a point's
+	# own CV never raises its limit
+	{
+		runs "$(P read 2)" 1.50 1.51 1.52
+		runs "$(P read 8)" 1.55 1.85 1.70
+	} | agg
+	run -0 jq -c '[.points[] | select(.flags | index("cv")) | [.point, .cv_limit]]' "$TMP/aggregate.json"
+	assert_output "[[\"$(P read 8)\",0.05]]"
+}
+
 @test "pick: overlapping intervals are a tie within noise, resolved by threads, then queue depth x block size, then block submit" {
 	grid_from 'rw write' 'tensor 16m' 'block 1m 4m' 'qd 8 32' 'submit block single' 'threads 1 2'
 	PLAN_TEXT=$(expand_grid)

@@ -52,13 +52,32 @@ def cv: if length < 2 then null else
 			   | map({target: .[0].target, gbs: (map(.gbs) | median)}))}
 	      else {} end)]
 | . as $pts
-| {ceiling: ([$pts[] | select(.kind == "ceiling" and .gbs != null) | {key: (.ckey // .rw), value: .gbs}] | from_entries)}
+# The CV limit of a point: a point is "not repeatable" when its CV is above
+# $cvflag and above $cvrel x the median CV of the run's other points: less
+# repeatable than the machine. When every point is as noisy (a busy or
+# virtualized host), flagging them all would leave no answer: their
+# min-max intervals overlap instead, and the pick says tie within noise
+# (docs/sweep.md). The others' median: the sorted CVs without one copy of
+# the point's own (its index by bsearch), so each point costs O(log n).
+| ([$pts[] | select(.kind == "tswap") | .cv | select(. != null)] | sort) as $cvs
+| ($cvs | length) as $ncv
+| def others_median($x):
+	($cvs | bsearch($x)) as $k
+	| ($ncv - 1) as $m
+	| def r($j): if $j < $k then $cvs[$j] else $cvs[$j + 1] end;
+	  if $m <= 0 then null
+	  elif $m % 2 == 1 then r(($m - 1) / 2)
+	  else (r($m / 2 - 1) + r($m / 2)) / 2 end;
+  def cv_limit: ([$cvflag] + (if .cv == null then [] else [others_median(.cv) | select(. != null) | $cvrel * .] end)) | max;
+{ceiling: ([$pts[] | select(.kind == "ceiling" and .gbs != null) | {key: (.ckey // .rw), value: .gbs}] | from_entries)}
 | . as $c
-| {ceiling: $c.ceiling,
+| {ceiling: $c.ceiling, cv_median: ($cvs | median),
    points: [$pts[] | select(.kind == "tswap")
 	    | (.ckey // .rw) as $ck
+	    | cv_limit as $lim
 	    | . + {pct_ceiling: (if $c.ceiling[$ck] and .gbs then 100 * .gbs / $c.ceiling[$ck] else null end),
-		   cv_flag: ((.cv // 0) > $cvflag),
+		   cv_limit: $lim,
+		   cv_flag: ((.cv // 0) > $lim),
 		   above_ceiling: (if $c.ceiling[$ck] and .gbs then .gbs > $cache * $c.ceiling[$ck] else false end)}
 	    # fleet-wide medians: the CV is the spread between hosts (judged
 	    # by the fleet verdicts as outliers), not repeatability

@@ -5,7 +5,7 @@
 # flags: a point's reasons not to trust it (strings, [] when none):
 #   "above ceiling" (GB/s > CACHE_FACTOR x the device ceiling: a cache),
 #   "failed" (no ok run), "partial" (some runs failed), "not run",
-#   "cv" (CV over repeats above CV_FLAG), "not steady" (fio's steady-state
+#   "cv" (CV over repeats above the run's cv_limit, aggregate.jq), "not steady" (fio's steady-state
 #   detection did not attain within the runtime in some run).
 def flags:
 	[ (if .above_ceiling then "above ceiling" else empty end),

@@ -244,21 +244,21 @@ expand_grid() {
 }
 
 # ceiling_depth PLAN: the ceiling's iodepth (prints it): as many CEILING_BS
-# blocks as the deepest tswap point keeps in flight per handle, ops queued
-# x min(tensor, threads x queue depth x block) bytes, at least
+# blocks as the deepest tswap point keeps in flight per handle, min(tensor,
+# threads x queue depth x block) bytes (each worker runs its part of one
+# operation at a time, however many fio queues: docs/design.md), at least
 # CEILING_QD_MIN, at most CEILING_QD_MAX and fs.aio-max-nr over the jobs a
 # ceiling runs at once (ranks; readwrite: 2 per rank), with a note on
 # stderr when capped. A ceiling shallower than a point measures less than
 # the device gives that point (on a virtio disk, 10-16% less for 400 MiB
 # tensors: docs/performance.md), and every such point is flagged.
 ceiling_depth() {
-	local line kind rw t b q p d n bytes max=0 jobs=1 bs depth aiomax='' cap
+	local kind rw t b q p n bytes max=0 jobs=1 bs depth aiomax='' cap
 	bs=$(size_to_bytes "$CEILING_BS")
-	while IFS=$'\t' read -r _ kind rw _ t b q _ _ p d n; do
+	while IFS=$'\t' read -r _ kind rw _ t b q _ _ p _ n; do
 		[ "$kind" = tswap ] || continue
 		bytes=$((p * q * b))
 		((bytes < t)) || bytes=$t
-		bytes=$((bytes * d))
 		((bytes <= max)) || max=$bytes
 		n=${n:-1}
 		[ "$rw" != readwrite ] || n=$((2 * n))
