@@ -291,15 +291,21 @@ plan() {
 	run --separate-stderr "$SWEEP_REPO/tests/bench/tswap-bench-sweep" --agree x
 	assert_equal "$status" 2
 	[[ $stderr == "tswap-bench-sweep: --agree: "* ]] || fail "$stderr"
+	local b
+	for b in 0 120,x 120,0 ''; do
+		run --separate-stderr "$SWEEP_REPO/tests/bench/tswap-bench-sweep" --budget-deepspeed "$b"
+		assert_equal "$status" 2
+		[[ $stderr == "tswap-bench-sweep: --budget-deepspeed, --budget-full: not positive whole numbers"* ]] || fail "$b: $stderr"
+	done
 	run --separate-stderr timeout -k 10 400 "$SWEEP_REPO/tests/bench/tswap-bench-sweep" --rows full --agree 1 \
 		--grid-full "$SCRATCH/small.grid" --budget-full 45 --target "$SCRATCH/b.swap" --out "$out"
 	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
 	assert_output --partial '| full | exhaustive |'
 	assert_output --partial '| full | budget 45 s #2 |'
-	assert_output --regexp 'full: consecutive budget runs agree .* in [01] of 1 pair'
+	assert_output --regexp 'full, budget 45 s: consecutive budget runs agree .* in [01] of 1 pair'
 	jq -e '.rows[0] | .pairs == 1 and (.budget | length) == 2 and .exhaustive.wall_s > 0
 		and ([.budget[].picks[] | .match | IN("same", "tied", "other", "none")] | all)' \
 		"$out/results.json" >/dev/null || fail "$(cat "$out/results.json")"
 	assert_file_exist "$out/full-exhaustive/report.md"
-	assert_file_exist "$out/full-budget-2/report.md"
+	assert_file_exist "$out/full-budget45-2/report.md"
 }
