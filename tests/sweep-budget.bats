@@ -87,13 +87,15 @@ plan() {
 
 @test "budget plan: the final round is reserved first (the grid's runtime, else down to its 5 s floor, 3 repeats, the grid's ramp); the pruning rounds get what is left" {
 	local p
-	# 150 s: round 1 at 1 s (54 s) and the final round at its floor (12 runs
-	# x 8 s); the old planner gave round 2 8 s and the final round 3 s
-	p=$(plan 150)
-	jq -e '.fits and (.below_floor | not) and .floor_s == 150 and .min_s == 54 and (.rounds | length) == 2
-		and .rounds[0].runtime == 1 and .rounds[0].runs == 18
+	# 160 s: round 1 at 1 s (16 points, 48 s) and the final round at its
+	# floor with the 2 ceilings (14 runs x 8 s); the old planner gave round
+	# 2 8 s and the final round 3 s, and ran the ceilings in round 1 at 1 s
+	p=$(plan 160)
+	jq -e '.fits and (.below_floor | not) and .floor_s == 160 and .min_s == 54 and (.rounds | length) == 2
+		and .rounds[0].runtime == 1 and .rounds[0].runs == 16 and .rounds[0].ceilings == 0
 		and .rounds[-1].final and .rounds[-1].runtime == 5 and .rounds[-1].repeats == 3 and .rounds[-1].ramp == 2
-		and .planned_s <= 150' <<<"$p" >/dev/null || fail "$p"
+		and .rounds[-1].ceilings == 2 and .rounds[-1].runs == 14
+		and .planned_s <= 160' <<<"$p" >/dev/null || fail "$p"
 	# 300 s: the final round at the grid's 10 s first, then both pruning
 	# rounds, at most 10 s, doubling
 	p=$(plan 300)
@@ -107,15 +109,17 @@ plan() {
 @test "budget plan: a re-plan after round 1 keeps the final round's reservation and the grid's ramp" {
 	local p rest
 	p=$(plan 300)
-	rest=$(jq -c '.rounds[1:] | map(.ceilings = 0)' <<<"$p")
-	# measured start-up as planned, 200 s left: the final round keeps 10 s
-	p=$(plan 200 "$rest" 1)
-	jq -e '.fits and .rounds[-1].runtime == 10 and .rounds[-1].ramp == 2 and .rounds[-1].repeats == 3 and .planned_s <= 200' \
+	rest=$(jq -c '.rounds[1:]' <<<"$p")
+	# measured start-up as planned, 210 s left: the final round keeps 10 s
+	# and its ceilings (14 runs x 13 s), round 2 runs at 1 s
+	p=$(plan 210 "$rest" 1)
+	jq -e '.fits and .rounds[-1].runtime == 10 and .rounds[-1].ramp == 2 and .rounds[-1].repeats == 3
+		and .rounds[-1].ceilings == 2 and .planned_s <= 210' \
 		<<<"$p" >/dev/null || fail "$p"
 	# only the final round left: its ramp is the grid's (the old planner
 	# ramped a final round left alone at 1 s), its runtime what fits
 	rest=$(jq -c '.rounds[-1:]' <<<"$p")
-	p=$(plan 100 "$rest" 2)
+	p=$(plan 112 "$rest" 2)
 	jq -e '(.rounds | length) == 1 and .rounds[0].final and .rounds[0].ramp == 2 and .rounds[0].runtime == 5
 		and (.below_floor | not)' <<<"$p" >/dev/null || fail "$p"
 }
@@ -123,16 +127,15 @@ plan() {
 @test "budget plan: below the floor the old rule runs (below_floor, the final round shorter or fewer repeats); below round 1 once, fits is false with the minimum" {
 	local p
 	p=$(plan 114)
-	jq -e '.fits and .below_floor and .floor_s == 150 and .final_floor == 5 and .rounds[-1].final
+	jq -e '.fits and .below_floor and .floor_s == 160 and .final_floor == 5 and .rounds[-1].final
 		and (.rounds[-1].runtime < 5 or .rounds[-1].repeats < 3) and .planned_s <= 114' <<<"$p" >/dev/null || fail "$p"
 	p=$(plan 40)
 	jq -e '(.fits | not) and .min_s == 54 and .below_floor' <<<"$p" >/dev/null || fail "$p"
 }
 
-@test "budget prune: by GB/s alone (failed last, the cost order on ties); points above the ceiling are kept when fast, listed in above, never pruned for it" {
+@test "budget prune: by GB/s alone (failed last, the cost order on ties)" {
 	local planj res out
-	planj='[{"point":"c","kind":"ceiling","ckey":"read"},
-		{"point":"a","kind":"tswap","ckey":"read","threads":1,"qd":8,"block":1048576,"submit":"block"},
+	planj='[{"point":"a","kind":"tswap","ckey":"read","threads":1,"qd":8,"block":1048576,"submit":"block"},
 		{"point":"b","kind":"tswap","ckey":"read","threads":1,"qd":8,"block":1048576,"submit":"block"},
 		{"point":"d","kind":"tswap","ckey":"read","threads":1,"qd":8,"block":1048576,"submit":"block"},
 		{"point":"e","kind":"tswap","ckey":"read","threads":8,"qd":8,"block":1048576,"submit":"block"},
@@ -141,38 +144,36 @@ plan() {
 		{"point":"d","status":"ok","gbs":1.9} {"point":"e","status":"ok","gbs":2.5}
 		{"point":"f","status":"error","gbs":null}'
 	out=$(jq -s -c -L "$SWEEP_REPO/sweep/jq" --slurpfile plan <(printf '%s' "$planj") --argjson keep '{"read": 2}' \
-		--argjson ceiling '{"read": 2.0}' --argjson cache 1.1 -f "$SWEEP_REPO/sweep/jq/budget-prune.jq" <<<"$res")
+		-f "$SWEEP_REPO/sweep/jq/budget-prune.jq" <<<"$res")
 	# the two fastest, a before e (as fast) by the cost order (1 thread
-	# before 8); the old order kept the slowest d first, as it alone was
-	# within the ceiling
+	# before 8); the failed point last
 	jq -e '.kept == ["a", "b"]' <<<"$out" >/dev/null || fail "$out"
-	jq -e '[.pruned[] | [.point, .why, .above]] == [["e", "slower", true], ["d", "slower", false], ["f", "failed", false]]' \
+	jq -e '[.pruned[] | [.point, .why]] == [["e", "slower"], ["d", "slower"], ["f", "failed"]]' \
 		<<<"$out" >/dev/null || fail "$out"
-	jq -e '[.above[] | [.point, .gbs, .ceiling]] == [["b", 2.6, 2.0], ["a", 2.5, 2.0], ["e", 2.5, 2.0]]' <<<"$out" >/dev/null || fail "$out"
 }
 
-@test "budget report: the Budget section lists the points above the ceiling in a pruning round, and marks them in the pruned column" {
+@test "budget report: the Budget section lists each round, what it pruned at which GB/s, and the ceilings in the final round" {
 	local agg
 	agg='{"budget": {"seconds": 100, "chosen_by_default": false, "used_s": 90, "runs_start_s": 1, "overhead_estimate_s": 1,
-		"rounds": [{"round": 1, "final": false, "runtime": 1, "ramp": 1, "repeats": 1, "groups": {"read": 3}, "ceilings": 1,
-			"runs": 4, "planned_s": 12, "wall_s": 10, "overhead_s": 0.5, "kept": ["a", "b"],
-			"pruned": [{"point": "e", "ckey": "read", "gbs": 2.5, "why": "slower", "above": true}],
-			"above": [{"point": "a", "ckey": "read", "gbs": 2.6, "ceiling": 2.0}, {"point": "e", "ckey": "read", "gbs": 2.5, "ceiling": 2.0}]},
-		{"round": 2, "final": true, "runtime": 5, "ramp": 2, "repeats": 3, "groups": {"read": 2}, "ceilings": 0,
-			"runs": 6, "planned_s": 48, "wall_s": 45, "overhead_s": 0.5, "kept": ["a", "b"], "pruned": []}],
+		"rounds": [{"round": 1, "final": false, "runtime": 1, "ramp": 1, "repeats": 1, "groups": {"read": 3}, "ceilings": 0,
+			"runs": 3, "planned_s": 9, "wall_s": 8, "overhead_s": 0.5, "kept": ["a", "b"],
+			"pruned": [{"point": "e", "ckey": "read", "gbs": 2.5, "why": "slower"}, {"point": "f", "ckey": "read", "gbs": null, "why": "failed"}]},
+		{"round": 2, "final": true, "runtime": 5, "ramp": 2, "repeats": 3, "groups": {"read": 2}, "ceilings": 1,
+			"runs": 7, "planned_s": 56, "wall_s": 52, "overhead_s": 0.5, "kept": ["a", "b"], "pruned": []}],
 		"final_margins": {}}}'
 	run -0 jq -r -f "$SWEEP_REPO/sweep/jq/report-budget.jq" <<<"$agg"
-	assert_output --partial '| `e` 2.5 (above the ceiling) |'
-	assert_output --partial '- round 1: `a` 2.6 GB/s (ceiling 2), `e` 2.5 GB/s (ceiling 2)'
+	assert_output --partial '| 1 | 1 | 1 | 1 | read 3 | 3 | 9 | 8 | 0.5 | `e` 2.5, `f` - (failed) |'
+	assert_output --partial '| 2 (final) | 5 | 2 | 3 | read 2 + 1 ceiling | 7 | 56 | 52 | 0.5 | - |'
 	assert_output --partial 'by GB/s alone'
+	assert_output --partial 'the device ceilings at the same runtime'
 }
 
 @test "budget: --dry-run prints the rounds (runs, runtime, ramp, seconds) and the number of fio runs, runs nothing" {
 	sweep --grid "$SCRATCH/small.grid" --target "$SCRATCH/t.swap" --out "$SCRATCH/no" --budget 100 --dry-run
 	assert_equal "$status" 0
 	assert_output --partial 'budget 100 s: successive halving'
-	assert_output --regexp '  round 1: read 4, write 4 \+ 2 ceiling\(s\), 1 repeat\(s\), 10 run\(s\), runtime [0-9]+ s, ramp 1 s: about [0-9.]+ s'
-	assert_output --regexp '  round 2 \(final\): read 2, write 2, 3 repeat\(s\), 12 run\(s\), runtime 2 s, ramp 1 s: about [0-9.]+ s'
+	assert_output --regexp '  round 1: read 4, write 4, 1 repeat\(s\), 8 run\(s\), runtime [0-9]+ s, ramp 1 s: about [0-9.]+ s'
+	assert_output --regexp '  round 2 \(final\): read 2, write 2 \+ 2 ceiling\(s\), 3 repeat\(s\), 14 run\(s\), runtime 2 s, ramp 1 s: about [0-9.]+ s'
 	assert_output --regexp '  22 fio run\(s\), about [0-9.]+ s of the [0-9]+ s left for runs'
 	assert_output --partial 'dry run: the job file of each of the 10 point(s)'
 	assert_file_not_exist "$SCRATCH/no"
@@ -219,9 +220,13 @@ plan() {
 	grep -qE -- '^- budget: the pick is made from the final round \(round [0-9]+\): 3 repeat\(s\) of 2 s after a 2 s ramp; the [0-9]+ pruning round\(s\) before it ran each point once for [12] s' "$rd/report.md" ||
 		fail "budget line: $(grep -A4 '^## How the points ran' "$rd/report.md")"
 	grep -q '^## Budget: successive halving' "$rd/report.md" || fail "report.md has no Budget section"
-	grep -qE '^\| 1 \| [12] \| 1 \| 1 \| read 4, write 4 \+ 2 ceiling \|' "$rd/report.md" ||
+	grep -qE '^\| 1 \| [12] \| 1 \| 1 \| read 4, write 4 \|' "$rd/report.md" ||
 		fail "round 1 row: $(grep -A4 '^## Budget' "$rd/report.md")"
-	grep -qE '^\| [0-9]+ \(final\) \|' "$rd/report.md" || fail "no final round row"
+	# the ceilings run in the final round, at its runtime
+	grep -qE '^\| [0-9]+ \(final\) \| 2 \| 2 \| 3 \| read 2, write 2 \+ 2 ceiling \|' "$rd/report.md" ||
+		fail "final round row: $(grep -A6 '^## Budget' "$rd/report.md")"
+	grep -q '^runtime=2$' "$(ls -d "$rd"/points/ceiling-read-*.r1)/job.fio" ||
+		fail "the read ceiling did not run at the final round's 2 s: $(grep '^runtime' "$rd"/points/ceiling-read-*.r1/job.fio)"
 	# pruned points: status pruned, no runs in points/, never a pick
 	jq -e '[.budget.rounds[].pruned[].point] as $p
 		| ($p | length) > 0
@@ -252,7 +257,7 @@ plan() {
 	# that budget plans the final round at its floor, 3 repeats
 	sweep --grid "$SCRATCH/small.grid" --target "$SCRATCH/t.swap" --budget "${BASH_REMATCH[1]}" --dry-run
 	assert_equal "$status" 0
-	assert_output --regexp 'round 2 \(final\): read 2, write 2, 3 repeat\(s\), 12 run\(s\), runtime 2 s'
+	assert_output --regexp 'round 2 \(final\): read 2, write 2 \+ 2 ceiling\(s\), 3 repeat\(s\), 14 run\(s\), runtime 2 s'
 	refute_output --partial 'below its floor' 
 	assert_file_not_exist "$SCRATCH/no"
 	assert_file_not_exist "$SCRATCH/t.swap"
@@ -278,7 +283,7 @@ plan() {
 	assert_equal "$status" 0
 	[[ $stderr == *"note: grid small is 10 fio run(s)"*"running it with --budget 3600"*"--exhaustive runs every point"* ]] || fail "$stderr"
 	assert_output --partial 'budget 3600 s: successive halving'
-	assert_output --partial 'round 1: read 4, write 4 + 2 ceiling(s)'
+	assert_output --partial 'round 1: read 4, write 4, 1 repeat(s)'
 	sweep --grid "$SCRATCH/small.grid" --target "$SCRATCH/t.swap" --dry-run --exhaustive
 	assert_equal "$status" 0
 	[[ $stderr != *"note: grid"* ]] || fail "$stderr"

@@ -4,7 +4,8 @@
 #             one rank count: rw, or rw-nN), for a new plan; or null with
 #   $shape    the rounds still to run (a re-plan after a round: the
 #             .rounds of an earlier plan, minus the ones run)
-#   $ceilings ceiling runs, run once in the first round
+#   $ceilings ceiling runs, run once in the final round (at its runtime
+#             and ramp: the ceiling its runs are judged against)
 #   $left     seconds for the fio runs (budget - time spent - reserve)
 #   $ramp     the grid's ramp (s): the final round's; earlier rounds ramp
 #             min($ramp, 1) s, as they only rank points
@@ -53,10 +54,10 @@ def shape:
 	   | {final: ($k == $R - 1),
 	      groups: ([$g[] | if $k == $R - 1 then {key, value: .s[-1]}
 			 elif $k < (.s | length) - 1 then {key, value: .s[$k]} else empty end] | from_entries),
-	      ceilings: (if $k == 0 then $ceilings else 0 end)}];
+	      ceilings: (if $k == $R - 1 then $ceilings else 0 end)}];
 # once: one round of every point of the shape once (the first round's
 # points: the largest count per group), the last resort and the minimum
-def once($s): [$s[0] + {final: true, once: true, groups: ([$s[].groups | to_entries[]] | group_by(.key)
+def once($s): [$s[0] + {final: true, once: true, ceilings: ([$s[].ceilings] | add), groups: ([$s[].groups | to_entries[]] | group_by(.key)
 	| map({key: .[0].key, value: (map(.value) | max)}) | from_entries)}];
 # fit: the shape and final repeats that fit $left at 1 s per run, or null
 def fit($s; $reps):

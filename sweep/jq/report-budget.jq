@@ -2,26 +2,18 @@
 # aggregate.json's budget (budget.sh budget_into_aggregate): per round its
 # runtime, ramp, repeats, the points run per direction, what was pruned at
 # which GB/s (of that round's one short run), planned and measured time;
-# the points above the device ceiling in a pruning round (not pruned for
-# it); then the time used and the final margins. Nothing without a budget.
+# then the time used and the final margins. Nothing without a budget.
 def g: if . == null then "-" else (. * 1000 | round / 1000 | tostring) end;
 def r1: . * 10 | round / 10;
 select(.budget != null) | .budget as $b
 | "## Budget: successive halving",
   "",
-  "Budget \($b.seconds) s\(if $b.chosen_by_default then " (chosen by default: the exhaustive run of this grid would take more than an hour; --exhaustive runs every point)" else " (--budget)" end); \($b.used_s | r1) s used when the report was written (runs started at \($b.runs_start_s | r1) s, after the target's preparation). Round 1 runs every point once, short; each later round keeps the faster half of each direction's points by GB/s alone and doubles the runtime; the final round, whose runtime was reserved first, measures the last 2 per direction with repeats, and the pick uses only its runs (pruned points are never picked; the trust flags judge the final round's runs). Fio start-up was planned at \($b.overhead_estimate_s) s per run and re-planned with the measured cost after each round (docs/sweep.md, Budget).",
+  "Budget \($b.seconds) s\(if $b.chosen_by_default then " (chosen by default: the exhaustive run of this grid would take more than an hour; --exhaustive runs every point)" else " (--budget)" end); \($b.used_s | r1) s used when the report was written (runs started at \($b.runs_start_s | r1) s, after the target's preparation). Round 1 runs every point once, short; each later round keeps the faster half of each direction's points by GB/s alone and doubles the runtime; the final round, whose runtime was reserved first, measures the last 2 per direction with repeats and the device ceilings at the same runtime, and the pick uses only its runs (pruned points are never picked; the trust flags judge the final round's runs against those ceilings). Fio start-up was planned at \($b.overhead_estimate_s) s per run and re-planned with the measured cost after each round (docs/sweep.md, Budget).",
   "",
   "| round | runtime s | ramp s | repeats | points run | runs | planned s | took s | start-up s/run | pruned (GB/s in that round) |",
   "|---|---|---|---|---|---|---|---|---|---|",
-  ($b.rounds[] | "| \(.round)\(if .final then " (final)" else "" end) | \(.runtime) | \(.ramp) | \(.repeats) | \(.groups | to_entries | map("\(.key) \(.value)") | join(", "))\(if .ceilings > 0 then " + \(.ceilings) ceiling" else "" end) | \(.runs) | \(.planned_s) | \(.wall_s) | \(.overhead_s) | \(if (.pruned | length) == 0 then "-" else (.pruned | map("`\(.point)` \(.gbs | g)\(if .why != "slower" then " (\(.why))" else "" end)\(if .above then " (above the ceiling)" else "" end)") | join(", ")) end) |"),
+  ($b.rounds[] | "| \(.round)\(if .final then " (final)" else "" end) | \(.runtime) | \(.ramp) | \(.repeats) | \(.groups | to_entries | map("\(.key) \(.value)") | join(", "))\(if .ceilings > 0 then " + \(.ceilings) ceiling" else "" end) | \(.runs) | \(.planned_s) | \(.wall_s) | \(.overhead_s) | \(if (.pruned | length) == 0 then "-" else (.pruned | map("`\(.point)` \(.gbs | g)\(if .why != "slower" then " (\(.why))" else "" end)") | join(", ")) end) |"),
   "",
-  ([$b.rounds[] | select((.above // []) != [])] as $ab
-   | if $ab == [] then empty else
-	"More than 10% above the device ceiling in a pruning round (kept or pruned by GB/s alone, not for this: a short run is noise-prone; the final round's runs are flagged if they stay above it):",
-	"",
-	($ab[] | "- round \(.round): \(.above | map("`\(.point)` \(.gbs | g) GB/s (ceiling \(.ceiling | g))") | join(", "))"),
-	""
-     end),
   "Final margins:",
   "",
   ($b.final_margins | to_entries[] | .key as $d | .value

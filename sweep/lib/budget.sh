@@ -197,7 +197,10 @@ run_budget() {
 			jq -e --arg c "${CKEY[$key]}" '.groups | has($c)' <<<"$spec" >/dev/null || continue
 			run_lines+=("$line")
 		done
-		if [ "$(jq .ceilings <<<"$spec")" -gt 0 ]; then run_lines+=("${clines[@]}"); fi
+		# the ceilings run in the final round, first, at its runtime and ramp:
+		# a ceiling of round 1's 1 s reads low against the final round's
+		# longer runs and flags them "above ceiling"
+		if [ "$(jq .ceilings <<<"$spec")" -gt 0 ]; then run_lines=("${clines[@]}" "${run_lines[@]}"); fi
 		say "round $nround/$total: ${#run_lines[@]} point(s) x $reps repeat(s), runtime $RUNTIME s, ramp $RAMP s (planned $(jq .planned_s <<<"$spec") s; budget $BUDGET s: $(budget_left) s left for runs)"
 		t0=$EPOCHREALTIME
 		ran=0 idx=0
@@ -235,20 +238,17 @@ run_budget() {
 			mv -f "$RUN/budget.json.tmp" "$RUN/budget.json"
 			break
 		fi
-		plan=$(budget_fitted_plan "$nround" "$(jq -c '.rounds[1:] | map(.ceilings = 0)' <<<"$plan")")
+		plan=$(budget_fitted_plan "$nround" "$(jq -c '.rounds[1:]' <<<"$plan")")
 		# what each group that ran keeps: its count in the first round
 		# still to run that has it
 		keep=$(jq -c --argjson spec "$spec" '[.rounds[].groups] as $gs
 			| $spec.groups | with_entries(.key as $k | .value = ([$gs[] | select(has($k)) | .[$k]] | first // .value))' <<<"$plan")
-		ceil=$(find "$RUN/points" -mindepth 2 -maxdepth 2 -name result.json -exec jq -c 'select(.kind == "ceiling" and .status == "ok")' {} + |
-			jq -s -c --slurpfile plan <(plan_json) '[.[] | . as $r | {key: ($plan[0][] | select(.point == $r.point) | .ckey), value: .gbs}] | from_entries')
 		prune=$(find "$RUN/rounds" -mindepth 2 -maxdepth 2 -path "*.s$nround/result.json" -exec cat {} + |
-			jq -s -c -L "$JQ_DIR" --slurpfile plan <(plan_json) --argjson keep "$keep" --argjson ceiling "$ceil" \
-				--argjson cache "$CACHE_FACTOR" -f "$JQ_DIR/budget-prune.jq")
+			jq -s -c -L "$JQ_DIR" --slurpfile plan <(plan_json) --argjson keep "$keep" -f "$JQ_DIR/budget-prune.jq")
 		while IFS= read -r key; do
 			[ -n "$key" ] && unset "ALIVE[$key]"
 		done < <(jq -r '.pruned[].point' <<<"$prune")
-		rec=$(jq -c --argjson p "$prune" '. + {kept: $p.kept, pruned: $p.pruned, above: $p.above}' <<<"$rec")
+		rec=$(jq -c --argjson p "$prune" '. + {kept: $p.kept, pruned: $p.pruned}' <<<"$rec")
 		jq --argjson r "$rec" '.rounds += [$r]' "$RUN/budget.json" >"$RUN/budget.json.tmp"
 		mv -f "$RUN/budget.json.tmp" "$RUN/budget.json"
 		ok=$(jq '.pruned | length' <<<"$prune")
