@@ -53,11 +53,12 @@ def cv: if length < 2 then null else
 	      else {} end)]
 | . as $pts
 # The CV limit of a point: a point is "not repeatable" when its CV is above
-# $cvflag and above $cvrel x the median CV of the run's other points: less
-# repeatable than the machine. When every point is as noisy (a busy or
-# virtualized host), flagging them all would leave no answer: their
-# min-max intervals overlap instead, and the pick says tie within noise
-# (docs/sweep.md). The others' median: the sorted CVs without one copy of
+# $cvflag and above $cvrel x the median CV of the run's other points (less
+# repeatable than the machine), or above $cvmax (not a measurement). When
+# every point is as noisy (a virtualized host), flagging them all would
+# leave no answer: their min-max intervals overlap instead, and the pick
+# says tie within noise; a run whose points vary by more than $cvmax (a
+# busy host) has no answer (docs/sweep.md). The others' median: the sorted CVs without one copy of
 # the point's own (its index by bsearch), so each point costs O(log n).
 | ([$pts[] | select(.kind == "tswap") | .cv | select(. != null)] | sort) as $cvs
 | ($cvs | length) as $ncv
@@ -68,7 +69,7 @@ def cv: if length < 2 then null else
 	  if $m <= 0 then null
 	  elif $m % 2 == 1 then r(($m - 1) / 2)
 	  else (r($m / 2 - 1) + r($m / 2)) / 2 end;
-  def cv_limit: ([$cvflag] + (if .cv == null then [] else [others_median(.cv) | select(. != null) | $cvrel * .] end)) | max;
+  def cv_limit: [([$cvflag] + (if .cv == null then [] else [others_median(.cv) | select(. != null) | $cvrel * .] end)) | max, $cvmax] | min;
 {ceiling: ([$pts[] | select(.kind == "ceiling" and .gbs != null) | {key: (.ckey // .rw), value: .gbs}] | from_entries)}
 | . as $c
 | {ceiling: $c.ceiling, cv_median: ($cvs | median),

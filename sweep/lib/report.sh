@@ -65,7 +65,7 @@ write_report() {
 		printf '## Warnings\n\n'
 		jq -r --argjson cvflag "$CV_FLAG" -f "$JQ_DIR/report-warnings.jq" "$RUN/aggregate.json"
 		printf '\n## All points\n\n'
-		printf 'Sorted by direction, then GB/s (median, with the min-max over repeats). Flagged points are never picked (docs/sweep.md). CV: coefficient of variation over repeats (! above the point'"'"'s limit: 5%%, or twice the median CV of the run'"'"'s other points when that is more). %% of ceiling: ! more than 10%% above it. Latencies are fio completion latencies of whole tensor operations.\n\n'
+		printf 'Sorted by direction, then GB/s (median, with the min-max over repeats). Flagged points are never picked (docs/sweep.md). CV: coefficient of variation over repeats (! above the point'"'"'s limit: 5%%, or twice the median CV of the run'"'"'s other points when that is more, at most 20%%). %% of ceiling: ! more than 10%% above it. Latencies are fio completion latencies of whole tensor operations.\n\n'
 		printf '| point | GB/s | CV %% | %% of ceiling | op/s | p50 ms | p99 ms | p99.9 ms | io_submit per GB | status |\n'
 		printf '|---|---|---|---|---|---|---|---|---|---|\n'
 		jq -r -f "$JQ_DIR/report-points.jq" \

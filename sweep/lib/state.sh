@@ -23,10 +23,11 @@ readonly EXIT_OK=0 EXIT_THRESHOLD=1 EXIT_USAGE=2 EXIT_ERROR=3 EXIT_UNTRUSTED=4 E
 readonly CEILING_BS=1m CEILING_QD_MIN=64 CEILING_QD_MAX=4096
 # The ceiling's iodepth for this run (settings.sh resolve, sweep.json).
 CEILING_QD=$CEILING_QD_MIN
-# A point's CV above CV_FLAG and above CV_REL x the run's median CV is
-# flagged (aggregate.jq cv_limit); GB/s above CACHE_FACTOR x the
+# A point's CV above CV_FLAG and above CV_REL x the median CV of the run's
+# other points, or above CV_MAX in any case, is flagged (aggregate.jq
+# cv_limit); GB/s above CACHE_FACTOR x the
 # ceiling is taken for a cache serving reads (report warnings).
-readonly CV_FLAG=0.05 CV_REL=2 CACHE_FACTOR=1.10
+readonly CV_FLAG=0.05 CV_REL=2 CV_MAX=0.20 CACHE_FACTOR=1.10
 # The engine's limits (engine/tswap.c TSWAP_MAX_THREADS,
 # TSWAP_MAX_URING_DEPTH; docs/engine.md), checked before a grid runs.
 readonly ENGINE_MAX_THREADS=1024 ENGINE_MAX_URING_DEPTH=32768
