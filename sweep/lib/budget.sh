@@ -3,11 +3,12 @@
 # successive halving (docs/sweep.md "Budget").
 #
 # Round 1 runs every point once, short (1 s runtime and at most 1 s ramp
-# at the least), and the device ceilings; each pick group (a direction at
+# at the least); each pick group (a direction at
 # one rank count) keeps its faster half by GB/s alone (jq/budget-prune.jq);
 # the next round runs the survivors once with twice the runtime; and so on
-# until 2 points per group are left: the final round runs them with the
-# grid's ramp and BUDGET_REPEAT (or --repeat) repeats into RUN/points/,
+# until 2 points per group are left: the final round runs the device
+# ceilings once, then those points with the grid's ramp and BUDGET_REPEAT
+# (or --repeat) repeats, all at its runtime, into RUN/points/,
 # which the existing aggregation and trust pick read; the pruned points
 # never reach it. The final round is reserved first: the grid's runtime,
 # or down to its floor (min(BUDGET_FINAL_MIN, the grid's runtime)), and
