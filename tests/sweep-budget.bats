@@ -133,22 +133,46 @@ plan() {
 	jq -e '(.fits | not) and .min_s == 54 and .below_floor' <<<"$p" >/dev/null || fail "$p"
 }
 
-@test "budget prune: by GB/s alone (failed last, the cost order on ties)" {
-	local planj res out
+# prune RESULTS KEEP: budget-prune.jq over result objects of the plan $planj
+prune() {
+	jq -s -c -L "$SWEEP_REPO/sweep/jq" --slurpfile plan <(printf '%s' "$planj") --argjson keep "$2" \
+		--argjson noise 0.05 -f "$SWEEP_REPO/sweep/jq/budget-prune.jq" <<<"$1"
+}
+
+@test "budget prune: the fastest, then its ties within 5% by the cost order, then GB/s; failed last" {
+	local planj out
 	planj='[{"point":"a","kind":"tswap","ckey":"read","threads":1,"qd":8,"block":1048576,"submit":"block"},
 		{"point":"b","kind":"tswap","ckey":"read","threads":1,"qd":8,"block":1048576,"submit":"block"},
 		{"point":"d","kind":"tswap","ckey":"read","threads":1,"qd":8,"block":1048576,"submit":"block"},
 		{"point":"e","kind":"tswap","ckey":"read","threads":8,"qd":8,"block":1048576,"submit":"block"},
 		{"point":"f","kind":"tswap","ckey":"read","threads":1,"qd":8,"block":1048576,"submit":"block"}]'
-	res='{"point":"a","status":"ok","gbs":2.5} {"point":"b","status":"ok","gbs":2.6}
+	out=$(prune '{"point":"a","status":"ok","gbs":2.5} {"point":"b","status":"ok","gbs":2.6}
 		{"point":"d","status":"ok","gbs":1.9} {"point":"e","status":"ok","gbs":2.5}
-		{"point":"f","status":"error","gbs":null}'
-	out=$(jq -s -c -L "$SWEEP_REPO/sweep/jq" --slurpfile plan <(printf '%s' "$planj") --argjson keep '{"read": 2}' \
-		-f "$SWEEP_REPO/sweep/jq/budget-prune.jq" <<<"$res")
-	# the two fastest, a before e (as fast) by the cost order (1 thread
-	# before 8); the failed point last
+		{"point":"f","status":"error","gbs":null}' '{"read": 2}')
+	# b fastest; a and e within 5% of it, a first by the cost order (1
+	# thread before 8); d outside; the failed point last
 	jq -e '.kept == ["a", "b"]' <<<"$out" >/dev/null || fail "$out"
-	jq -e '[.pruned[] | [.point, .why]] == [["e", "slower"], ["d", "slower"], ["f", "failed"]]' \
+	jq -e '[.pruned[] | [.point, .why]] == [["e", "tied, costlier"], ["d", "slower"], ["f", "failed"]]' \
+		<<<"$out" >/dev/null || fail "$out"
+}
+
+@test "budget prune: one run's band is one tensor op of it + 5%: a cheap point 19% slower after 6 ops goes on, after 600 ops it does not" {
+	local planj t=419430400 out
+	planj='[{"point":"fast","kind":"tswap","ckey":"write","threads":8,"qd":128,"block":8388608,"submit":"block"},
+		{"point":"next","kind":"tswap","ckey":"write","threads":8,"qd":32,"block":8388608,"submit":"block"},
+		{"point":"cheap","kind":"tswap","ckey":"write","threads":1,"qd":32,"block":1048576,"submit":"block"}]'
+	res() { # OPS: the three runs, each OPS tensor ops of $t (one handle)
+		printf '{"point":"%s","status":"ok","gbs":%s,"tensor":%s,"handles":[{"bytes":%s}]}\n' \
+			fast 2.6 "$t" $(($1 * t)) next 2.5 "$t" $(($1 * t)) cheap 2.1 "$t" $(($1 * t))
+	}
+	# 6 ops: +-(1/6 + 5%) = 22%: cheap (2.1 x 1.22 = 2.56) overlaps fast
+	# (2.6 x 0.78 = 2.03) and goes on before the faster but costlier next
+	out=$(prune "$(res 6)" '{"write": 2}')
+	jq -e '.kept == ["cheap", "fast"] and .pruned == [{"point": "next", "ckey": "write", "gbs": 2.5, "why": "tied, costlier"}]' \
+		<<<"$out" >/dev/null || fail "$out"
+	# 600 ops: +-5.2%: cheap is slower, GB/s decides
+	out=$(prune "$(res 600)" '{"write": 2}')
+	jq -e '.kept == ["fast", "next"] and .pruned == [{"point": "cheap", "ckey": "write", "gbs": 2.1, "why": "slower"}]' \
 		<<<"$out" >/dev/null || fail "$out"
 }
 
@@ -157,14 +181,15 @@ plan() {
 	agg='{"budget": {"seconds": 100, "chosen_by_default": false, "used_s": 90, "runs_start_s": 1, "overhead_estimate_s": 1,
 		"rounds": [{"round": 1, "final": false, "runtime": 1, "ramp": 1, "repeats": 1, "groups": {"read": 3}, "ceilings": 0,
 			"runs": 3, "planned_s": 9, "wall_s": 8, "overhead_s": 0.5, "kept": ["a", "b"],
-			"pruned": [{"point": "e", "ckey": "read", "gbs": 2.5, "why": "slower"}, {"point": "f", "ckey": "read", "gbs": null, "why": "failed"}]},
+			"pruned": [{"point": "e", "ckey": "read", "gbs": 2.5, "why": "tied, costlier"}, {"point": "d", "ckey": "read", "gbs": 1.9, "why": "slower"},
+				{"point": "f", "ckey": "read", "gbs": null, "why": "failed"}]},
 		{"round": 2, "final": true, "runtime": 5, "ramp": 2, "repeats": 3, "groups": {"read": 2}, "ceilings": 1,
 			"runs": 7, "planned_s": 56, "wall_s": 52, "overhead_s": 0.5, "kept": ["a", "b"], "pruned": []}],
 		"final_margins": {}}}'
 	run -0 jq -r -f "$SWEEP_REPO/sweep/jq/report-budget.jq" <<<"$agg"
-	assert_output --partial '| 1 | 1 | 1 | 1 | read 3 | 3 | 9 | 8 | 0.5 | `e` 2.5, `f` - (failed) |'
+	assert_output --partial '| 1 | 1 | 1 | 1 | read 3 | 3 | 9 | 8 | 0.5 | `e` 2.5 (tied, costlier), `d` 1.9, `f` - (failed) |'
 	assert_output --partial '| 2 (final) | 5 | 2 | 3 | read 2 + 1 ceiling | 7 | 56 | 52 | 0.5 | - |'
-	assert_output --partial 'by GB/s alone'
+	assert_output --partial 'the fastest, then the points tied with it within that run'"'"'s noise'
 	assert_output --partial 'the device ceilings at the same runtime'
 }
 

@@ -3,8 +3,10 @@
 # successive halving (docs/sweep.md "Budget").
 #
 # Round 1 runs every point once, short (1 s runtime and at most 1 s ramp
-# at the least); each pick group (a direction at
-# one rank count) keeps its faster half by GB/s alone (jq/budget-prune.jq);
+# at the least); each pick group (a direction at one rank count) keeps
+# half its points: the fastest, then those tied with it within the
+# round's noise (one tensor op of the run, + CV_FLAG) by the pick's cost
+# order, then the others by GB/s (jq/budget-prune.jq);
 # the next round runs the survivors once with twice the runtime; and so on
 # until 2 points per group are left: the final round runs the device
 # ceilings once, then those points with the grid's ramp and BUDGET_REPEAT
@@ -114,7 +116,7 @@ budget_resume_check() {
 budget_save_config() {
 	[ -n "$BUDGET" ] || return 0
 	jq --argjson s "$BUDGET" --argjson auto "$BUDGET_AUTO" --argjson reps "$(budget_reps)" \
-		'. + {budget: {seconds: $s, chosen_by_default: ($auto == 1), method: "successive halving", keep: "faster half per direction", final_repeats_at_most: $reps}}' \
+		'. + {budget: {seconds: $s, chosen_by_default: ($auto == 1), method: "successive halving", keep: "half per direction: the fastest, then the points tied with it within the noise of the round (one tensor op + 5%) cheapest first, then by GB/s", final_repeats_at_most: $reps}}' \
 		"$RUN/sweep.json" >"$RUN/sweep.json.tmp"
 	mv -f "$RUN/sweep.json.tmp" "$RUN/sweep.json"
 }
@@ -245,7 +247,7 @@ run_budget() {
 		keep=$(jq -c --argjson spec "$spec" '[.rounds[].groups] as $gs
 			| $spec.groups | with_entries(.key as $k | .value = ([$gs[] | select(has($k)) | .[$k]] | first // .value))' <<<"$plan")
 		prune=$(find "$RUN/rounds" -mindepth 2 -maxdepth 2 -path "*.s$nround/result.json" -exec cat {} + |
-			jq -s -c -L "$JQ_DIR" --slurpfile plan <(plan_json) --argjson keep "$keep" -f "$JQ_DIR/budget-prune.jq")
+			jq -s -c -L "$JQ_DIR" --slurpfile plan <(plan_json) --argjson keep "$keep" --argjson noise "$CV_FLAG" -f "$JQ_DIR/budget-prune.jq")
 		while IFS= read -r key; do
 			[ -n "$key" ] && unset "ALIVE[$key]"
 		done < <(jq -r '.pruned[].point' <<<"$prune")
