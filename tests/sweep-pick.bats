@@ -179,6 +179,32 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	assert_output "$(printf 'false\nlow confidence: 1 repeat(s) per point, too few for an interval; its median is 33.3%% above the runner-up (use --repeat 3 or more)')"
 }
 
+@test "pick: each repeat counts whole tensor ops, so the tie test widens the min-max by one op of each run: 10 ops a run ties 3% apart, 1000 ops do not" {
+	grid_from 'rw read' 'tensor 16m' 'qd 8 16'
+	PLAN_TEXT=$(expand_grid)
+	# OPS RUNS: each run of both points completed OPS tensor ops (one handle)
+	ops() {
+		{
+			runs "$(P read 16)" 2.06 2.07 2.08
+			runs "$(P read 8)" 1.98 2.0 2.01
+		} | jq -c --argjson n "$1" '. + {tensor: 16777216, handles: [{bytes: ($n * 16777216)}]}' | agg
+	}
+	# min-max 2.06-2.08 against 1.98-2.01: apart; +-10% (1 op of 10)
+	# overlaps: a tie, the cheaper queue depth 8 picked
+	ops 10
+	run -0 jq -r '.best.read | .point, .tie, .confidence' "$TMP/aggregate.json"
+	assert_line --index 0 "$(P read 8)"
+	assert_line --index 1 true
+	assert_line --index 2 --partial 'the min-max intervals of 2 configs overlap (each widened by one tensor op of its runs)'
+	run -0 jq -e '.points[] | select(.point | endswith("q16-block-overlap-p1-d1")) | .lo == 2.06 and .tlo == 2.06 * 0.9' "$TMP/aggregate.json"
+	# +-0.1%: still apart, a clear pick that says the op
+	ops 1000
+	run -0 jq -r '.best.read | .point, .tie, .confidence' "$TMP/aggregate.json"
+	assert_line --index 0 "$(P read 16)"
+	assert_line --index 1 false
+	assert_line --index 2 --regexp '^clear: its slowest of 3 repeats less one tensor op \(2\.058 GB/s\) beats the runner-up.s fastest plus one \(2\.012 GB/s\)'
+}
+
 @test "pick: no trustworthy point gives no aio block, a report that says so, and exit code 4" {
 	grid_from 'rw read' 'tensor 16m' 'qd 8 16'
 	PLAN_TEXT=$(add_ceilings "$(expand_grid)")

@@ -18,6 +18,12 @@ def cv: if length < 2 then null else
 	(add / length) as $m
 	| if $m == 0 then null else
 	  ((map((. - $m) * (. - $m)) | add) / (length - 1) | sqrt) / $m end end;
+# opq: a run's GB/s resolution: fio counts whole tensor-swap operations (bs
+# = the tensor), so a run that completed n per handle resolves its GB/s to
+# 1/n of it (at most 1); 0 without the byte counts.
+def opq: ([.handles // [] | .[].bytes // 0] | add // 0) as $b
+	| if (.tensor // 0) <= 0 or $b <= 0 then 0
+	  else [([(.handles | length), 1] | max) * .tensor / $b, 1] | min end;
 (reduce .[] as $x ({}; .[$x.point] += [$x])) as $by
 | [$plan[0][] | . as $p
    | ($by[$p.point] // []) as $r
@@ -29,6 +35,10 @@ def cv: if length < 2 then null else
 	   errors: [$r[] | select(.status != "ok") | .error],
 	   gbs: ($ok | map(.gbs) | median), cv: ($ok | map(.gbs) | cv),
 	   lo: ($ok | map(.gbs) | min), hi: ($ok | map(.gbs) | max),
+	   # the interval the pick's tie test uses: the min-max widened by
+	   # one tensor op of each run either side (opq): 3 repeats of a
+	   # few ops each can miss the count's own step
+	   tlo: ($ok | map(.gbs * (1 - opq)) | min), thi: ($ok | map(.gbs * (1 + opq)) | max),
 	   # fio's steady-state detection: true when every ok run attained
 	   # it, false when one did not, null in fixed-runtime mode
 	   steady: ($ok | map(.steady) | if any(. == false) then false
@@ -98,7 +108,8 @@ def cv: if length < 2 then null else
     | $W[$r | cfg | tojson] | select(. != null) as $w
     | ($r | cfg) + {point: ($r.point | sub("^read-"; "")), ok_runs: ([$r.ok_runs, $w.ok_runs] | min),
 		    read_gbs: $r.gbs, write_gbs: $w.gbs, sum_gbs: ($r.gbs + $w.gbs),
-		    gbs: ($r.gbs + $w.gbs), lo: ($r.lo + $w.lo), hi: ($r.hi + $w.hi)}]) as $pairs
+		    gbs: ($r.gbs + $w.gbs), lo: ($r.lo + $w.lo), hi: ($r.hi + $w.hi),
+		    tlo: ($r.tlo + $w.tlo), thi: ($r.thi + $w.thi)}]) as $pairs
 | ($pairs | pick) as $combined
 | ($pairs | map(select(.backend == "libaio"))
    | pick | if . then del(.read_gbs, .write_gbs) + {why: "Best libaio read + write GB/s (sum)"} else null end) as $aio_both

@@ -25,10 +25,12 @@ def r1: . * 10 | round / 10;
 def g3: . * 1000 | round / 1000;
 
 # pick: over an array of trustworthy candidates, each with .point, .gbs
-# (median), .lo and .hi (min and max over the ok repeats), .ok_runs and the
-# settings: the highest median; every candidate whose interval overlaps
-# that one's (.hi >= top.lo) is tied with it within noise; the pick is the
-# cheapest of the tied (cost). Adds tie (bool), tied (points, by GB/s),
+# (median), .lo and .hi (min and max over the ok repeats), .tlo and .thi
+# (the same widened by one tensor op of each run: aggregate.jq; .lo and
+# .hi when absent), .ok_runs and the settings: the highest median; every
+# candidate whose widened interval overlaps that one's (.thi >= top.tlo)
+# is tied with it within noise; the pick is the cheapest of the tied
+# (cost). Adds tie (bool), tied (points, by GB/s),
 # runner_up ({point, gbs, lo, hi}: the best other candidate), margin_pct
 # (pick's median over the runner-up's, %) and confidence (words). null on
 # an empty array.
@@ -36,7 +38,9 @@ def pick:
 	if length == 0 then null else
 	sort_by(-.gbs) as $s
 	| $s[0] as $top
-	| [$s[] | select(.hi >= $top.lo)] as $tied
+	| def tlo: .tlo // .lo; def thi: .thi // .hi;
+	  def widened: tlo < .lo or thi > .hi;
+	[$s[] | select(thi >= ($top | tlo))] as $tied
 	| ($tied | sort_by(cost) | .[0]) as $p
 	| ([$s[] | select(.point != $p.point)] | .[0]) as $ru
 	| ([$p.ok_runs, ($ru.ok_runs // $p.ok_runs)] | min) as $n
@@ -47,10 +51,14 @@ def pick:
 		confidence: (
 		  if $ru == null then "only trustworthy point: nothing to compare it with"
 		  elif ($tied | length) > 1 then
-			"tie within noise: the min-max intervals of \($tied | length) configs overlap; picked the cheapest of them (fewer threads, then less pinned memory, then block submit)"
+			"tie within noise: the min-max intervals of \($tied | length) configs overlap\(if [$tied[] | widened] | any then " (each widened by one tensor op of its runs)" else "" end); picked the cheapest of them (fewer threads, then less pinned memory, then block submit)"
 		  elif $n < 3 then
 			"low confidence: \($n) repeat(s) per point, too few for an interval; its median is \(pct($p.gbs; $ru.gbs) | r1)% above the runner-up (use --repeat 3 or more)"
 		  else
+			if ($p | widened) or ($ru | widened) then
+			"clear: its slowest of \($p.ok_runs) repeats less one tensor op (\($p | tlo | g3) GB/s) beats the runner-up's fastest plus one (\($ru | thi | g3) GB/s); median \(pct($p.gbs; $ru.gbs) | r1)% above it"
+			else
 			"clear: its slowest of \($p.ok_runs) repeats (\($p.lo | g3) GB/s) beats the runner-up's fastest (\($ru.hi | g3) GB/s); median \(pct($p.gbs; $ru.gbs) | r1)% above it"
+			end
 		  end)}
 	end;
