@@ -175,6 +175,34 @@ grid_from() {
 	assert_equal "$(plan_writes)" 0
 }
 
+@test "ceiling_jobs: as many fio jobs as the most parallel single-handle point has threads; its ceiling splits the queue over them, each on its own slice" {
+	grid_from 'rw read write' 'tensor 16m' 'block 1m' 'qd 8' 'threads 1 4'
+	run -0 ceiling_jobs "$(expand_grid)"
+	assert_output 4
+	# 1 thread: one job, the plan line and key as before
+	grid_from 'rw read' 'tensor 16m' 'qd 8' 'threads 1'
+	run -0 ceiling_jobs "$(expand_grid)"
+	assert_output 1
+	# never more jobs than blocks in flight
+	grid_from 'rw read' 'tensor 16m' 'qd 8' 'threads 8'
+	CEILING_QD=4
+	run -0 ceiling_jobs "$(expand_grid)"
+	assert_output 4
+	grid_from 'rw read write' 'tensor 16m' 'block 1m' 'qd 8' 'threads 1 4'
+	PLAN_TEXT=$(CEILING_QD=64 CEILING_JOBS=4 add_ceilings "$(expand_grid)")
+	run -0 cut -f1,2,7,10,11 <<<"$(grep ceiling <<<"$PLAN_TEXT")"
+	assert_line --index 0 "$(printf 'ceiling-read-fio-libaio-bs1m-qd64-j4\tceiling\t64\t4\t64')"
+	assert_line --index 1 "$(printf 'ceiling-write-fio-libaio-bs1m-qd64-j4\tceiling\t64\t4\t64')"
+	# the job: 4 jobs of iodepth 16, each on a quarter of the sweep's size
+	. "$SWEEP_HOME/lib/jobs.sh"
+	. "$SWEEP_HOME/lib/steady.sh"
+	. "$SWEEP_HOME/lib/bwlog.sh"
+	SIZE_BYTES=$((64 * 1048576)) RUNTIME=2 RAMP=1 IO_SIZE='' STEADY=off
+	run -0 point_job "$(head -n 1 <<<"$PLAN_TEXT")"
+	assert_output --partial "$(printf '[ceiling-read-fio-libaio-bs1m-qd64-j4]\nrw=read\nbs=1m\niodepth=16\nnumjobs=4\nsize=16m\noffset_increment=16m')"
+	assert_output --partial '; as 4 jobs (submitting threads) of iodepth 16, each on its own 1/4 of the target'
+}
+
 @test "ceiling_depth: as many 1m blocks as the deepest point keeps in flight, at least 64, capped by fs.aio-max-nr over the jobs" {
 	# quick-like: 16m tensors, 2 queued: 32 MiB in flight -> the minimum, 64
 	grid_from 'rw read' 'tensor 16m' 'iodepth 2' 'block 1m 4m' 'qd 8 32'

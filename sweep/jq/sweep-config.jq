@@ -4,7 +4,7 @@
 {target: $target, target_kind: $target_kind, size: $size, size_bytes: $size_bytes,
  grid: $grid, grid_description: $grid_desc, runtime: $runtime, ramp: $ramp,
  io_size: $io_size, repeat: $repeat, engine: $engine, ceiling: ($ceiling == 1),
- ceiling_bs: $ceiling_bs, ceiling_qd: $ceiling_qd,
+ ceiling_bs: $ceiling_bs, ceiling_qd: $ceiling_qd, ceiling_jobs: $ceiling_jobs,
  ds_version: (if $ds_version == "" then null else $ds_version end),
  # steady.sh, precondition.sh
  steady_state: $steady, fixed_runtime: ($fixed_runtime == 1),

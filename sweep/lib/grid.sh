@@ -17,7 +17,7 @@
 # Owns: grid_file_for, list_grid_names, list_grids, check_values, load_grid
 # (CRLF lines read without \r, a repeated key refused but description
 # lines joined), check_engine_limits,
-# expand_grid, ceiling_depth, add_ceilings, plan_writes. Reads: grids_dir
+# expand_grid, ceiling_depth, ceiling_jobs, add_ceilings, plan_writes. Reads: grids_dir
 # (paths.sh), PLAN_TEXT, CEILING_BS/QD. Writes: the G_* globals (load_grid).
 # shellcheck disable=SC2034 # sets the G_* globals of state.sh
 
@@ -278,21 +278,48 @@ ceiling_depth() {
 	printf '%s\n' "$depth"
 }
 
+# ceiling_jobs PLAN: the ceiling's fio jobs per handle (prints it): as many
+# submitters as the grid's most parallel single-handle point has intra-op
+# threads (each tswap worker thread has its own io context and submits on
+# its own: DeepSpeed's deepspeed_aio_thread_t, one aio_context each), at
+# least 1, at most CEILING_JOBS_MAX and CEILING_QD (each job keeps at least
+# one block in flight); CEILING_QD is split among them. One fio thread
+# submitting all of a deep queue measured 10-25% less than 8 on the
+# 2-vCPU virtio disk of docs/performance.md (a block-multiqueue device
+# gives more to several submitting CPUs), and flagged the grid's
+# 8-thread points "above the ceiling".
+ceiling_jobs() {
+	local kind rw p n max=1
+	while IFS=$'\t' read -r _ kind rw _ _ _ _ _ _ p _ n; do
+		if [ "$kind" = tswap ] && [ "${n:-1}" = 1 ] && [ "$rw" != readwrite ] && ((p > max)); then
+			max=$p
+		fi
+	done <<<"$1"
+	((max <= CEILING_JOBS_MAX)) || max=$CEILING_JOBS_MAX
+	((max <= CEILING_QD)) || max=$CEILING_QD
+	printf '%s\n' "$max"
+}
+
 # add_ceilings PLAN: a ceiling line before the first point of each
 # direction and rank count: fio's libaio with as many jobs as the point has
 # handles (readwrite: a read and a write job per rank). The key of 1 rank
-# reading or writing is the one of grids before ranks.
+# reading or writing is the one of grids before ranks; its ceiling runs
+# CEILING_JOBS fio jobs when more than 1 (key suffix -jJ, J in the threads
+# field; 0 there is one job).
 add_ceilings() {
-	local line rw n nk seen=' ' key
+	local line rw n nk ncol seen=' ' key j
 	while IFS= read -r line; do
 		IFS=$'\t' read -r _ _ rw _ _ _ _ _ _ _ _ n <<<"$line"
-		n=${n:-1} nk=''
-		((n == 1)) || nk="-n$n"
+		n=${n:-1} nk='' ncol='' j=0
+		((n == 1)) || nk="-n$n" ncol=$'\t'$n
+		if ((n == 1)) && [ "$rw" != readwrite ] && ((CEILING_JOBS > 1)); then
+			j=$CEILING_JOBS nk="-j$j"
+		fi
 		if [[ $seen != *" $rw/$n "* ]]; then
 			seen="$seen$rw/$n "
 			key="ceiling-$rw-fio-libaio-bs$CEILING_BS-qd$CEILING_QD$nk"
-			printf '%s\tceiling\t%s\tfio-libaio\t%s\t0\t%s\t-\t-\t0\t%s%s\n' \
-				"$key" "$rw" "$(size_to_bytes "$CEILING_BS")" "$CEILING_QD" "$CEILING_QD" "${nk:+$'\t'$n}"
+			printf '%s\tceiling\t%s\tfio-libaio\t%s\t0\t%s\t-\t-\t%s\t%s%s\n' \
+				"$key" "$rw" "$(size_to_bytes "$CEILING_BS")" "$CEILING_QD" "$j" "$CEILING_QD" "$ncol"
 		fi
 		printf '%s\n' "$line"
 	done <<<"$1"

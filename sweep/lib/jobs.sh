@@ -52,6 +52,8 @@ point_job() {
 	printf '; tswap-sweep point %s\n' "$key"
 	if [ "$kind" = ceiling ]; then
 		printf '; device ceiling: fio'"'"'s own libaio engine, %s blocks, iodepth %s\n' "$(bytes_to_size "$t")" "$q"
+		((multi == 1 || p <= 1)) ||
+			printf '; as %s jobs (submitting threads) of iodepth %s, each on its own 1/%s of the target\n' "$p" "$(((q + p - 1) / p))" "$p"
 	else
 		printf '; %s, backend %s, tensor %s, block %s, queue depth %s, submit %s, window %s, %s thread(s), %s op(s) queued\n' \
 			"$rw" "$be" "$(bytes_to_size "$t")" "$(bytes_to_size "$b")" "$q" "$s" "$w" "$p" "$d"
@@ -109,7 +111,14 @@ point_job() {
 		return 0
 	fi
 	printf '\n[%s]\nrw=%s\n' "$key" "$rw"
-	if [ "$kind" = ceiling ]; then
+	if [ "$kind" = ceiling ] && ((p > 1)); then
+		# grid.sh ceiling_jobs: P submitters, the queue split among them,
+		# each on its own slice (no group_reporting: result.jq adds the jobs)
+		local slice=$((SIZE_BYTES / p / t * t))
+		((slice >= t)) || slice=$t
+		printf 'bs=%s\niodepth=%s\nnumjobs=%s\nsize=%s\noffset_increment=%s\n' \
+			"$(bytes_to_size "$t")" "$(((q + p - 1) / p))" "$p" "$(bytes_to_size "$slice")" "$(bytes_to_size "$slice")"
+	elif [ "$kind" = ceiling ]; then
 		printf 'bs=%s\niodepth=%s\n' "$(bytes_to_size "$t")" "$q"
 	else
 		printf 'bs=%s\niodepth=%s\n' "$(bytes_to_size "$t")" "$d"

@@ -123,7 +123,7 @@ point_label() {
 	IFS=$'\t' read -r key kind rw be t b q s w p d n <<<"$2"
 	szname tn "$t"
 	if [ "$kind" = ceiling ]; then
-		printf -v _label '%-5s ceiling (fio libaio bs=%s iodepth=%s)' "$rw" "$tn" "$q"
+		printf -v _label '%-5s ceiling (fio libaio bs=%s iodepth=%s%s)' "$rw" "$tn" "$q" "$( ((p > 1)) && printf ' over %s jobs' "$p")"
 	else
 		szname bn "$b"
 		printf -v _label '%-5s %-8s t=%s b=%s q=%s %s/%s p=%s d=%s' "$rw" "$be" "$tn" "$bn" "$q" "$s" "$w" "$p" "$d"

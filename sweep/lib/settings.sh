@@ -80,6 +80,7 @@ setup_new_run() {
 	[ -n "$PLAN_TEXT" ] || usage_error "the grid has no valid point"
 	if [ "$CEILING" = 1 ]; then
 		CEILING_QD=$(ceiling_depth "$PLAN_TEXT")
+		CEILING_JOBS=$(ceiling_jobs "$PLAN_TEXT")
 		PLAN_TEXT=$(add_ceilings "$PLAN_TEXT")
 	fi
 	steady_resolve
@@ -102,7 +103,7 @@ save_config() {
 		--arg created "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg host "$(hostname)" \
 		--arg kernel "$(uname -r)" --arg fio "$(fio --version 2>/dev/null || echo unknown)" \
 		--argjson targets "$(targets_json)" \
-		--arg ceiling_bs "$CEILING_BS" --argjson ceiling_qd "$CEILING_QD" \
+		--arg ceiling_bs "$CEILING_BS" --argjson ceiling_qd "$CEILING_QD" --argjson ceiling_jobs "$CEILING_JOBS" \
 		--arg ds_version "$DS_VERSION" \
 		--arg steady "$STEADY" --argjson fixed_runtime "$FIXED_RUNTIME" --arg ss_crit "$SS_CRIT" \
 		--argjson ss_dur "$SS_DUR" --arg precondition "$PRECONDITION" \
@@ -130,6 +131,7 @@ load_config() {
 	IO_SIZE=$(jq -r .io_size "$cfg")
 	REPEAT=$(jq -r .repeat "$cfg")
 	CEILING_QD=$(jq -r ".ceiling_qd // $CEILING_QD_MIN" "$cfg")
+	CEILING_JOBS=$(jq -r ".ceiling_jobs // 1" "$cfg")
 	v=$(jq -r .engine "$cfg")
 	ENGINE=${ENGINE:-$v}
 	CEILING=$(jq -r 'if .ceiling then 1 else 0 end' "$cfg")

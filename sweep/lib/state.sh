@@ -23,6 +23,11 @@ readonly EXIT_OK=0 EXIT_THRESHOLD=1 EXIT_USAGE=2 EXIT_ERROR=3 EXIT_UNTRUSTED=4 E
 readonly CEILING_BS=1m CEILING_QD_MIN=64 CEILING_QD_MAX=4096
 # The ceiling's iodepth for this run (settings.sh resolve, sweep.json).
 CEILING_QD=$CEILING_QD_MIN
+# The ceiling's fio jobs (submitters) per handle for this run, its iodepth
+# split among them (grid.sh ceiling_jobs; settings.sh, sweep.json), at
+# most CEILING_JOBS_MAX.
+CEILING_JOBS=1
+readonly CEILING_JOBS_MAX=64
 # A point's CV above CV_FLAG and above CV_REL x the median CV of the run's
 # other points, or above CV_MAX in any case, is flagged (aggregate.jq
 # cv_limit); GB/s above CACHE_FACTOR x the
