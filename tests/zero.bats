@@ -63,6 +63,29 @@ load zero
 	run -0 jq -e '.[0] | .ceiling == null and .gbs > 0 and (has("pct_of_ceiling") | not)' "$OUT/base-steps.json"
 }
 
+@test "zero: --aio replays the step again with that aio block; the ceiling is as deep as its handles (threads x queue depth x block)" {
+	[ -f "$ENGINE" ] || skip "requires the engine: $ENGINE is missing (run 'make')"
+	local c=$BATS_TEST_TMPDIR/ds.json a=$BATS_TEST_TMPDIR/best-aio.json
+	tiny_cfg "$c"
+	# 3 threads x 16 x 4 MiB = 192 MiB in flight per handle (DeepSpeed's
+	# defaults, 1 x 8 x 1 MiB, need the least iodepth: 64)
+	printf '%s\n' '{"aio": {"block_size": 4194304, "queue_depth": 16, "intra_op_parallelism": 3,
+		"single_submit": false, "overlap_events": true}}' >"$a"
+	run --separate-stderr timeout 300 "$ZERO" --ds-config "$c" "${TINY[@]}" --scale 8 --aio "$a" \
+		--target "$SCRATCH/t" --out "$OUT"
+	[ "$status" -eq 0 ] || echo "$stderr"
+	assert_success
+	assert_output --regexp 'device ceiling \(fio libaio, 2 jobs, 1m sequential, iodepth 192, 2 s each\)'
+	assert_output --regexp 'with --aio: [0-9.]+ s per step against [0-9.]+ s: -?[0-9.]+ s saved per step'
+	run -0 grep -c '^iodepth=192$' "$OUT/ceiling.fio"
+	# the region: twice the queue's 192 MiB
+	run -0 grep -c '^size=402653184$' "$OUT/ceiling.fio"
+	assert_equal "$(jq .iodepth "$OUT/ceiling.json")" 192
+	run -0 grep -c -e '^tswap_block_size=4194304$' -e '^tswap_queue_depth=16$' -e '^tswap_threads=3$' "$OUT/step.aio.fio"
+	[ "$output" -ge 3 ]
+	run -0 jq -e '.[0].gbs > 0 and .[0].ceiling.iodepth == 192' "$OUT/aio-steps.json"
+}
+
 @test "zero: bad inputs get one line on stderr and exit 2" {
 	local c=$BATS_TEST_TMPDIR/c.json
 	check() { # check TEXT ARGS...

@@ -8,15 +8,50 @@
 # Reads: fio's JSON. Uses zero_fio (run.sh).
 #
 # The same shape as tswap-sweep's ceiling points (docs/sweep.md): bs 1 MiB,
-# iodepth 64, O_DIRECT, one job per handle; here one job per rank, as many
-# as the step has ranks, on the same targets.
+# O_DIRECT, one job per handle, as deep as the handle keeps bytes in
+# flight; here one job per rank, as many as the step has ranks, on the
+# same targets.
 
-# Per rank, bytes: the region each ceiling job writes and reads (time-based:
-# it wraps around). Large enough for a 1 MiB x 64 queue to stay full.
-readonly ZERO_CEILING_BYTES=$((256 * 1024 * 1024))
 # Seconds per direction (fio runtime).
 readonly ZERO_CEILING_SECONDS=2
-readonly ZERO_CEILING_BS=1m ZERO_CEILING_QD=64
+# bs; the least and the most iodepth (as tswap-sweep: state.sh CEILING_*).
+readonly ZERO_CEILING_BS=1m ZERO_CEILING_BS_BYTES=$((1024 * 1024))
+readonly ZERO_CEILING_QD_MIN=64 ZERO_CEILING_QD_MAX=4096
+# The ceiling's iodepth and per-rank region for this run (zero_ceiling_size).
+ZERO_CEILING_QD=$ZERO_CEILING_QD_MIN
+# Per rank, bytes: the region each ceiling job writes and reads (time-based:
+# it wraps around): 256 MiB, or twice the queue's bytes when deeper, so
+# that the queue stays full.
+ZERO_CEILING_BYTES=$((256 * 1024 * 1024))
+
+# zero_ceiling_size RANKS PLAN_JSON...: set ZERO_CEILING_QD and
+# ZERO_CEILING_BYTES for the plans' aio settings: as many 1 MiB blocks as
+# one handle keeps in flight, intra_op_parallelism x queue_depth x
+# block_size bytes (DeepSpeed's aio handle: each of its threads queues
+# queue_depth blocks; csrc/aio/py_lib/deepspeed_aio_thread.cpp), the
+# largest of the plans (the base and --aio's), at least 64, at most 4096
+# and fs.aio-max-nr over RANKS jobs, with a note on stderr when capped.
+# A shallower ceiling measures less than the device gives the step: its %
+# of ceiling reads above 100.
+zero_ceiling_size() {
+	local ranks=$1 bytes depth cap aiomax=''
+	shift
+	bytes=$(jq -s '[.[].config | .intra_op_parallelism * .queue_depth * .block_size] | max' "$@")
+	depth=$(((bytes + ZERO_CEILING_BS_BYTES - 1) / ZERO_CEILING_BS_BYTES))
+	((depth >= ZERO_CEILING_QD_MIN)) || depth=$ZERO_CEILING_QD_MIN
+	cap=$ZERO_CEILING_QD_MAX
+	[ -r /proc/sys/fs/aio-max-nr ] && read -r aiomax </proc/sys/fs/aio-max-nr
+	if is_uint "$aiomax" && ((10#$aiomax / ranks < cap)); then
+		cap=$((10#$aiomax / ranks))
+	fi
+	if ((depth > cap)); then
+		warn "device ceiling: the aio settings keep $bytes bytes in flight per handle, $depth x $ZERO_CEILING_BS; the ceiling runs at iodepth $cap (the most $ranks job(s) get from fs.aio-max-nr=${aiomax:-?} and $ZERO_CEILING_QD_MAX), so it may read low"
+		depth=$cap
+	fi
+	ZERO_CEILING_QD=$depth
+	ZERO_CEILING_BYTES=$((2 * depth * ZERO_CEILING_BS_BYTES))
+	((ZERO_CEILING_BYTES >= 256 * 1024 * 1024)) || ZERO_CEILING_BYTES=$((256 * 1024 * 1024))
+}
 
 # zero_ceiling_job DIRS_JSON: the ceiling job file on stdout: a write group
 # (it also lays out the files), then a read group, one job per rank, rank R
