@@ -333,8 +333,10 @@ prune() {
 	assert_output --partial '| full | exhaustive |'
 	assert_output --partial '| full | budget 45 s #2 |'
 	assert_output --regexp 'full, budget 45 s: consecutive budget runs agree .* in [01] of 1 pair'
+	assert_output --regexp 'The exhaustive pick or tied with it in both directions: [0-2] of 2 run'
 	jq -e '.rows[0] | .pairs == 1 and (.budget | length) == 2 and .exhaustive.wall_s > 0
-		and ([.budget[].picks[] | .match | IN("same", "tied", "other", "none")] | all)' \
+		and ([.budget[].picks[] | .match | IN("same", "tied", "other", "none")] | all)
+		and ([.budget[].picks[] | has("vs_pick")] | all) and (.match_count | IN(0, 1, 2))' \
 		"$out/results.json" >/dev/null || fail "$(cat "$out/results.json")"
 	assert_file_exist "$out/full-exhaustive/report.md"
 	assert_file_exist "$out/full-budget45-2/report.md"

@@ -6,7 +6,10 @@
 # among its trustworthy points (the "exhaustive best"); per budget run its
 # pick, whether it is the exhaustive pick ("same"), one of its tied configs
 # ("tied") or neither ("other"), and its GB/s in the exhaustive run as a
-# fraction of the exhaustive best (target >= 0.97); per pair of
+# fraction of the exhaustive best (target >= 0.97) and of the exhaustive
+# pick (vs_pick: when the exhaustive run resolves a tie by the cost order
+# its own pick sits below its best median, and a budget run that finds
+# that pick scores its fraction, not 1); per pair of
 # consecutive budget runs whether they agree: the same pick, or one's pick
 # in the other's tied list, in both directions (target: 4 of 5).
 def dirs: ["read", "write"];
@@ -18,7 +21,9 @@ def agree($a; $b; $d): ($a.best[$d]) as $x | ($b.best[$d]) as $y
 $ex[0] as $e
 | {exhaustive: {wall_s: $walls.exhaustive,
 		picks: (dirs | map({key: ., value: {point: $e.best[.].point?, gbs: $e.best[.].gbs?,
-			best_gbs: best_gbs($e; .), tied: ($e.best[.].tied? // [])}}) | from_entries)},
+			best_gbs: best_gbs($e; .), tied: ($e.best[.].tied? // []),
+			fraction: (if $e.best[.] == null then null else ($e.best[.].gbs / best_gbs($e; .) * 1000 | round / 1000) end)}})
+			| from_entries)},
    budget: [range(0; $bu | length) as $i | $bu[$i] as $b
 	| {run: ($i + 1), wall_s: $walls.budget[$i], budget_s: $b.budget.seconds,
 	   picks: (dirs | map(. as $d | $b.best[$d].point? as $p
@@ -27,8 +32,13 @@ $ex[0] as $e
 				elif $p == $e.best[$d].point then "same"
 				elif ($p | IN($e.best[$d].tied[]?)) then "tied" else "other" end),
 			fraction: (if $p == null or best_gbs($e; $d) == null then null
-				   else ((gbs_of($e; $p) // 0) / best_gbs($e; $d) * 1000 | round / 1000) end)}})
+				   else ((gbs_of($e; $p) // 0) / best_gbs($e; $d) * 1000 | round / 1000) end),
+			vs_pick: (if $p == null or $e.best[$d] == null then null
+				  else ((gbs_of($e; $p) // 0) / $e.best[$d].gbs * 1000 | round / 1000) end)}})
 		| from_entries)}],
    agreement: [range(1; $bu | length) as $i
 	| {runs: [$i, $i + 1], agree: ([dirs[] as $d | agree($bu[$i - 1]; $bu[$i]; $d)] | all)}]}
-| . + {agree_count: ([.agreement[] | select(.agree)] | length), pairs: (.agreement | length)}
+| . + {agree_count: ([.agreement[] | select(.agree)] | length), pairs: (.agreement | length),
+	 # budget runs whose pick is the exhaustive pick or tied with it, in
+	 # both directions
+	 match_count: ([.budget[] | select([.picks[].match | IN("same", "tied")] | all)] | length)}

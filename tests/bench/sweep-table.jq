@@ -1,17 +1,18 @@
 # sweep-table.jq - results.md of make bench-sweep (tests/bench/
 # tswap-bench-sweep) from its results.json: per row the exhaustive run and
-# each budget run (wall time, pick per direction, same/tied/other, the
-# fraction of the exhaustive best), then the agreement of consecutive
+# each budget run (wall time, pick per direction, same/tied/other, its
+# exhaustive GB/s as a fraction of the exhaustive best and of the
+# exhaustive pick), then the agreement of consecutive
 # budget runs. A row run at several budgets has one results.json entry per
 # budget, all against one exhaustive run: its line is printed once.
 def f: if . == null then "-" else tostring end;
 .rows as $rows |
 def g: if . == null then "-" else (. * 1000 | round / 1000 | tostring) end;
-"| row | run | wall s | read pick | read vs exhaustive | read fraction | write pick | write vs exhaustive | write fraction |",
+"| row | run | wall s | read pick | read vs exhaustive | read fraction of best / of pick | write pick | write vs exhaustive | write fraction of best / of pick |",
 "|---|---|---|---|---|---|---|---|---|",
 (.rows | to_entries[] | .key as $i | .value as $r | $r
  | (if $i > 0 and $r.row == $rows[$i - 1].row then empty else
-   "| \(.row) | exhaustive | \(.exhaustive.wall_s) | `\(.exhaustive.picks.read.point | f)` | - | 1 (\(.exhaustive.picks.read.best_gbs | g) GB/s best) | `\(.exhaustive.picks.write.point | f)` | - | 1 (\(.exhaustive.picks.write.best_gbs | g) GB/s best) |" end),
-   (.budget[] | "| \($r.row) | budget \(.budget_s) s #\(.run) | \(.wall_s) | `\(.picks.read.point | f)` | \(.picks.read.match) | \(.picks.read.fraction | f) | `\(.picks.write.point | f)` | \(.picks.write.match) | \(.picks.write.fraction | f) |")),
+   "| \(.row) | exhaustive | \(.exhaustive.wall_s) | `\(.exhaustive.picks.read.point | f)` | - | \(.exhaustive.picks.read.fraction | f) / 1 (best \(.exhaustive.picks.read.best_gbs | g) GB/s) | `\(.exhaustive.picks.write.point | f)` | - | \(.exhaustive.picks.write.fraction | f) / 1 (best \(.exhaustive.picks.write.best_gbs | g) GB/s) |" end),
+   (.budget[] | "| \($r.row) | budget \(.budget_s) s #\(.run) | \(.wall_s) | `\(.picks.read.point | f)` | \(.picks.read.match) | \(.picks.read.fraction | f) / \(.picks.read.vs_pick | f) | `\(.picks.write.point | f)` | \(.picks.write.match) | \(.picks.write.fraction | f) / \(.picks.write.vs_pick | f) |")),
 "",
-(.rows[] | "- \(.row), budget \(.budget_s) s: consecutive budget runs agree (same pick or a declared tie, both directions) in \(.agree_count) of \(.pairs) pair(s); target 4 of 5. Lowest fraction of the exhaustive best: \([.budget[].picks[].fraction | select(. != null)] | min | f) (target >= 0.97).")
+(.rows[] | "- \(.row), budget \(.budget_s) s: consecutive budget runs agree (same pick or a declared tie, both directions) in \(.agree_count) of \(.pairs) pair(s); target 4 of 5. Lowest fraction of the exhaustive best: \([.budget[].picks[].fraction | select(. != null)] | min | f) (target >= 0.97; the exhaustive pick's own: \([.exhaustive.picks[].fraction | select(. != null)] | min | f)), of the exhaustive pick: \([.budget[].picks[].vs_pick | select(. != null)] | min | f). The exhaustive pick or tied with it in both directions: \(.match_count) of \(.budget | length) run(s).")
