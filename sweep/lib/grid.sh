@@ -283,11 +283,11 @@ ceiling_depth() {
 # threads (each tswap worker thread has its own io context and submits on
 # its own: DeepSpeed's deepspeed_aio_thread_t, one aio_context each), at
 # least 1, at most CEILING_JOBS_MAX and CEILING_QD (each job keeps at least
-# one block in flight); CEILING_QD is split among them. One fio thread
-# submitting all of a deep queue measured 10-25% less than 8 on the
-# 2-vCPU virtio disk of docs/performance.md (a block-multiqueue device
-# gives more to several submitting CPUs), and flagged the grid's
-# 8-thread points "above the ceiling".
+# one block in flight); CEILING_QD is split among them. On the 2-vCPU
+# virtio disk of docs/performance.md 8 jobs wrote 0.94-1.31x what one
+# fio thread submitting the whole queue did (median 1.22x, 6 alternating
+# pairs; a block-multiqueue device gives more to several submitting
+# CPUs), and the one-thread ceiling flagged 8-thread points "above" it.
 ceiling_jobs() {
 	local kind rw p n max=1
 	while IFS=$'\t' read -r _ kind rw _ _ _ _ _ _ p _ n; do
