@@ -205,6 +205,25 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	assert_line --index 2 --regexp '^clear: its slowest of 3 repeats less one tensor op \(2\.058 GB/s\) beats the runner-up.s fastest plus one \(2\.012 GB/s\)'
 }
 
+@test "pick: a point's CV limit is at least one tensor op of its runs: 6 ops a run repeat no closer than 17%, 600 ops are held to 5%" {
+	grid_from 'rw read' 'tensor 16m' 'qd 8 16'
+	PLAN_TEXT=$(expand_grid)
+	ops() {
+		{
+			runs "$(P read 16)" 2.0 2.4 2.1
+			runs "$(P read 8)" 2.0 2.01 2.02
+		} | jq -c --argjson n "$1" '. + {tensor: 16777216, handles: [{bytes: ($n * 16777216)}]}' | agg
+	}
+	# CV 9.9%: within one op of 6 (16.7%), trusted
+	ops 6
+	run -0 jq -r '.points[] | select(.point | contains("-q16-")) | [.cv_flag, .trusted, (.cv_limit * 1000 | round)] | @tsv' "$TMP/aggregate.json"
+	assert_output "$(printf 'false\ttrue\t167')"
+	# 600 ops a run: the limit is the 5% floor, and 9.9% is flagged
+	ops 600
+	run -0 jq -r '.points[] | select(.point | contains("-q16-")) | [.cv_flag, .trusted, (.cv_limit * 1000 | round), (.flags | join(","))] | @tsv' "$TMP/aggregate.json"
+	assert_output "$(printf 'true\tfalse\t50\tcv')"
+}
+
 @test "pick: no trustworthy point gives no aio block, a report that says so, and exit code 4" {
 	grid_from 'rw read' 'tensor 16m' 'qd 8 16'
 	PLAN_TEXT=$(add_ceilings "$(expand_grid)")

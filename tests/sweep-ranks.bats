@@ -130,7 +130,7 @@ sweep_ok() {
 # timing_free AGGREGATE: aggregate.json's points without the figures that
 # vary from run to run (GB/s, latencies, spreads), for comparing two runs.
 timing_free() {
-	jq -S '.points | map(del(.gbs, .read_gbs, .write_gbs, .slowest_rank_gbs, .hi, .lo, .thi, .tlo, .ops_per_s,
+	jq -S '.points | map(del(.gbs, .read_gbs, .write_gbs, .slowest_rank_gbs, .hi, .lo, .thi, .tlo, .opq, .cv_limit, .ops_per_s,
 		.clat_p50_us, .clat_p99_us, .clat_p999_us, .cv, .submit_per_gb, .steady_s, .targets[]?.gbs))' "$1"
 }
 

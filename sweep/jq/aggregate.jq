@@ -39,6 +39,7 @@ def opq: ([.handles // [] | .[].bytes // 0] | add // 0) as $b
 	   # one tensor op of each run either side (opq): 3 repeats of a
 	   # few ops each can miss the count's own step
 	   tlo: ($ok | map(.gbs * (1 - opq)) | min), thi: ($ok | map(.gbs * (1 + opq)) | max),
+	   opq: ($ok | map(opq) | max),
 	   # fio's steady-state detection: true when every ok run attained
 	   # it, false when one did not, null in fixed-runtime mode
 	   steady: ($ok | map(.steady) | if any(. == false) then false
@@ -79,7 +80,9 @@ def opq: ([.handles // [] | .[].bytes // 0] | add // 0) as $b
 	  if $m <= 0 then null
 	  elif $m % 2 == 1 then r(($m - 1) / 2)
 	  else (r($m / 2 - 1) + r($m / 2)) / 2 end;
-  def cv_limit: [([$cvflag] + (if .cv == null then [] else [others_median(.cv) | select(. != null) | $cvrel * .] end)) | max, $cvmax] | min;
+  # ... and at least one tensor op of its runs (opq): repeats of n whole
+  # ops each cannot agree closer than 1/n
+  def cv_limit: [([$cvflag, (.opq // 0)] + (if .cv == null then [] else [others_median(.cv) | select(. != null) | $cvrel * .] end)) | max, $cvmax] | min;
 {ceiling: ([$pts[] | select(.kind == "ceiling" and .gbs != null) | {key: (.ckey // .rw), value: .gbs}] | from_entries)}
 | . as $c
 | {ceiling: $c.ceiling, cv_median: ($cvs | median),
