@@ -190,17 +190,31 @@ grid_from() {
 	assert_output 4
 	grid_from 'rw read write' 'tensor 16m' 'block 1m' 'qd 8' 'threads 1 4'
 	PLAN_TEXT=$(CEILING_QD=64 CEILING_JOBS=4 add_ceilings "$(expand_grid)")
+	# per direction the one-job ceiling and the 4-job one (the faster is
+	# the ceiling: aggregate.jq)
 	run -0 cut -f1,2,7,10,11 <<<"$(grep ceiling <<<"$PLAN_TEXT")"
-	assert_line --index 0 "$(printf 'ceiling-read-fio-libaio-bs1m-qd64-j4\tceiling\t64\t4\t64')"
-	assert_line --index 1 "$(printf 'ceiling-write-fio-libaio-bs1m-qd64-j4\tceiling\t64\t4\t64')"
+	assert_equal "${#lines[@]}" 4
+	assert_line --index 0 "$(printf 'ceiling-read-fio-libaio-bs1m-qd64\tceiling\t64\t0\t64')"
+	assert_line --index 1 "$(printf 'ceiling-read-fio-libaio-bs1m-qd64-j4\tceiling\t64\t4\t64')"
+	assert_line --index 3 "$(printf 'ceiling-write-fio-libaio-bs1m-qd64-j4\tceiling\t64\t4\t64')"
 	# the job: 4 jobs of iodepth 16, each on a quarter of the sweep's size
 	. "$SWEEP_HOME/lib/jobs.sh"
 	. "$SWEEP_HOME/lib/steady.sh"
 	. "$SWEEP_HOME/lib/bwlog.sh"
 	SIZE_BYTES=$((64 * 1048576)) RUNTIME=2 RAMP=1 IO_SIZE='' STEADY=off
-	run -0 point_job "$(head -n 1 <<<"$PLAN_TEXT")"
+	run -0 point_job "$(grep -m 1 -- -j4 <<<"$PLAN_TEXT")"
 	assert_output --partial "$(printf '[ceiling-read-fio-libaio-bs1m-qd64-j4]\nrw=read\nbs=1m\niodepth=16\nnumjobs=4\nsize=16m\noffset_increment=16m')"
 	assert_output --partial '; as 4 jobs (submitting threads) of iodepth 16, each on its own 1/4 of the target'
+	# the ceiling of a direction is its faster ceiling point
+	RUN=$BATS_TEST_TMPDIR
+	{
+		result ceiling-read-fio-libaio-bs1m-qd64.r1 ceiling-read-fio-libaio-bs1m-qd64 1 2.0
+		result ceiling-read-fio-libaio-bs1m-qd64-j4.r1 ceiling-read-fio-libaio-bs1m-qd64-j4 1 1.5
+		result ceiling-write-fio-libaio-bs1m-qd64.r1 ceiling-write-fio-libaio-bs1m-qd64 1 1.0
+		result ceiling-write-fio-libaio-bs1m-qd64-j4.r1 ceiling-write-fio-libaio-bs1m-qd64-j4 1 1.25
+	} | jq -s . >"$RUN/results.json"
+	run -0 jq -c .ceiling <<<"$(aggregate_json "$RUN/results.json")"
+	assert_output '{"read":2,"write":1.25}'
 }
 
 @test "ceiling_depth: as many 1m blocks as the deepest point keeps in flight, at least 64, capped by fs.aio-max-nr over the jobs" {

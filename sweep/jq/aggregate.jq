@@ -83,7 +83,10 @@ def opq: ([.handles // [] | .[].bytes // 0] | add // 0) as $b
   # ... and at least one tensor op of its runs (opq): repeats of n whole
   # ops each cannot agree closer than 1/n
   def cv_limit: [([$cvflag, (.opq // 0)] + (if .cv == null then [] else [others_median(.cv) | select(. != null) | $cvrel * .] end)) | max, $cvmax] | min;
-{ceiling: ([$pts[] | select(.kind == "ceiling" and .gbs != null) | {key: (.ckey // .rw), value: .gbs}] | from_entries)}
+# the ceiling of a pick group: its fastest ceiling point (one fio job, and
+# with several, CEILING_JOBS jobs: grid.sh add_ceilings)
+{ceiling: ([$pts[] | select(.kind == "ceiling" and .gbs != null) | {key: (.ckey // .rw), value: .gbs}]
+	   | group_by(.key) | map({key: .[0].key, value: (map(.value) | max)}) | from_entries)}
 | . as $c
 | {ceiling: $c.ceiling, cv_median: ($cvs | median),
    points: [$pts[] | select(.kind == "tswap")
