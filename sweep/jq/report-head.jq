@@ -14,7 +14,7 @@
 "- grid: **\(.grid)**\(if .grid_description != "" then " (\(.grid_description))" else "" end), \($a.points | length) points x \(.repeat) repeat(s), " +
   (if .io_size != "" then "\(.io_size) per point" else "\(.runtime) s per point after a \(.ramp) s ramp" end),
 "- GB/s is 10^9 bytes/s, the median over repeats; op/s counts tensor-swap operations (fio IOPS at bs = tensor size)",
-"- device ceiling (fio's own libaio engine, bs=\(.ceiling_bs), iodepth=\(.ceiling_qd)\(if (.ceiling_jobs // 1) > 1 then " over \(.ceiling_jobs) jobs" else "" end): as many bytes in flight as the deepest point\(if (.ceiling_jobs // 1) > 1 then ", from as many submitting threads as the most parallel" else "" end), same target): " +
+"- device ceiling (fio's own libaio engine, bs=\(.ceiling_bs), iodepth=\(.ceiling_qd)\(if (.ceiling_jobs // 1) > 1 then " in 1 job and split over \(.ceiling_jobs) jobs (as many as the most parallel point has threads), the faster" else "" end): as many bytes in flight as the deepest point, same target): " +
   (if .ceiling then "read \($a.ceiling.read | g) GB/s, write \($a.ceiling.write | g) GB/s" else "not measured (--no-ceiling)" end),
 (if $dropped == 1 then "- page cache: dropped (sync; echo 3 > /proc/sys/vm/drop_caches) before every read point" else empty end),
 (if $notes != "" then ($notes | split("\n") | map("- note: " + .) | join("\n")) else empty end),
