@@ -17,7 +17,7 @@
 # Owns: grid_file_for, list_grid_names, list_grids, check_values, load_grid
 # (CRLF lines read without \r, a repeated key refused but description
 # lines joined), check_engine_limits,
-# expand_grid, ceiling_depth, ceiling_jobs, add_ceilings, plan_writes. Reads: grids_dir
+# expand_grid, ceiling_depth, ceiling_jobs, ceiling_line, add_ceilings, plan_writes. Reads: grids_dir
 # (paths.sh), PLAN_TEXT, CEILING_BS/QD. Writes: the G_* globals (load_grid).
 # shellcheck disable=SC2034 # sets the G_* globals of state.sh
 
@@ -309,6 +309,13 @@ ceiling_jobs() {
 # more than 1, it has two ceiling lines: one fio job, and CEILING_JOBS jobs
 # (key suffix -jJ, J in the threads field; 0 there is one job), and the
 # faster is its ceiling (aggregate.jq).
+# ceiling_line KEY RW JOBS NCOL: one ceiling plan line (NCOL: the ranks
+# column with its tab, or empty for one rank).
+ceiling_line() {
+	printf '%s\tceiling\t%s\tfio-libaio\t%s\t0\t%s\t-\t-\t%s\t%s%s\n' \
+		"$1" "$2" "$(size_to_bytes "$CEILING_BS")" "$CEILING_QD" "$3" "$CEILING_QD" "$4"
+}
+
 add_ceilings() {
 	local line rw n nk ncol seen=' ' key j
 	while IFS= read -r line; do
@@ -320,15 +327,11 @@ add_ceilings() {
 		fi
 		if [[ $seen != *" $rw/$n "* ]]; then
 			seen="$seen$rw/$n "
+			key="ceiling-$rw-fio-libaio-bs$CEILING_BS-qd$CEILING_QD"
 			# with several jobs, the one-job ceiling too: the ceiling is
 			# the faster of the two (aggregate.jq)
-			if ((j > 1)); then
-				printf '%s\tceiling\t%s\tfio-libaio\t%s\t0\t%s\t-\t-\t0\t%s\n' \
-					"ceiling-$rw-fio-libaio-bs$CEILING_BS-qd$CEILING_QD" "$rw" "$(size_to_bytes "$CEILING_BS")" "$CEILING_QD" "$CEILING_QD"
-			fi
-			key="ceiling-$rw-fio-libaio-bs$CEILING_BS-qd$CEILING_QD$nk"
-			printf '%s\tceiling\t%s\tfio-libaio\t%s\t0\t%s\t-\t-\t%s\t%s%s\n' \
-				"$key" "$rw" "$(size_to_bytes "$CEILING_BS")" "$CEILING_QD" "$j" "$CEILING_QD" "$ncol"
+			((j <= 1)) || ceiling_line "$key" "$rw" 0 ''
+			ceiling_line "$key$nk" "$rw" "$j" "$ncol"
 		fi
 		printf '%s\n' "$line"
 	done <<<"$1"
