@@ -60,6 +60,12 @@ agg() {
 	jq -f "$JQ_DIR/best-aio.jq" "$TMP/aggregate.json" >"$TMP/best-aio.json"
 }
 
+# with_ops N: agg of the result.json objects on stdin, each a run that
+# completed N tensor ops of 16 MiB (one handle)
+with_ops() {
+	jq -c --argjson n "$1" '. + {tensor: 16777216, handles: [{bytes: ($n * 16777216)}]}' | agg
+}
+
 P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	printf '%s-libaio-t16m-b%s-q%s-%s-overlap-p%s-d1' "$1" "${5:-1m}" "$2" "${4:-block}" "${3:-1}"
 }
@@ -182,12 +188,11 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 @test "pick: each repeat counts whole tensor ops, so the tie test widens the min-max by one op of each run: 10 ops a run ties 3% apart, 1000 ops do not" {
 	grid_from 'rw read' 'tensor 16m' 'qd 8 16'
 	PLAN_TEXT=$(expand_grid)
-	# OPS RUNS: each run of both points completed OPS tensor ops (one handle)
 	ops() {
 		{
 			runs "$(P read 16)" 2.06 2.07 2.08
 			runs "$(P read 8)" 1.98 2.0 2.01
-		} | jq -c --argjson n "$1" '. + {tensor: 16777216, handles: [{bytes: ($n * 16777216)}]}' | agg
+		} | with_ops "$1"
 	}
 	# min-max 2.06-2.08 against 1.98-2.01: apart; +-10% (1 op of 10)
 	# overlaps: a tie, the cheaper queue depth 8 picked
@@ -212,7 +217,7 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 		{
 			runs "$(P read 16)" 2.0 2.4 2.1
 			runs "$(P read 8)" 2.0 2.01 2.02
-		} | jq -c --argjson n "$1" '. + {tensor: 16777216, handles: [{bytes: ($n * 16777216)}]}' | agg
+		} | with_ops "$1"
 	}
 	# CV 9.9%: within one op of 6 (16.7%), trusted
 	ops 6

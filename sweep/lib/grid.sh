@@ -266,13 +266,9 @@ ceiling_depth() {
 	done <<<"$1"
 	depth=$(((max + bs - 1) / bs))
 	((depth >= CEILING_QD_MIN)) || depth=$CEILING_QD_MIN
-	cap=$CEILING_QD_MAX
-	[ -r /proc/sys/fs/aio-max-nr ] && read -r aiomax </proc/sys/fs/aio-max-nr
-	if is_uint "$aiomax" && ((10#$aiomax / jobs < cap)); then
-		cap=$((10#$aiomax / jobs))
-	fi
+	read -r cap aiomax < <(aio_depth_cap "$jobs" "$CEILING_QD_MAX")
 	if ((depth > cap)); then
-		warn "device ceiling: the deepest point keeps $(bytes_to_size "$max") in flight, $depth x $CEILING_BS; the ceiling runs at iodepth $cap (the most $jobs job(s) get from fs.aio-max-nr=${aiomax:-?} and $CEILING_QD_MAX), so it may read low for that point"
+		warn "device ceiling: the deepest point keeps $(bytes_to_size "$max") in flight, $depth x $CEILING_BS; the ceiling runs at iodepth $cap (the most $jobs job(s) get from fs.aio-max-nr=$aiomax and $CEILING_QD_MAX), so it may read low for that point"
 		depth=$cap
 	fi
 	printf '%s\n' "$depth"

@@ -75,6 +75,19 @@ szname() {
 	fi
 }
 
+# aio_depth_cap JOBS MAX: the most iodepth each of JOBS fio jobs running
+# at once can get: MAX, or fs.aio-max-nr / JOBS when that is less (the
+# kernel refuses io_setup past it). Prints "CAP AIO_MAX_NR" (? when
+# unreadable), for the caller's note when it caps.
+aio_depth_cap() {
+	local jobs=$1 cap=$2 aiomax=''
+	[ -r /proc/sys/fs/aio-max-nr ] && read -r aiomax </proc/sys/fs/aio-max-nr
+	if is_uint "$aiomax" && ((10#$aiomax / jobs < cap)); then
+		cap=$((10#$aiomax / jobs))
+	fi
+	printf '%s %s\n' "$cap" "${aiomax:-?}"
+}
+
 # is_uint STR: decimal digits, at most 9 significant ones, so that bash
 # arithmetic on it (10#STR) can never wrap.
 is_uint() { [[ $1 =~ ^0*([0-9]{1,9})$ ]]; }

@@ -34,18 +34,16 @@ ZERO_CEILING_BYTES=$((256 * 1024 * 1024))
 # A shallower ceiling measures less than the device gives the step: its %
 # of ceiling reads above 100.
 zero_ceiling_size() {
-	local ranks=$1 bytes depth cap aiomax=''
+	local ranks=$1 depth cap aiomax
 	shift
-	bytes=$(jq -s '[.[].config | .intra_op_parallelism * .queue_depth * .block_size] | max' "$@")
-	depth=$(((bytes + ZERO_CEILING_BS_BYTES - 1) / ZERO_CEILING_BS_BYTES))
+	# in jq, in 1 MiB blocks, at most 2^20 of them: the product of three
+	# user settings can pass what bash arithmetic takes
+	depth=$(jq -s --argjson bs "$ZERO_CEILING_BS_BYTES" \
+		'[.[].config | .intra_op_parallelism * .queue_depth * .block_size] | max / $bs | ceil | [., 1048576] | min' "$@")
 	((depth >= ZERO_CEILING_QD_MIN)) || depth=$ZERO_CEILING_QD_MIN
-	cap=$ZERO_CEILING_QD_MAX
-	[ -r /proc/sys/fs/aio-max-nr ] && read -r aiomax </proc/sys/fs/aio-max-nr
-	if is_uint "$aiomax" && ((10#$aiomax / ranks < cap)); then
-		cap=$((10#$aiomax / ranks))
-	fi
+	read -r cap aiomax < <(aio_depth_cap "$ranks" "$ZERO_CEILING_QD_MAX")
 	if ((depth > cap)); then
-		warn "device ceiling: the aio settings keep $bytes bytes in flight per handle, $depth x $ZERO_CEILING_BS; the ceiling runs at iodepth $cap (the most $ranks job(s) get from fs.aio-max-nr=${aiomax:-?} and $ZERO_CEILING_QD_MAX), so it may read low"
+		warn "device ceiling: the aio settings keep $depth x $ZERO_CEILING_BS in flight per handle; the ceiling runs at iodepth $cap (the most $ranks job(s) get from fs.aio-max-nr=$aiomax and $ZERO_CEILING_QD_MAX), so it may read low"
 		depth=$cap
 	fi
 	ZERO_CEILING_QD=$depth
