@@ -315,12 +315,15 @@ prune() {
 	refute_output --partial 'successive halving'
 }
 
-@test "bench-sweep: the script end to end at its smallest (one row, a tiny grid, one agreement pair): table and results.json; bad usage exit 2" {
+@test "bench-sweep: the script end to end at its smallest (one row, a tiny grid, one agreement pair, one A/A control): table and results.json; bad usage exit 2" {
 	need_engine
 	local out=$SCRATCH/bench
 	run --separate-stderr "$SWEEP_REPO/tests/bench/tswap-bench-sweep" --agree x
 	assert_equal "$status" 2
 	[[ $stderr == "tswap-bench-sweep: --agree: "* ]] || fail "$stderr"
+	run --separate-stderr "$SWEEP_REPO/tests/bench/tswap-bench-sweep" --control 11
+	assert_equal "$status" 2
+	[[ $stderr == "tswap-bench-sweep: --control: "* ]] || fail "$stderr"
 	local b
 	for b in 0 120,x 120,0 ''; do
 		run --separate-stderr "$SWEEP_REPO/tests/bench/tswap-bench-sweep" --budget-deepspeed "$b"
@@ -332,12 +335,17 @@ prune() {
 	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
 	assert_output --partial '| full | exhaustive |'
 	assert_output --partial '| full | budget 45 s #2 |'
+	assert_output --regexp '\| full \| exhaustive again #1 \(A/A\) \| [0-9.]+ \| `read-[^`]+` \| (same|tied|other) \|'
+	assert_output --regexp 'A/A control \(the exhaustive run again\): lowest fraction of the first.s best [0-9.]+, agrees with it in [01] of 1'
 	assert_output --regexp 'full, budget 45 s: consecutive budget runs agree .* in [01] of 1 pair'
 	assert_output --regexp 'The exhaustive pick or tied with it in both directions: [0-2] of 2 run'
 	jq -e '.rows[0] | .pairs == 1 and (.budget | length) == 2 and .exhaustive.wall_s > 0
 		and ([.budget[].picks[] | .match | IN("same", "tied", "other", "none")] | all)
-		and ([.budget[].picks[] | has("vs_pick")] | all) and (.match_count | IN(0, 1, 2))' \
+		and ([.budget[].picks[] | has("vs_pick")] | all) and (.match_count | IN(0, 1, 2))
+		and (.control | length) == 1 and .control[0].wall_s > 0 and (.control[0].agree | type) == "boolean"
+		and ([.control[0].picks[] | .fraction > 0] | all)' \
 		"$out/results.json" >/dev/null || fail "$(cat "$out/results.json")"
 	assert_file_exist "$out/full-exhaustive/report.md"
 	assert_file_exist "$out/full-budget45-2/report.md"
+	assert_file_exist "$out/full-control-1/report.md"
 }
