@@ -8,7 +8,8 @@
 # of several handles also get the medians of slowest_rank_gbs, read_gbs,
 # write_gbs and per-target GB/s. The best picks compare points of the
 # smallest rank count; readwrite points give best.readwrite (by combined
-# GB/s) and, when present, best-aio's source. Used by results.sh
+# GB/s) and, when present, best-aio's source. $costtol: the pick's cost
+# tolerance (pick.jq pick). Used by results.sh
 # aggregate_json (jq -L sweep/jq).
 include "pick";
 def median: sort | if length == 0 then null
@@ -105,7 +106,7 @@ def opq: ([.handles // [] | .[].bytes // 0] | add // 0) as $b
 # per-handle settings are compared at one rank count: the smallest
 | ($trusted | map(.ranks // 1) | min // 1) as $r0
 | ($trusted | map(select((.ranks // 1) == $r0))) as $good
-| def best(f): ($good | map(select(f)) | pick) // null;
+| def best(f): ($good | map(select(f)) | pick($costtol)) // null;
   def cfg: {backend, tensor, block, qd, submit, window, threads, iodepth};
   # the write of the same settings, by a key (a scan per read is
   # quadratic: seconds per thousand points)
@@ -116,12 +117,12 @@ def opq: ([.handles // [] | .[].bytes // 0] | add // 0) as $b
 		    read_gbs: $r.gbs, write_gbs: $w.gbs, sum_gbs: ($r.gbs + $w.gbs),
 		    gbs: ($r.gbs + $w.gbs), lo: ($r.lo + $w.lo), hi: ($r.hi + $w.hi),
 		    tlo: ($r.tlo + $w.tlo), thi: ($r.thi + $w.thi)}]) as $pairs
-| ($pairs | pick) as $combined
+| ($pairs | pick($costtol)) as $combined
 | ($pairs | map(select(.backend == "libaio"))
-   | pick | if . then del(.read_gbs, .write_gbs) + {why: "Best libaio read + write GB/s (sum)"} else null end) as $aio_both
-| ($good | map(select(.backend == "libaio" and .rw != "readwrite")) | pick
+   | pick($costtol) | if . then del(.read_gbs, .write_gbs) + {why: "Best libaio read + write GB/s (sum)"} else null end) as $aio_both
+| ($good | map(select(.backend == "libaio" and .rw != "readwrite")) | pick($costtol)
    | if . then cfg + {point, gbs, lo, hi, tie, tied, runner_up, margin_pct, confidence, why: "Best libaio \(.rw) GB/s"} else null end) as $aio_one
-| ($good | map(select(.backend == "libaio" and .rw == "readwrite")) | pick
+| ($good | map(select(.backend == "libaio" and .rw == "readwrite")) | pick($costtol)
    | if . then cfg + {point, gbs, lo, hi, tie, tied, runner_up, margin_pct, confidence, why: "Best libaio readwrite GB/s (a read and a write handle at once, combined)"} else null end) as $aio_mixed
 | $a + {trust: {trusted: ($trusted | length), flagged: ([$a.points[] | select(.gbs != null and (.trusted | not))] | length),
 		libaio_with_result: ([$a.points[] | select(.backend == "libaio" and .gbs != null)] | length)},

@@ -24,24 +24,27 @@ def pct(a; b): if b == null or b == 0 then null else 100 * (a - b) / b end;
 def r1: . * 10 | round / 10;
 def g3: . * 1000 | round / 1000;
 
-# pick: over an array of trustworthy candidates, each with .point, .gbs
-# (median), .lo and .hi (min and max over the ok repeats), .tlo and .thi
-# (the same widened by one tensor op of each run: aggregate.jq; .lo and
-# .hi when absent), .ok_runs and the settings: the highest median; every
-# candidate whose widened interval overlaps that one's (.thi >= top.tlo)
-# is tied with it within noise; the pick is the cheapest of the tied
-# (cost). Adds tie (bool), tied (points, by GB/s),
-# runner_up ({point, gbs, lo, hi}: the best other candidate), margin_pct
-# (pick's median over the runner-up's, %) and confidence (words). null on
-# an empty array.
-def pick:
+# pick($tol): over an array of trustworthy candidates, each with .point,
+# .gbs (median), .lo and .hi (min and max over the ok repeats), .tlo and
+# .thi (the same widened by one tensor op of each run: aggregate.jq; .lo
+# and .hi when absent), .ok_runs and the settings: the highest median;
+# every candidate whose widened interval overlaps that one's (.thi >=
+# top.tlo) is tied with it within noise; the pick is the cheapest (cost)
+# of the tied whose median is at least (1 - $tol) x the highest: a cheaper
+# config gives up at most $tol of the fastest median (a fraction, 0 to 1;
+# state.sh COST_TOL; 0 picks the highest median, 1 the cheapest of the
+# whole tie). Adds tie (bool), tied (points, by GB/s), runner_up ({point,
+# gbs, lo, hi}: the best other candidate), margin_pct (pick's median over
+# the runner-up's, %) and confidence (words). null on an empty array.
+def pick($tol):
 	if length == 0 then null else
 	sort_by(-.gbs) as $s
 	| $s[0] as $top
 	| def tlo: .tlo // .lo; def thi: .thi // .hi;
 	  def widened: tlo < .lo or thi > .hi;
 	[$s[] | select(thi >= ($top | tlo))] as $tied
-	| ($tied | sort_by(cost) | .[0]) as $p
+	| [$tied[] | select(.gbs >= (1 - $tol) * $top.gbs)] as $near
+	| ($near | sort_by(cost) | .[0]) as $p
 	| ([$s[] | select(.point != $p.point)] | .[0]) as $ru
 	| ([$p.ok_runs, ($ru.ok_runs // $p.ok_runs)] | min) as $n
 	| $p + {tie: (($tied | length) > 1),
@@ -51,7 +54,7 @@ def pick:
 		confidence: (
 		  if $ru == null then "only trustworthy point: nothing to compare it with"
 		  elif ($tied | length) > 1 then
-			"tie within noise: the min-max intervals of \($tied | length) configs overlap\(if [$tied[] | widened] | any then " (each widened by one tensor op of its runs)" else "" end); picked the cheapest of them (fewer threads, then less pinned memory, then block submit)"
+			"tie within noise: the min-max intervals of \($tied | length) configs overlap\(if [$tied[] | widened] | any then " (each widened by one tensor op of its runs)" else "" end); picked the cheapest (fewer threads, then less pinned memory, then block submit) of the \($near | length) whose median is within \($tol * 100 | r1)% of the fastest\(if $p.point == $top.point then "" else " (\(pct($p.gbs; $top.gbs) | r1)%)" end)"
 		  elif $n < 3 then
 			"low confidence: \($n) repeat(s) per point, too few for an interval; its median is \(pct($p.gbs; $ru.gbs) | r1)% above the runner-up (use --repeat 3 or more)"
 		  else

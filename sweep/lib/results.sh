@@ -76,7 +76,7 @@ aggregate_json() {
 	local cvtrust=true
 	[ "${2:-}" != across-hosts ] || cvtrust=false
 	jq -L "$JQ_DIR" --slurpfile plan <(plan_json) --argjson cvflag "$CV_FLAG" --argjson cvrel "$CV_REL" --argjson cvmax "$CV_MAX" --argjson cache "$CACHE_FACTOR" \
-		--argjson cvtrust "$cvtrust" -f "$JQ_DIR/aggregate.jq" "$1"
+		--argjson costtol "$COST_TOL" --argjson cvtrust "$cvtrust" -f "$JQ_DIR/aggregate.jq" "$1"
 }
 
 # plan_json: the plan as a JSON array.

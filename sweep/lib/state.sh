@@ -33,6 +33,11 @@ readonly CEILING_JOBS_MAX=64
 # cv_limit); GB/s above CACHE_FACTOR x the
 # ceiling is taken for a cache serving reads (report warnings).
 readonly CV_FLAG=0.05 CV_REL=2 CV_MAX=0.20 CACHE_FACTOR=1.10
+# A tie within noise is resolved by the cost order among the tied configs
+# whose median is within COST_TOL (a fraction) of the fastest one: the
+# pick gives up at most 3% of the fastest median for a cheaper config
+# (pick.jq pick; docs/sweep.md "How the pick is made").
+readonly COST_TOL=0.03
 # The engine's limits (engine/tswap.c TSWAP_MAX_THREADS,
 # TSWAP_MAX_URING_DEPTH; docs/engine.md), checked before a grid runs.
 readonly ENGINE_MAX_THREADS=1024 ENGINE_MAX_URING_DEPTH=32768
