@@ -133,6 +133,30 @@ result_of() {
 	run -0 jq -e '.steady == null and .steady_s == null and .drops == null' <<<"$output"
 }
 
+@test "result.jq: a window fio did not find steady is steady within one op when its trend is under one tensor op; a trend of more is not steady" {
+	local job='{"jobname": "write-x", "error": 0, "job_runtime": 10000, "usr_cpu": 1, "sys_cpu": 1,
+		"write": {"io_bytes": 1000, "bw_bytes": 100, "iops": 1, "clat_ns": {"percentile": {}}}}'
+	# ss FIO: one job whose steadystate did not attain, its last window IOPS
+	ss() { jq -c --argjson y "$1" '{jobs: [. + {steadystate: {ss: "bw_slope:2.000000%", duration: ($y | length), attained: 0, criterion: "-5.347575%", data: {iops: $y}}}]}' <<<"$job"; }
+	# 400 MiB tensors at 2.3 GB/s: 5.6 a second samples as 6,6,6,5,5 (fio 3.33, 2026-11-23)
+	run -0 result_of "$(ss '[6,6,6,5,5]')"
+	run -0 jq -e '.steady == true and .steady_op_jobs == 1 and .steady_s == 10' <<<"$output"
+	run -0 result_of "$(ss '[6,5,6,6,5]')"
+	run -0 jq -e '.steady == true and .steady_op_jobs == 1' <<<"$output"
+	# a real decline: one op a second
+	run -0 result_of "$(ss '[8,7,6,5,4]')"
+	run -0 jq -e '.steady == false and .steady_op_jobs == 0 and .steady_s == null' <<<"$output"
+	# fio's own 1 MiB units: a ramp of hundreds a second
+	run -0 result_of "$(ss '[260,230,545,584,705]')"
+	run -0 jq -e '.steady == false' <<<"$output"
+	# a window fio reports short of its duration is not judged
+	run -0 result_of "$(jq -c '.jobs[0].steadystate.duration = 5' <<<"$(ss '[6,6,5]')")"
+	run -0 jq -e '.steady == false' <<<"$output"
+	# fio's own verdict: no job judged by the op rule
+	run -0 result_of "$(jq -c '{jobs: [. + {steadystate: {ss: "bw_slope:2.000000%", attained: 1}}]}' <<<"$job")"
+	run -0 jq -e '.steady == true and .steady_op_jobs == 0' <<<"$output"
+}
+
 @test "sweep: job files get steadystate and a bw log; --fixed-runtime, a short runtime and ranks do not" {
 	needs_engine
 	printf 'runtime 7\nramp 0\n' >>one.grid

@@ -46,6 +46,9 @@ def opq: ([.handles // [] | .[].bytes // 0] | add // 0) as $b
 	   steady: ($ok | map(.steady) | if any(. == false) then false
 		    elif length > 0 and all(. == true) then true else null end),
 	   steady_s: ($ok | map(.steady_s | select(. != null)) | max),
+	   # repeats fio did not find steady but whose last window was
+	   # steady within one op (result.jq within_one_op)
+	   steady_op_runs: ($ok | map(select((.steady_op_jobs // 0) > 0)) | length),
 	   # bandwidth over time (bwlog.sh): some ok run's last third is
 	   # more than DROP_PCT % below its first; a warning, not a flag
 	   drops: ($ok | map(.drops) | if any(. == true) then true

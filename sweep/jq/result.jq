@@ -8,8 +8,30 @@
 # steadystate object of every job says attained (true), some job's does not
 # (false), no job has one (null: fixed runtime); steady_s: the measured
 # seconds (after ramp_time) until fio declared steady state and ended the
-# job (its job_runtime; the longest job), null unless steady. Used by
-# results.sh result_json.
+# job (its job_runtime; the longest job), null unless steady. A job fio
+# did not find steady is steady within one op (steady_op_jobs counts them)
+# when its last window's slope is no more than a one-unit step across the
+# window makes (within_one_op, below). Used by results.sh result_json.
+# within_one_op: a steadystate object's last window (.data.iops: the
+# last ss_dur one-second samples, in I/O units a second) shows no trend
+# finer than one unit. fio's samples count whole I/O units, and one unit
+# is one tensor-swap op (bs = the tensor): 400 MiB at 2.5 GB/s is 6 a
+# second, so a steady rate of 5.6 a second samples as 6,6,6,5,5, whose
+# least-squares slope (-0.3 unit/s) is 5.3% of the mean, and bw_slope:2%
+# calls it changing. The window is steady within one op when |slope| (units
+# a second) is at most the slope of a one-unit step at the worst place in
+# the window (0.3 for 5 samples, 0.15 for 10): a trend fio could only see
+# by counting fractions of an op. A trend of more than one unit across
+# the window (8,7,6,5,4: slope 1) stays not steady.
+def within_one_op:
+	(.data.iops // []) as $y | ($y | length) as $n
+	| if $n < 3 or $n != (.duration // $n) then false else
+	  (($n - 1) / 2) as $xm
+	  | ([range(0; $n) | (. - $xm) * (. - $xm)] | add) as $sxx
+	  | ($y | add / $n) as $ym
+	  | ([range(0; $n) | (. - $xm) * ($y[.] - $ym)] | add / $sxx) as $slope
+	  | ([range(1; $n) as $k | [range($k; $n) | . - $xm] | add / $sxx] | max) as $step
+	  | ($slope | fabs) <= $step + 1e-9 end;
 ($fio[0] // null) as $f
 | ($stats[0] // null) as $st
 # each job's own direction (a readwrite point has read and write jobs)
@@ -40,10 +62,11 @@
 	 tswap_version: ($st.tswap_version // null),
 	 fio_version: ($f["fio version"] // null)}
 	+ ([$f.jobs[] | .steadystate // empty] as $ss
-	   | (if ($ss | length) == 0 then null else ($ss | all(.attained == 1)) end) as $steady
+	   | (if ($ss | length) == 0 then null else ($ss | all(.attained == 1 or within_one_op)) end) as $steady
 	   | {steady: $steady,
 	      steady_s: (if $steady == true then ([$f.jobs[] | .job_runtime // 0] | max) / 1000 else null end),
-	      steady_criterion: ($ss[0].ss // null)})
+	      steady_criterion: ($ss[0].ss // null),
+	      steady_op_jobs: (if $steady == null then null else [$ss[] | select(.attained != 1 and within_one_op)] | length end)})
 	+ (($bwlog[0] // null) as $b
 	   | {bw_log: $b, drops: (if $b then $b.drops else null end),
 	      drop_pct: (if $b then $b.drop_pct else null end)})

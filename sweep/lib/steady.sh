@@ -61,7 +61,7 @@ steady_line() {
 	if [ -n "$IO_SIZE" ]; then
 		return 0
 	elif [ "$STEADY" = on ] && ((10#$RUNTIME >= $(steady_min_runtime))); then
-		printf -- '- steady state: fio steadystate=%s, ss_dur=%s s, ss_ramp=%s s, capped by the %s s runtime; a point that does not attain it is flagged "not steady" (points of several handles keep the fixed runtime)\n' \
+		printf -- '- steady state: fio steadystate=%s, ss_dur=%s s, ss_ramp=%s s, capped by the %s s runtime; a point that does not attain it, and whose last window moved by more than one tensor op (docs/sweep.md, steady within one op), is flagged "not steady" (points of several handles keep the fixed runtime)\n' \
 			"$SS_CRIT" "$SS_DUR" "${RAMP:-0}" "$RUNTIME"
 	elif [ "$FIXED_RUNTIME" = 1 ] || [ "$FLEET" = 1 ]; then
 		printf -- '- fixed runtime: no steady-state detection (%s)\n' "$([ "$FLEET" = 1 ] && printf 'fleet mode' || printf -- '--fixed-runtime')"
