@@ -29,5 +29,5 @@ def vnum: split(".") | map(tonumber) | . + [0, 0, 0] | .[0:3];
 	 + (if $k.gds then {use_gds: false} else {} end))}
   elif (.trust.libaio_with_result // 0) > 0 then
   {trusted: false,
-   reason: "every libaio point with a result is flagged (above the ceiling, failed, CV or not steady: report.md, Warnings); no config is given"}
+   reason: "every libaio point with a result is flagged (above the ceiling, failed, CV or not steady: report.md says which); no config is given"}
   else {} end

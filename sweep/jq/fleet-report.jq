@@ -9,6 +9,7 @@
   def sz: if . >= 1073741824 and . % 1073741824 == 0 then "\(. / 1073741824)G"
 	  elif . >= 1048576 and . % 1048576 == 0 then "\(. / 1048576)M"
 	  elif . >= 1024 and . % 1024 == 0 then "\(. / 1024)K" else tostring end;
+  def flagtext: (.flags // []) | if length == 0 then "-" else join(", ") end;
   def flag($h; $d): [$h.checks[] | select(.status == "fail" and (.name | startswith($d)))] | if length > 0 then " !" else "" end;
 "# tswap fleet report",
 "",
@@ -67,20 +68,20 @@
 "",
 "## Points by host",
 "",
-"GB/s, the median over repeats; fleet: the median over hosts, and the coefficient of variation across hosts.",
+"GB/s, the median over repeats; fleet: the median over hosts, the coefficient of variation across hosts, and the flags that keep a point from the pick (docs/sweep.md, How the pick is made).",
 "",
 (if ($f.hosts | length) <= 8 then
-   "| point | fleet median | CV across hosts | " + ($f.hosts | map(.label | md) | join(" | ")) + " |",
-   "|---|---|---|" + ($f.hosts | map("---|") | join("")),
+   "| point | fleet median | CV across hosts | flags | " + ($f.hosts | map(.label | md) | join(" | ")) + " |",
+   "|---|---|---|---|" + ($f.hosts | map("---|") | join("")),
    ($a.points[] as $p
-    | "| \($p.point) | \($p.gbs | g) | \(if $p.cv == null then "-" else "\($p.cv * 100 | p1)%" end) | "
+    | "| \($p.point) | \($p.gbs | g) | \(if $p.cv == null then "-" else "\($p.cv * 100 | p1)%" end) | \($p | flagtext) | "
       + ([$ha[] | ([.points[] | select(.point == $p.point)][0]) | if .gbs == null then "\(.status)" else (.gbs | g) end] | join(" | ")) + " |")
  else
-   "| point | fleet median | CV across hosts | min | max | hosts ok |",
-   "|---|---|---|---|---|---|",
+   "| point | fleet median | CV across hosts | flags | min | max | hosts ok |",
+   "|---|---|---|---|---|---|---|",
    ($a.points[] as $p
     | ([$ha | to_entries[] | {label: $f.hosts[.key].label, gbs: ([.value.points[] | select(.point == $p.point)][0].gbs)} | select(.gbs != null)]) as $v
-    | "| \($p.point) | \($p.gbs | g) | \(if $p.cv == null then "-" else "\($p.cv * 100 | p1)%" end) | \(if ($v | length) > 0 then ($v | min_by(.gbs) | "\(.gbs | g) (\(.label | md))") else "-" end) | \(if ($v | length) > 0 then ($v | max_by(.gbs) | "\(.gbs | g) (\(.label | md))") else "-" end) | \($v | length)/\($f.hosts | length) |")
+    | "| \($p.point) | \($p.gbs | g) | \(if $p.cv == null then "-" else "\($p.cv * 100 | p1)%" end) | \($p | flagtext) | \(if ($v | length) > 0 then ($v | min_by(.gbs) | "\(.gbs | g) (\(.label | md))") else "-" end) | \(if ($v | length) > 0 then ($v | max_by(.gbs) | "\(.gbs | g) (\(.label | md))") else "-" end) | \($v | length)/\($f.hosts | length) |")
  end),
 "",
 "## Best settings by fleet median",
@@ -89,6 +90,7 @@
 "|---|---|---|---|---|---|---|---|---|---|",
 (("read", "write") as $d | $a.best[$d]
  | if . then "| best \($d) | \(.gbs | g) | \(.backend) | \(.tensor | sz) | \(.block | sz) | \(.qd) | \(.submit) | \(.window) | \(.threads) | \(.iodepth) |"
+   elif any($a.points[]; .rw == $d and .gbs != null) then "| best \($d) | no trustworthy \($d) point: every one is flagged (Points by host) | | | | | | | | |"
    else "| best \($d) | no \($d) point with a result | | | | | | | | |" end),
 "",
 (if $aio[0].trusted == false then "No trustworthy libaio point (every one is flagged: above the ceiling, failed or not steady): no DeepSpeed aio config."
