@@ -209,6 +209,50 @@ prune() {
 	assert_output --regexp 'the final round runs [0-9]+ repeat\(s\) of [0-9]+ s, below its floor of 3 x 2 s'
 }
 
+@test "budget: with steady state on, the final round's floor is fio's steady-state window; below it the plan says so and names the budget that gives it (dry run)" {
+	# a 10 s runtime with no ramp: steady state on, a 7 s window (1 s +
+	# 5 s of samples + 1 s), above the 5 s floor
+	sed -i 's/^runtime .*/runtime      10/; s/^ramp .*/ramp         0/' "$SCRATCH/small.grid"
+	local need
+	# too small for the 5 s floor: both budgets are named
+	sweep --grid "$SCRATCH/small.grid" --target "$SCRATCH/t.swap" --budget 60 --dry-run
+	assert_equal "$status" 0
+	assert_output --regexp 'below its floor of 3 x 5 s: .* it needs about [0-9]+ s, the outputs included, and about [0-9]+ s for fio.s steady-state window of 7 s \(a shorter final run is fixed and ranks each point.s first seconds'
+	# the 5 s floor fits, the window does not: the final round keeps the
+	# reservation of the floor, and the plan says what the window needs
+	sweep --grid "$SCRATCH/small.grid" --target "$SCRATCH/t.swap" --budget 120 --dry-run
+	assert_equal "$status" 0
+	assert_output --regexp 'round [0-9] \(final\): read 2, write 2 \+ 2 ceiling\(s\), 3 repeat\(s\), 14 run\(s\), runtime [56] s, ramp 0 s'
+	assert_output --regexp 'below fio.s steady-state window of 7 s .*: with the first round still to run at 1 s it needs about [0-9]+ s for the window'
+	refute_output --partial 'below its floor'
+	[[ $output =~ it\ needs\ about\ ([0-9]+)\ s\ for\ the\ window ]] || fail "no budget for the window: $output"
+	need=${BASH_REMATCH[1]}
+	# that budget gives the final round the window, and nothing is said
+	sweep --grid "$SCRATCH/small.grid" --target "$SCRATCH/t.swap" --budget "$((need + 1))" --dry-run
+	assert_equal "$status" 0
+	assert_output --regexp 'round [0-9] \(final\): read 2, write 2 \+ 2 ceiling\(s\), 3 repeat\(s\), 14 run\(s\), runtime ([7-9]|10) s'
+	refute_output --partial 'below'
+	# --fixed-runtime: no window, the 5 s floor
+	sweep --grid "$SCRATCH/small.grid" --target "$SCRATCH/t.swap" --budget 120 --dry-run --fixed-runtime
+	assert_equal "$status" 0
+	refute_output --partial 'below'
+	assert_file_not_exist "$SCRATCH/t.swap"
+}
+
+@test "budget report: a final round shorter than the steady-state window gives a caution line under the pick, with the budget for the window" {
+	local agg='{"best": {}, "trust": {"trusted": 0, "flagged": 0, "libaio_with_result": 0},
+		"budget": {"seconds": 120, "steady_window_s": 9, "steady_budget_s": 247, "rounds": [{"runtime": 1}, {"runtime": 3}]}}'
+	run -0 jq -r -L "$SWEEP_REPO/sweep/jq" -f "$SWEEP_REPO/sweep/jq/report-pick.jq" <<<"$agg"
+	assert_line "- caution: the budget's final round ran 3 s per run, fixed: shorter than fio's steady-state window (9 s), so the pick ranks each point's first seconds (such as a write cache's burst) and no point could be flagged not steady; --budget 247 gives the final round the window"
+	# at the window, without one (steady state off), or without a budget: none
+	local a
+	for a in "$(jq -c '.budget.rounds[-1].runtime = 9' <<<"$agg")" "$(jq -c '.budget.steady_window_s = null' <<<"$agg")" \
+		"$(jq -c 'del(.budget)' <<<"$agg")"; do
+		run -0 jq -r -L "$SWEEP_REPO/sweep/jq" -f "$SWEEP_REPO/sweep/jq/report-pick.jq" <<<"$a"
+		refute_output --partial 'caution'
+	done
+}
+
 @test "budget: a budget run on a small file ends within budget + slack, reports its rounds, never picks a pruned point" {
 	need_engine
 	# 120 s: round 1 (1 s ramp), then the final round at the grid's 2 s

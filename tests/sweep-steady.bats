@@ -157,6 +157,23 @@ result_of() {
 	run -0 jq -e '.steady == true and .steady_op_jobs == 0' <<<"$output"
 }
 
+@test "steady_line: how the points were timed; a budget's final round below the window points at a larger --budget, not --runtime" {
+	lib
+	# shellcheck disable=SC2034 # read by steady.sh
+	IO_SIZE='' FLEET=0 FIXED_RUNTIME=0 STEADY=on RAMP=2 RUNTIME=12 BUDGET=''
+	run -0 steady_line
+	assert_output --partial '- steady state: fio steadystate=bw_slope:2%, ss_dur=5 s, ss_ramp=2 s, capped by the 12 s runtime'
+	# shellcheck disable=SC2034
+	RUNTIME=3 BUDGET=120
+	run -0 steady_line
+	assert_output "- fixed runtime: the budget's final round of 3 s is shorter than a steady-state window needs (9 s: ramp + 1 s + 5 s of samples + 1 s); a larger --budget gives it one (the caution at the top)"
+	# shellcheck disable=SC2034
+	STEADY=off BUDGET=''
+	run -0 steady_line
+	assert_output --partial '- fixed runtime: the 3 s runtime is shorter than a steady-state window needs (9 s: '
+	assert_output --partial '--runtime 9 or more turns it on'
+}
+
 @test "sweep: job files get steadystate and a bw log; --fixed-runtime, a short runtime and ranks do not" {
 	needs_engine
 	printf 'runtime 7\nramp 0\n' >>one.grid

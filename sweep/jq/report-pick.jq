@@ -24,6 +24,10 @@ def lines($what):
   elif (.trust.libaio_with_result // 0) > 0 then
 	"**No trustworthy libaio pick**: every libaio point with a result is flagged (Warnings); best-aio.json has no aio block and the sweep exits 4."
   else "**No pick**: no libaio point with a result, so no DeepSpeed aio config." end,
+# a budget run whose final round ran shorter than fio's steady-state
+# window (budget.sh budget_plan): its pick ranks the first seconds
+(.budget // null | select(. != null and .steady_window_s != null and (.rounds[-1].runtime // 0) < .steady_window_s)
+ | "- caution: the budget's final round ran \(.rounds[-1].runtime) s per run, fixed: shorter than fio's steady-state window (\(.steady_window_s) s), so the pick ranks each point's first seconds (such as a write cache's burst) and no point could be flagged not steady\(if .steady_budget_s then "; --budget \(.steady_budget_s) gives the final round the window" else "" end)"),
 (("read", "write") as $d | $b[$d] | select(. != null)
  | "- best \($d): `\(.point)`, \(ival), \(margin); \(.confidence | split(":")[0])"),
 ""

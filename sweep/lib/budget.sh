@@ -49,21 +49,57 @@ budget_reps() {
 	if ((REPEAT > BUDGET_REPEAT)); then printf '%s\n' "$REPEAT"; else printf '%s\n' "$BUDGET_REPEAT"; fi
 }
 
+# budget_steady_window: the runtime (s) a final-round run needs for fio's
+# steady-state detection (steady.sh steady_window_at, the grid's ramp),
+# or nothing when no final-round run would use it: steady state off
+# (--fixed-runtime, a grid runtime shorter than the window), or only
+# points of several handles, which keep the fixed runtime.
+budget_steady_window() {
+	[ "$STEADY" = on ] || return 0
+	plan_json | jq -e 'any(.[]; .kind == "tswap" and .rw != "readwrite" and (.ranks // 1) == 1)' >/dev/null || return 0
+	steady_window_at "${BUDGET_RAMP:-${RAMP:-0}}"
+}
+
 # budget_plan LEFT DONE [SHAPE]: the rounds fitted into LEFT seconds
 # (jq/budget-plan.jq); a new plan from PLAN_TEXT, or SHAPE (the rounds
-# still to run, JSON) after DONE rounds.
+# still to run, JSON) after DONE rounds. The final round's floor is fio's
+# steady-state window when there is one (budget_steady_window): a shorter
+# final run is fixed and ranks each point's first seconds, such as a write
+# cache's burst. When the window does not fit, the plan with the
+# BUDGET_FINAL_MIN floor instead, plus steady_window (s), steady_floor_s
+# (what round 1 and the final round at the window take) and below_steady
+# (its final round is shorter than the window), which budget_fitted_plan
+# and budget_dry_run say.
 budget_plan() {
-	local left=$1 ndone=$2 shape=${3:-null} groups=null nceil
+	local left=$1 ndone=$2 shape=${3:-null} groups=null nceil w p
 	if [ "$shape" = null ]; then
 		groups=$(plan_json | jq -c '[.[] | select(.kind == "tswap")] | group_by(.ckey) | map({key: .[0].ckey, value: length}) | from_entries')
 		nceil=$(plan_json | jq '[.[] | select(.kind == "ceiling")] | length')
 	else
 		nceil=0
 	fi
-	jq -n --argjson groups "$groups" --argjson shape "$shape" --argjson ceilings "$nceil" \
-		--argjson left "$left" --argjson ramp "${BUDGET_RAMP:-${RAMP:-0}}" --argjson over "$BUDGET_OVER" \
-		--argjson tmax "${BUDGET_RUNTIME:-$RUNTIME}" --argjson reps "$(budget_reps)" --argjson first "$ndone" \
-		--argjson floor "$BUDGET_FINAL_MIN" \
+	w=$(budget_steady_window)
+	if [ -n "$w" ] && ((w > BUDGET_FINAL_MIN)); then
+		p=$(budget_plan_floor "$w" "$left" "$ndone" "$shape" "$groups" "$nceil")
+		if [ "$(jq .below_floor <<<"$p")" != true ]; then
+			printf '%s\n' "$p"
+			return 0
+		fi
+		budget_plan_floor "$BUDGET_FINAL_MIN" "$left" "$ndone" "$shape" "$groups" "$nceil" |
+			jq -c --argjson w "$w" --argjson p "$p" '. + {steady_window: $w, steady_floor_s: $p.floor_s,
+				below_steady: ((.rounds[-1].runtime // 0) < $w)}'
+	else
+		budget_plan_floor "$BUDGET_FINAL_MIN" "$left" "$ndone" "$shape" "$groups" "$nceil"
+	fi
+}
+
+# budget_plan_floor FLOOR LEFT DONE SHAPE GROUPS NCEIL: jq/budget-plan.jq
+# with the final round's runtime floor FLOOR (s).
+budget_plan_floor() {
+	jq -n --argjson floor "$1" --argjson left "$2" --argjson first "$3" --argjson shape "$4" \
+		--argjson groups "$5" --argjson ceilings "$6" \
+		--argjson ramp "${BUDGET_RAMP:-${RAMP:-0}}" --argjson over "$BUDGET_OVER" \
+		--argjson tmax "${BUDGET_RUNTIME:-$RUNTIME}" --argjson reps "$(budget_reps)" \
 		-f "$JQ_DIR/budget-plan.jq"
 }
 
@@ -81,7 +117,7 @@ budget_setup() {
 		runs=$(($(grep -c . <<<"$PLAN_TEXT") * REPEAT))
 		est=$((runs * (RUNTIME + RAMP + BUDGET_OVER_EST)))
 		((est > BUDGET_AUTO_OVER)) || return 0
-		min=$(budget_plan 0 0 | jq '.floor_s | ceil')
+		min=$(budget_plan 0 0 | jq '.steady_floor_s // .floor_s | ceil')
 		BUDGET=$(((min * 3 + 1) / 2 + $(budget_reserve)))
 		((BUDGET >= BUDGET_AUTO_OVER)) || BUDGET=$BUDGET_AUTO_OVER
 		BUDGET_AUTO=1
@@ -129,7 +165,9 @@ budget_left() {
 
 # budget_fitted_plan DONE [SHAPE]: budget_plan for the time left now; when
 # that is below the minimum (the target's preparation took longer than
-# planned), the minimum plan, with a warning: the run will end late.
+# planned), the minimum plan, with a warning: the run will end late. A
+# final round below its floor, or below the steady-state window, is said
+# (budget_below_floor).
 budget_fitted_plan() {
 	local plan left
 	left=$(budget_left)
@@ -138,14 +176,15 @@ budget_fitted_plan() {
 		warn "budget $BUDGET s: $left s left for the runs, below the $(jq .min_s <<<"$plan") s of one round at 1 s: running that; the sweep ends past its budget"
 		note "the budget ran out: the last round ran at its minimum and the sweep ended past its budget"
 		plan=$(budget_plan "$(jq '.min_s | ceil' <<<"$plan")" "$@")
-	elif [ "$(jq .below_floor <<<"$plan")" = true ]; then
+	elif [ "$(jq '.below_floor or (.below_steady // false)' <<<"$plan")" = true ]; then
 		budget_below_floor "$plan" "$left"
 	fi
 	printf '%s\n' "$plan"
 }
 
 # budget_below_floor PLAN LEFT: the warning and the report's note when the
-# final round of PLAN runs below its floor (shorter, or fewer repeats).
+# final round of PLAN runs below its floor (shorter, or fewer repeats) or
+# below the steady-state window.
 budget_below_floor() {
 	local m
 	m=$(budget_floor_text "$1" "$2")
@@ -154,10 +193,17 @@ budget_below_floor() {
 }
 
 # budget_floor_text PLAN LEFT: what the final round of PLAN gets against
-# its floor, in words.
+# its floor and the steady-state window, in words, with the budget (s,
+# the outputs included) that gives it each.
 budget_floor_text() {
 	jq -r --argjson left "$2" --argjson reps "$(budget_reps)" --argjson reserve "$(budget_reserve)" '.rounds[-1] as $f
-		| "the final round runs \($f.repeats) repeat(s) of \($f.runtime) s, below its floor of \($reps) x \(.final_floor) s: the \($left) s left for runs give it no more; with the first round still to run at 1 s it needs about \(.floor_s + $reserve | ceil) s, the outputs included"' <<<"$1"
+		| (if .steady_window then "fio'"'"'s steady-state window of \(.steady_window) s (a shorter final run is fixed and ranks each point'"'"'s first seconds, such as a write cache'"'"'s burst; no point can be flagged not steady)" else null end) as $w
+		| if .below_floor then
+			"the final round runs \($f.repeats) repeat(s) of \($f.runtime) s, below its floor of \($reps) x \(.final_floor) s: the \($left) s left for runs give it no more; with the first round still to run at 1 s it needs about \(.floor_s + $reserve | ceil) s, the outputs included"
+			+ (if $w then ", and about \(.steady_floor_s + $reserve | ceil) s for \($w)" else "" end)
+		  else
+			"the final round runs \($f.repeats) repeat(s) of \($f.runtime) s, below \($w): with the first round still to run at 1 s it needs about \(.steady_floor_s + $reserve | ceil) s for the window, the outputs included"
+		  end' <<<"$1"
 }
 
 # run_budget: the rounds (replaces run_plan when BUDGET is set).
@@ -185,6 +231,14 @@ run_budget() {
 		'{seconds: $s, chosen_by_default: ($auto == 1), overhead_estimate_s: $est, reserve_s: $reserve,
 		  runs_start_s: $start, rounds: []}' >"$RUN/budget.json"
 	plan=$(budget_fitted_plan 0)
+	# fio's steady-state window and, when the final round is planned
+	# shorter, the budget that gives it the window (report-pick.jq's
+	# caution line)
+	jq --argjson p "$plan" --arg w "$(budget_steady_window)" --argjson reserve "$(budget_reserve)" \
+		'. + {steady_window_s: ($w | if . == "" then null else tonumber end),
+		      steady_budget_s: (if $p.below_steady then $p.steady_floor_s + $reserve + .runs_start_s | ceil else null end)}' \
+		"$RUN/budget.json" >"$RUN/budget.json.tmp"
+	mv -f "$RUN/budget.json.tmp" "$RUN/budget.json"
 	while :; do
 		nround=$((nround + 1))
 		spec=$(jq -c '.rounds[0]' <<<"$plan")
@@ -293,7 +347,7 @@ budget_dry_run() {
 	jq -r '.rounds | to_entries[] | .key as $i | .value
 		| "  round \($i + 1)\(if .final then " (final)" else "" end): \(.groups | to_entries | map("\(.key) \(.value)") | join(", "))\(if .ceilings > 0 then " + \(.ceilings) ceiling(s)" else "" end), \(.repeats) repeat(s), \(.runs) run(s), runtime \(.runtime) s, ramp \(.ramp) s: about \(.planned_s) s"' <<<"$plan"
 	jq -r --argjson left "$left" '"  \([.rounds[].runs] | add // 0) fio run(s), about \(.planned_s) s of the \($left) s left for runs"' <<<"$plan"
-	if [ "$(jq .below_floor <<<"$plan")" = true ]; then say "  $(budget_floor_text "$plan" "$left")"; fi
+	if [ "$(jq '.below_floor or (.below_steady // false)' <<<"$plan")" = true ]; then say "  $(budget_floor_text "$plan" "$left")"; fi
 }
 
 # budget_report_cfg CFG: sweep.json for report.md's header: in a budget

@@ -23,14 +23,23 @@
 #   those points keep the fixed runtime (steady null).
 # - The external engine needs nothing: fio counts its completions.
 #
-# Owns: steady_resolve, steady_min_runtime, steady_options, steady_line.
-# Reads: FIXED_RUNTIME, IO_SIZE, RUNTIME, RAMP, FLEET, SS_CRIT, SS_DUR.
+# Owns: steady_resolve, steady_min_runtime, steady_window_at,
+# steady_options, steady_line.
+# Reads: FIXED_RUNTIME, IO_SIZE, RUNTIME, RAMP, FLEET, BUDGET, SS_CRIT,
+# SS_DUR.
 # Writes: STEADY (on/off; sweep.json keeps it for --resume).
 
-# steady_min_runtime: the shortest runtime (s) that gives fio two verdicts:
-# ramp_time + 1 s before the first sample, SS_DUR samples, one more.
+# steady_min_runtime: the shortest runtime (s) that gives fio two
+# verdicts at this run's RAMP (steady_window_at).
 steady_min_runtime() {
-	printf '%s\n' "$((10#${RAMP:-0} + SS_DUR + 2))"
+	steady_window_at "${RAMP:-0}"
+}
+
+# steady_window_at RAMP: the shortest runtime (s) that gives fio two
+# verdicts after a RAMP s ramp_time: ramp_time + 1 s before the first
+# sample, SS_DUR samples, one more.
+steady_window_at() {
+	printf '%s\n' "$((10#$1 + SS_DUR + 2))"
 }
 
 # steady_resolve: STEADY for a new run. Off with --fixed-runtime,
@@ -63,6 +72,9 @@ steady_line() {
 	elif [ "$STEADY" = on ] && ((10#$RUNTIME >= $(steady_min_runtime))); then
 		printf -- '- steady state: fio steadystate=%s, ss_dur=%s s, ss_ramp=%s s, capped by the %s s runtime; a point that does not attain it, and whose last window moved by more than one tensor op (docs/sweep.md, steady within one op), is flagged "not steady" (points of several handles keep the fixed runtime)\n' \
 			"$SS_CRIT" "$SS_DUR" "${RAMP:-0}" "$RUNTIME"
+	elif [ "$STEADY" = on ] && [ -n "$BUDGET" ]; then
+		printf -- '- fixed runtime: the budget'"'"'s final round of %s s is shorter than a steady-state window needs (%s s: ramp + 1 s + %s s of samples + 1 s); a larger --budget gives it one (the caution at the top)\n' \
+			"$RUNTIME" "$(steady_min_runtime)" "$SS_DUR"
 	elif [ "$FIXED_RUNTIME" = 1 ] || [ "$FLEET" = 1 ]; then
 		printf -- '- fixed runtime: no steady-state detection (%s)\n' "$([ "$FLEET" = 1 ] && printf 'fleet mode' || printf -- '--fixed-runtime')"
 	else
