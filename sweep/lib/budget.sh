@@ -193,16 +193,18 @@ budget_below_floor() {
 }
 
 # budget_floor_text PLAN LEFT: what the final round of PLAN gets against
-# its floor and the steady-state window, in words, with the budget (s,
-# the outputs included) that gives it each.
+# its floor and the steady-state window, in words, with the budget (s: the
+# time spent so far, what PLAN's rounds need, the outputs) that gives it
+# each.
 budget_floor_text() {
-	jq -r --argjson left "$2" --argjson reps "$(budget_reps)" --argjson reserve "$(budget_reserve)" '.rounds[-1] as $f
+	jq -r --argjson left "$2" --argjson reps "$(budget_reps)" --argjson reserve "$(budget_reserve)" \
+		--argjson spent "$(budget_elapsed)" '.rounds[-1] as $f
 		| (if .steady_window then "fio'"'"'s steady-state window of \(.steady_window) s (a shorter final run is fixed and ranks each point'"'"'s first seconds, such as a write cache'"'"'s burst; no point can be flagged not steady)" else null end) as $w
 		| if .below_floor then
-			"the final round runs \($f.repeats) repeat(s) of \($f.runtime) s, below its floor of \($reps) x \(.final_floor) s: the \($left) s left for runs give it no more; with the first round still to run at 1 s it needs about \(.floor_s + $reserve | ceil) s, the outputs included"
-			+ (if $w then ", and about \(.steady_floor_s + $reserve | ceil) s for \($w)" else "" end)
+			"the final round runs \($f.repeats) repeat(s) of \($f.runtime) s, below its floor of \($reps) x \(.final_floor) s: the \($left) s left for runs give it no more; with the first round still to run at 1 s it needs a budget of about \(.floor_s + $reserve + $spent | ceil) s, the outputs included"
+			+ (if $w then ", and about \(.steady_floor_s + $reserve + $spent | ceil) s for \($w)" else "" end)
 		  else
-			"the final round runs \($f.repeats) repeat(s) of \($f.runtime) s, below \($w): with the first round still to run at 1 s it needs about \(.steady_floor_s + $reserve | ceil) s for the window, the outputs included"
+			"the final round runs \($f.repeats) repeat(s) of \($f.runtime) s, below \($w): with the first round still to run at 1 s it needs a budget of about \(.steady_floor_s + $reserve + $spent | ceil) s for the window, the outputs included"
 		  end' <<<"$1"
 }
 
