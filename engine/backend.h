@@ -28,6 +28,17 @@ enum tswap_dir {
 	TSWAP_WRITE = 1,	/* swap-out: memory -> file */
 };
 
+/*
+ * Limits of the backends, each written only here: options.c takes the
+ * options' maxval, their fio --enghelp text "(MIN..MAX)" (which tswap-sweep
+ * reads) and their error lines from these.  Plain decimal literals, so that
+ * they can be stringified.
+ */
+#define TSWAP_MAX_QUEUE_DEPTH 2147483647	/* INT_MAX: io_setup(int nr_events) */
+#define TSWAP_MAX_URING_DEPTH 32768	/* the kernel's IORING_MAX_ENTRIES */
+#define TSWAP_MAX_SQPOLL_IDLE 2147483647	/* ms, INT_MAX */
+#define TSWAP_SQPOLL_IDLE_DEFAULT 1000	/* ms, tswap_sqpoll_idle not given */
+
 /* Per-worker backend configuration. */
 struct tswap_be_conf {
 	unsigned int queue_depth;	/* blocks in flight per context (Q) */

@@ -18,6 +18,13 @@
 #include <stdint.h>
 
 #define TSWAP_DEFAULT_DIO_ALIGN 4096u	/* when the kernel tells us nothing */
+/*
+ * The most parts P per operation (tswap_threads, one worker thread each),
+ * written only here: options.c derives the option's maxval, help text and
+ * error line from it.  A plain decimal literal, so that it can be
+ * stringified.
+ */
+#define TSWAP_MAX_THREADS 1024
 
 struct tswap_geom {
 	uint64_t block_size;	/* B, bytes; DeepSpeed aio.block_size */

@@ -46,8 +46,12 @@
 #define STATX_DIOALIGN 0x00002000U
 #endif
 
-#define TSWAP_MAX_THREADS 1024u
-#define TSWAP_MAX_URING_DEPTH 32768u	/* IORING_MAX_ENTRIES */
+/* A limit of plan.h or backend.h as a string, for help texts and rules. */
+#define TSWAP_STR_(x) #x
+#define TSWAP_STR(x) TSWAP_STR_(x)
+
+_Static_assert(TSWAP_MAX_QUEUE_DEPTH == INT_MAX && TSWAP_MAX_SQPOLL_IDLE == INT_MAX,
+	       "io_setup and sq_thread_idle take an int");
 
 enum { TSWAP_BE_LIBAIO = 0, TSWAP_BE_IO_URING = 1 };
 enum { TSWAP_HANDOFF_WORKER = 0, TSWAP_HANDOFF_INLINE = 1 };
@@ -114,9 +118,6 @@ struct tswap_data {
 static const char *const submit_names[] = { "block", "single" };
 static const char *const window_names[] = { "overlap", "sequential" };
 static const char *const pin_names[] = { "0", "1", "auto" };
-
-#define TSWAP_MAX_QUEUE_DEPTH INT_MAX	/* io_setup(int nr_events) */
-#define TSWAP_MAX_SQPOLL_IDLE INT_MAX	/* ms */
 
 static const struct fio_option *tswap_find_option(const char *name);
 
@@ -218,7 +219,8 @@ static int opt_queue_depth(void *data, const char *str)
 {
 	unsigned long long v;
 
-	if (parse_num(data, "tswap_queue_depth", "an integer, at least 1 and at most 2147483647",
+	if (parse_num(data, "tswap_queue_depth",
+		      "an integer, at least 1 and at most " TSWAP_STR(TSWAP_MAX_QUEUE_DEPTH),
 		      str, &v))
 		return 1;
 	((struct tswap_options *)data)->queue_depth = (unsigned int)v;
@@ -229,7 +231,8 @@ static int opt_threads(void *data, const char *str)
 {
 	unsigned long long v;
 
-	if (parse_num(data, "tswap_threads", "an integer 1..1024", str, &v))
+	if (parse_num(data, "tswap_threads", "an integer 1.." TSWAP_STR(TSWAP_MAX_THREADS),
+		      str, &v))
 		return 1;
 	((struct tswap_options *)data)->threads = (unsigned int)v;
 	return 0;
@@ -240,7 +243,8 @@ static int opt_sqpoll_idle(void *data, const char *str)
 	struct tswap_options *o = data;
 	unsigned long long v;
 
-	if (parse_num(data, "tswap_sqpoll_idle", "milliseconds, 0..2147483647", str, &v))
+	if (parse_num(data, "tswap_sqpoll_idle",
+		      "milliseconds, 0.." TSWAP_STR(TSWAP_MAX_SQPOLL_IDLE), str, &v))
 		return 1;
 	o->sqpoll_idle = (unsigned int)v;
 	o->sqpoll_idle_set = true;
@@ -288,7 +292,9 @@ static struct fio_option options[] = {
 		.off1	= offsetof(struct tswap_options, queue_depth),
 		.minval	= 1,
 		.maxval	= TSWAP_MAX_QUEUE_DEPTH,
-		.help	= "Blocks in flight per I/O context, 1..2147483647; at most fs.aio-max-nr on libaio, 32768 on io_uring (DeepSpeed aio.queue_depth)",
+		.help	= "Blocks in flight per I/O context (1.." TSWAP_STR(TSWAP_MAX_QUEUE_DEPTH)
+			  "; io_uring 1.." TSWAP_STR(TSWAP_MAX_URING_DEPTH)
+			  "); on libaio at most fs.aio-max-nr (DeepSpeed aio.queue_depth)",
 		.def	= "8",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
@@ -341,7 +347,8 @@ static struct fio_option options[] = {
 		.off1	= offsetof(struct tswap_options, threads),
 		.minval	= 1,
 		.maxval	= TSWAP_MAX_THREADS,
-		.help	= "Worker threads per job, 1..1024, each with its own I/O context and one part of every operation; bs must be divisible by it (DeepSpeed aio.intra_op_parallelism)",
+		.help	= "Worker threads per job (1.." TSWAP_STR(TSWAP_MAX_THREADS)
+			  "), each with its own I/O context and one part of every operation; bs must be divisible by it (DeepSpeed aio.intra_op_parallelism)",
 		.def	= "1",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
@@ -427,7 +434,9 @@ static struct fio_option options[] = {
 		.off1	= offsetof(struct tswap_options, sqpoll_idle),
 		.minval	= 0,
 		.maxval	= TSWAP_MAX_SQPOLL_IDLE,
-		.help	= "io_uring only, with tswap_sqpoll=1: milliseconds the SQPOLL thread spins before sleeping, 0..2147483647 (default 1000)",
+		.help	= "io_uring only, with tswap_sqpoll=1: milliseconds the SQPOLL thread spins before sleeping (0.."
+			  TSWAP_STR(TSWAP_MAX_SQPOLL_IDLE) "), default "
+			  TSWAP_STR(TSWAP_SQPOLL_IDLE_DEFAULT),
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
 	},
@@ -732,19 +741,12 @@ static int tswap_init(struct thread_data *td)
 	if (!td->o.odirect)
 		return tswap_fail(td, EINVAL,
 				  "direct=0: tswap always does O_DIRECT I/O (tensor swaps bypass the page cache); set direct=1");
-	if (!o->block_size)
-		return tswap_fail(td, EINVAL,
-				  "tswap_block_size=0: must be a positive multiple of the DIO offset alignment, in bytes");
-	if (!o->threads || o->threads > TSWAP_MAX_THREADS)
-		return tswap_fail(td, EINVAL, "tswap_threads=%d: must be 1..%u",
-				  (int)o->threads, TSWAP_MAX_THREADS);
-	if (!o->queue_depth || (int)o->queue_depth < 0)
-		return tswap_fail(td, EINVAL, "tswap_queue_depth=%d: must be at least 1",
-				  (int)o->queue_depth);
+	/* tswap_block_size, tswap_threads and tswap_queue_depth are in
+	 * their ranges: parse_num, their only check, refused the rest. */
 	if (o->backend == TSWAP_BE_IO_URING && o->queue_depth > TSWAP_MAX_URING_DEPTH)
 		return tswap_fail(td, EINVAL,
 				  "tswap_queue_depth=%u: above %u, the most SQ entries an io_uring ring can have",
-				  o->queue_depth, TSWAP_MAX_URING_DEPTH);
+				  o->queue_depth, (unsigned int)TSWAP_MAX_URING_DEPTH);
 	if (o->backend == TSWAP_BE_LIBAIO) {
 		static const char *const uring_only[] = {
 			"tswap_sqpoll", "tswap_iopoll", "tswap_fixedbufs",
@@ -1043,7 +1045,8 @@ static int tswap_post_init(struct thread_data *td)
 			.buf_base = td->orig_buffer,
 			.buf_len = td->orig_buffer_size,
 			.sqpoll = o->sqpoll,
-			.sqpoll_idle_ms = o->sqpoll_idle_set ? o->sqpoll_idle : 1000,
+			.sqpoll_idle_ms = o->sqpoll_idle_set ? o->sqpoll_idle :
+							       TSWAP_SQPOLL_IDLE_DEFAULT,
 			.iopoll = o->iopoll,
 			.fixedbufs = o->fixedbufs,
 			.registerfiles = o->registerfiles,
