@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * options.c - tswap's fio options: the option table, the numeric parser and
+ * its callbacks, and the checks of the job's options at init.
+ *
+ * Each limit is taken from the define that owns it (plan.h, backend.h):
+ * the option's maxval, its parse_num rule and its help text, where fio
+ * --enghelp shows it as "(MIN..MAX)" for tswap-sweep to read.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "tswap.h"
+#include "optgroup.h"	/* after fio.h: it needs its types */
+
+/* A limit of plan.h or backend.h as a string, for help texts and rules. */
+#define TSWAP_STR_(x) #x
+#define TSWAP_STR(x) TSWAP_STR_(x)
+
+_Static_assert(TSWAP_MAX_QUEUE_DEPTH == INT_MAX && TSWAP_MAX_SQPOLL_IDLE == INT_MAX,
+	       "io_setup and sq_thread_idle take an int");
+
+const char *const tswap_submit_names[] = { "block", "single" };
+const char *const tswap_window_names[] = { "overlap", "sequential" };
+const char *const tswap_pin_names[] = { "0", "1", "auto" };
+
+static const struct fio_option *tswap_find_option(const char *name);
+
+/*
+ * Numeric options are parsed here, not by fio's FIO_OPT_INT/STR_VAL: those
+ * keep the low 32 bits of 4294967297 (1), read 1.5 and 1.5k as 1 and -4k as
+ * 2^64 - 4096, all silently.  The value is fio's size notation (decimal or
+ * 0x hex, with fio's k/m/g/t/p suffixes and kb_base; a parenthesised
+ * expression is left to fio's parser), checked against the option's
+ * minval/maxval (fio --enghelp=ENGINE,OPTION shows them as "range"); a
+ * negative, fractional, unknown or out-of-range value is refused with one
+ * line, then fio's own "failed parsing" line.
+ */
+static bool known_suffix(const char *sfx)
+{
+	static const char *const ok[] = {
+		"k", "kb", "kib", "m", "mb", "mib", "g", "gb", "gib",
+		"t", "tb", "tib", "p", "pb", "pib",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (!strcasecmp(sfx, ok[i]))
+			return true;
+	return false;
+}
+
+static int parse_num(void *data, const char *name, const char *rule,
+		     const char *str, unsigned long long *out)
+{
+	const struct fio_option *o = tswap_find_option(name);
+	unsigned long long n = 0, mult = 1, min = 0, max = ULLONG_MAX;
+	const char *p = str, *why = NULL;
+	char one[32], *end;
+	long long v = 0;
+
+	if (o) {
+		min = o->minval > 0 ? (unsigned long long)o->minval : 0;
+		max = o->maxval ? o->maxval : ULLONG_MAX;
+	}
+	if (!str || !*str) {
+		log_err("tswap: %s=: needs a value; must be %s\n", name, rule);
+		return 1;
+	}
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == '(') {
+		errno = 0;
+		if (check_str_bytes(p, &v, data))
+			why = "not a number";
+		else if (v < 0)
+			why = "negative";
+		n = (unsigned long long)v;
+	} else if (*p == '-') {
+		why = "negative";
+	} else if (!isdigit((unsigned char)*p)) {
+		why = "not a number";
+	} else {
+		errno = 0;
+		n = strtoull(p, &end, (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) ? 16 : 10);
+		if (errno == ERANGE) {
+			why = "out of range";
+		} else if (*end == '.' || *end == ',') {
+			why = "not a whole number";
+		} else if (*end) {
+			if (!known_suffix(end) ||
+			    snprintf(one, sizeof(one), "1%s", end) >= (int)sizeof(one) ||
+			    check_str_bytes(one, &v, data) || v <= 0)
+				why = "not a number";
+			else
+				mult = (unsigned long long)v;
+		}
+		if (!why && __builtin_mul_overflow(n, mult, &n))
+			why = "out of range";
+	}
+	if (!why && (n < min || n > max))
+		why = "out of range";
+	if (why) {
+		log_err("tswap: %s=%s: %s; must be %s\n", name, str, why, rule);
+		return 1;
+	}
+	*out = n;
+	return 0;
+}
+
+static int opt_block_size(void *data, const char *str)
+{
+	unsigned long long v;
+
+	if (parse_num(data, "tswap_block_size",
+		      "a size in bytes, a positive multiple of the DIO offset alignment",
+		      str, &v))
+		return 1;
+	((struct tswap_options *)data)->block_size = v;
+	return 0;
+}
+
+static int opt_queue_depth(void *data, const char *str)
+{
+	unsigned long long v;
+
+	if (parse_num(data, "tswap_queue_depth",
+		      "an integer, at least 1 and at most " TSWAP_STR(TSWAP_MAX_QUEUE_DEPTH),
+		      str, &v))
+		return 1;
+	((struct tswap_options *)data)->queue_depth = (unsigned int)v;
+	return 0;
+}
+
+static int opt_threads(void *data, const char *str)
+{
+	unsigned long long v;
+
+	if (parse_num(data, "tswap_threads", "an integer 1.." TSWAP_STR(TSWAP_MAX_THREADS),
+		      str, &v))
+		return 1;
+	((struct tswap_options *)data)->threads = (unsigned int)v;
+	return 0;
+}
+
+static int opt_sqpoll_idle(void *data, const char *str)
+{
+	struct tswap_options *o = data;
+	unsigned long long v;
+
+	if (parse_num(data, "tswap_sqpoll_idle",
+		      "milliseconds, 0.." TSWAP_STR(TSWAP_MAX_SQPOLL_IDLE), str, &v))
+		return 1;
+	o->sqpoll_idle = (unsigned int)v;
+	o->sqpoll_idle_set = true;
+	return 0;
+}
+
+struct fio_option tswap_option_table[] = {
+	{
+		.name	= "tswap_backend",
+		.lname	= "tswap I/O backend",
+		.type	= FIO_OPT_STR,
+		.off1	= offsetof(struct tswap_options, backend),
+		.help	= "Kernel async I/O interface under the tensor swaps (DeepSpeed uses libaio)",
+		.def	= "libaio",
+		.posval = {
+			  { .ival = "libaio",
+			    .oval = TSWAP_BE_LIBAIO,
+			    .help = "Linux native AIO: io_submit/io_getevents, one io_context_t per worker",
+			  },
+			  { .ival = "io_uring",
+			    .oval = TSWAP_BE_IO_URING,
+			    .help = "io_uring through liburing: one ring per worker",
+			  },
+		},
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_block_size",
+		.lname	= "tswap block size",
+		.type	= FIO_OPT_STR,
+		.cb	= opt_block_size,
+		.off1	= offsetof(struct tswap_options, block_size),
+		.minval	= 1,
+		.help	= "Bytes per I/O block (iocb/SQE), a multiple of the DIO offset alignment, at most 2 GiB less a page (MAX_RW_COUNT); the last block of a part is the remainder (DeepSpeed aio.block_size)",
+		.def	= "1M",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_queue_depth",
+		.lname	= "tswap queue depth",
+		.type	= FIO_OPT_STR,
+		.cb	= opt_queue_depth,
+		.off1	= offsetof(struct tswap_options, queue_depth),
+		.minval	= 1,
+		.maxval	= TSWAP_MAX_QUEUE_DEPTH,
+		.help	= "Blocks in flight per I/O context (1.." TSWAP_STR(TSWAP_MAX_QUEUE_DEPTH)
+			  "; io_uring 1.." TSWAP_STR(TSWAP_MAX_URING_DEPTH)
+			  "); on libaio at most fs.aio-max-nr (DeepSpeed aio.queue_depth)",
+		.def	= "8",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_submit",
+		.lname	= "tswap submit mode",
+		.type	= FIO_OPT_STR,
+		.off1	= offsetof(struct tswap_options, submit),
+		.help	= "How blocks reach the kernel (DeepSpeed aio.single_submit: true = single)",
+		.def	= "block",
+		.posval = {
+			  { .ival = "block",
+			    .oval = TSWAP_SUBMIT_BLOCK,
+			    .help = "All blocks of a round in one io_submit/io_uring_submit call",
+			  },
+			  { .ival = "single",
+			    .oval = TSWAP_SUBMIT_SINGLE,
+			    .help = "One block per io_submit/io_uring_submit call",
+			  },
+		},
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_window",
+		.lname	= "tswap window",
+		.type	= FIO_OPT_STR,
+		.off1	= offsetof(struct tswap_options, window),
+		.help	= "How completions are awaited (DeepSpeed aio.overlap_events: true = overlap)",
+		.def	= "overlap",
+		.posval = {
+			  { .ival = "overlap",
+			    .oval = TSWAP_WINDOW_OVERLAP,
+			    .help = "Keep up to tswap_queue_depth blocks in flight, wait for at least 1",
+			  },
+			  { .ival = "sequential",
+			    .oval = TSWAP_WINDOW_SEQUENTIAL,
+			    .help = "Submit min(queue depth, blocks left), wait for all of them",
+			  },
+		},
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_threads",
+		.lname	= "tswap intra-op parallelism",
+		.type	= FIO_OPT_STR,
+		.cb	= opt_threads,
+		.off1	= offsetof(struct tswap_options, threads),
+		.minval	= 1,
+		.maxval	= TSWAP_MAX_THREADS,
+		.help	= "Worker threads per job (1.." TSWAP_STR(TSWAP_MAX_THREADS)
+			  "), each with its own I/O context and one part of every operation; bs must be divisible by it (DeepSpeed aio.intra_op_parallelism)",
+		.def	= "1",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_handoff",
+		.lname	= "tswap hand-off",
+		.type	= FIO_OPT_STR,
+		.off1	= offsetof(struct tswap_options, handoff),
+		.help	= "Where the I/O of an operation runs when tswap_threads=1 (DeepSpeed: async_pread/async_pwrite = worker, read/write = inline)",
+		.def	= "worker",
+		.posval = {
+			  { .ival = "worker",
+			    .oval = TSWAP_HANDOFF_WORKER,
+			    .help = "On a worker thread even with tswap_threads=1, as DeepSpeed's aio handle does (deepspeed_py_io_handle.cpp, _schedule_aio_work)",
+			  },
+			  { .ival = "inline",
+			    .oval = TSWAP_HANDOFF_INLINE,
+			    .help = "tswap_threads=1: in fio's job thread, no hand-off (DeepSpeed's synchronous read()/write(); fio's libaio engine)",
+			  },
+		},
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_reopen",
+		.lname	= "tswap open per operation",
+		.type	= FIO_OPT_BOOL,
+		.off1	= offsetof(struct tswap_options, reopen),
+		.help	= "1: per operation, in fio's job thread, stat (reads) and open(O_DIRECT) the file, close it once the operation is reaped (DeepSpeed deepspeed_io_handle_t::pread/pwrite, wait)",
+		.def	= "0",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_pin",
+		.lname	= "tswap page-locked buffers",
+		.type	= FIO_OPT_STR,
+		.off1	= offsetof(struct tswap_options, pin),
+		.help	= "mlock fio's I/O buffers once before the first I/O, as DeepSpeed's swap buffers are page-locked (new_cpu_locked_tensor: posix_memalign + mlock; CUDA pin_memory); needs RLIMIT_MEMLOCK of the buffers' size unless CAP_IPC_LOCK",
+		.def	= "auto",
+		.posval = {
+			  { .ival = "auto",
+			    .oval = TSWAP_PIN_AUTO,
+			    .help = "Lock them; if RLIMIT_MEMLOCK (ulimit -l) is too small, one note on stderr and the job runs unlocked (stats: \"pinned\": false)",
+			  },
+			  { .ival = "1",
+			    .oval = TSWAP_PIN_ON,
+			    .help = "Lock them; the job fails before any I/O if they cannot be locked",
+			  },
+			  { .ival = "0",
+			    .oval = TSWAP_PIN_OFF,
+			    .help = "Never lock them",
+			  },
+		},
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_stats",
+		.lname	= "tswap stats file",
+		.type	= FIO_OPT_STR_STORE,
+		.off1	= offsetof(struct tswap_options, stats),
+		.help	= "Write tswap's own counters as JSON to this path at job end (%j job name, %n job number, %p pid, %% a %; fio's $jobname, $jobnum; $filename, '/' made '_'); DeepSpeed deepspeed_aio_perf_t",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_sqpoll",
+		.lname	= "tswap io_uring SQPOLL",
+		.type	= FIO_OPT_BOOL,
+		.off1	= offsetof(struct tswap_options, sqpoll),
+		.help	= "io_uring only: kernel SQ polling thread (IORING_SETUP_SQPOLL); burns a core",
+		.def	= "0",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_sqpoll_idle",
+		.lname	= "tswap io_uring SQPOLL idle",
+		.type	= FIO_OPT_STR,
+		.cb	= opt_sqpoll_idle,
+		.off1	= offsetof(struct tswap_options, sqpoll_idle),
+		.minval	= 0,
+		.maxval	= TSWAP_MAX_SQPOLL_IDLE,
+		.help	= "io_uring only, with tswap_sqpoll=1: milliseconds the SQPOLL thread spins before sleeping (0.."
+			  TSWAP_STR(TSWAP_MAX_SQPOLL_IDLE) "), default "
+			  TSWAP_STR(TSWAP_SQPOLL_IDLE_DEFAULT),
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_iopoll",
+		.lname	= "tswap io_uring IOPOLL",
+		.type	= FIO_OPT_BOOL,
+		.off1	= offsetof(struct tswap_options, iopoll),
+		.help	= "io_uring only: busy-poll completions (IORING_SETUP_IOPOLL); block devices with poll queues",
+		.def	= "0",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_fixedbufs",
+		.lname	= "tswap io_uring registered buffers",
+		.type	= FIO_OPT_BOOL,
+		.off1	= offsetof(struct tswap_options, fixedbufs),
+		.help	= "io_uring only: register fio's I/O buffers once per ring, use READ_FIXED/WRITE_FIXED (counts against RLIMIT_MEMLOCK)",
+		.def	= "0",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "tswap_registerfiles",
+		.lname	= "tswap io_uring registered files",
+		.type	= FIO_OPT_BOOL,
+		.off1	= offsetof(struct tswap_options, registerfiles),
+		.help	= "io_uring only: register the job's files, use IOSQE_FIXED_FILE",
+		.def	= "0",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= NULL,
+	},
+};
+
+static const struct fio_option *tswap_find_option(const char *name)
+{
+	const struct fio_option *o;
+
+	for (o = tswap_option_table; o->name; o++)
+		if (!strcmp(o->name, name))
+			return o;
+	return NULL;
+}
+
+unsigned long tswap_read_ulong(const char *path)
+{
+	unsigned long v = 0;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+/* bs values of the directions the job uses. */
+static int check_bs(struct thread_data *td, unsigned int P)
+{
+	int ddir;
+
+	for (ddir = DDIR_READ; ddir <= DDIR_WRITE; ddir++) {
+		if ((ddir == DDIR_READ && !td_read(td)) ||
+		    (ddir == DDIR_WRITE && !td_write(td)))
+			continue;
+		if (td->o.min_bs[ddir] % P || td->o.max_bs[ddir] % P)
+			return tswap_fail(td, EINVAL,
+					  "tswap_threads=%u: bs=%llu is not divisible by it (each intra-op part is bs/tswap_threads bytes)",
+					  P, td->o.min_bs[ddir] % P ? td->o.min_bs[ddir] : td->o.max_bs[ddir]);
+	}
+	return 0;
+}
+
+int tswap_check_options(struct thread_data *td)
+{
+	struct tswap_options *o = td->eo;
+	unsigned long aio_max;
+
+	if (!td->o.odirect)
+		return tswap_fail(td, EINVAL,
+				  "direct=0: tswap always does O_DIRECT I/O (tensor swaps bypass the page cache); set direct=1");
+	/* tswap_block_size, tswap_threads and tswap_queue_depth are in
+	 * their ranges: parse_num, their only check, refused the rest. */
+	if (o->backend == TSWAP_BE_IO_URING && o->queue_depth > TSWAP_MAX_URING_DEPTH)
+		return tswap_fail(td, EINVAL,
+				  "tswap_queue_depth=%u: above %u, the most SQ entries an io_uring ring can have",
+				  o->queue_depth, (unsigned int)TSWAP_MAX_URING_DEPTH);
+	if (o->backend == TSWAP_BE_LIBAIO) {
+		static const char *const uring_only[] = {
+			"tswap_sqpoll", "tswap_iopoll", "tswap_fixedbufs",
+			"tswap_registerfiles", "tswap_sqpoll_idle",
+		};
+		unsigned int set[] = { o->sqpoll, o->iopoll, o->fixedbufs,
+				       o->registerfiles, o->sqpoll_idle_set };
+		unsigned int i;
+
+		for (i = 0; i < sizeof(set) / sizeof(set[0]); i++)
+			if (set[i])
+				return tswap_fail(td, EINVAL,
+						  "%s=%u: only with tswap_backend=io_uring",
+						  uring_only[i], i == 4 ? o->sqpoll_idle : 1);
+		aio_max = tswap_read_ulong("/proc/sys/fs/aio-max-nr");
+		if (aio_max && o->queue_depth > aio_max)
+			return tswap_fail(td, EINVAL,
+					  "tswap_queue_depth=%u: above fs.aio-max-nr=%lu, the most io_setup can give (raise it with sysctl fs.aio-max-nr)",
+					  o->queue_depth, aio_max);
+	}
+	if (o->reopen && o->registerfiles)
+		return tswap_fail(td, EINVAL,
+				  "tswap_reopen=1: not with tswap_registerfiles=1 (registered files are opened once per job)");
+	return check_bs(td, o->threads);
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * tswap.h - what the fio glue files share: the job's options and state, and
+ * what each glue file gives the hooks of tswap.c.
+ *
+ * Only the files that include this header include fio's headers (tswap.c,
+ * options.c, target.c, pin.c, reopen.c, statspath.c); plan, sched, stats
+ * and the backends know nothing of fio (design.md section 4).  Every
+ * function here that can fail says why in one line on stderr (tswap_fail)
+ * unless its comment says otherwise.
+ */
+#ifndef TSWAP_TSWAP_H
+#define TSWAP_TSWAP_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fio.h"
+
+#include "backend.h"
+#include "plan.h"
+#include "sched.h"
+
+enum { TSWAP_BE_LIBAIO = 0, TSWAP_BE_IO_URING = 1 };
+enum { TSWAP_HANDOFF_WORKER = 0, TSWAP_HANDOFF_INLINE = 1 };
+/* tswap_pin: the oval is the value's index in tswap_pin_names. */
+enum { TSWAP_PIN_OFF = 0, TSWAP_PIN_ON = 1, TSWAP_PIN_AUTO = 2 };
+
+struct tswap_options {
+	void *pad;			/* fio overwrites this with td */
+	unsigned int backend;
+	unsigned long long block_size;
+	unsigned int queue_depth;
+	unsigned int submit;
+	unsigned int window;
+	unsigned int threads;
+	unsigned int handoff;
+	unsigned int reopen;
+	unsigned int pin;
+	char *stats;
+	unsigned int sqpoll;
+	unsigned int sqpoll_idle;
+	bool sqpoll_idle_set;		/* given in the job (default 1000) */
+	unsigned int iopoll;
+	unsigned int fixedbufs;
+	unsigned int registerfiles;
+};
+
+struct tswap_file {
+	uint32_t dio_align;		/* DIO offset alignment, bytes */
+	uint32_t mem_align;		/* DIO memory alignment, bytes */
+	struct tswap_geom geom;		/* the job's geometry on this file */
+	bool checked;			/* geometry checked against it */
+};
+
+/*
+ * fio's io_u->engine_data: the operation, and the descriptor tswap_reopen
+ * opened for it (slot in tswap_data.rfds, -1 when none).
+ */
+struct tswap_uop {
+	struct tswap_op op;		/* first: engine_data points here */
+	int rslot;
+};
+
+struct tswap_data {
+	struct tswap_sched *sched;
+	const struct tswap_backend *be;
+	struct io_u **pending;		/* queued, not committed */
+	unsigned int npending;
+	struct tswap_op **events;	/* reaped by getevents() */
+	struct tswap_file *files;	/* by fileno */
+	unsigned int nfiles;
+	int *fds;			/* registered files (io_uring) */
+	bool files_registered;
+	bool warned_op;
+	int *rfds;			/* tswap_reopen: per-op fds, -1 free */
+	unsigned int *rfree;		/* free slots of rfds (a stack) */
+	unsigned int nrfree;
+	bool pinned;			/* tswap_pin: fio's buffers mlock'd now */
+	bool pin_locked;		/* they were locked for the job (stats) */
+	uint64_t ops, op_errors, op_short;
+	uint64_t t_first_ns, t_last_ns;
+	char stats_path[PATH_MAX];
+};
+
+/* tswap.c: one line on stderr, prefixed with the job; the job's error set
+ * to err.  Returns 1, what fio's hooks return on failure. */
+int tswap_fail(struct thread_data *td, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* options.c: the option table, and the job's options checked against each
+ * other, fio's own options and the system, at init.  0 or 1. */
+extern struct fio_option tswap_option_table[];
+extern const char *const tswap_submit_names[];
+extern const char *const tswap_window_names[];
+extern const char *const tswap_pin_names[];
+int tswap_check_options(struct thread_data *td);
+/* The number in a /proc file, 0 when it cannot be read. */
+unsigned long tswap_read_ulong(const char *path);
+
+/* target.c: the job's files (DIO alignment, geometry, registered files). */
+struct tswap_file *tswap_file_slot(struct tswap_data *ld, struct fio_file *f);
+/* 0, 1 after a one-line error, or -ENOENT when the file does not exist yet. */
+int tswap_check_file(struct thread_data *td, struct tswap_data *ld,
+		     struct fio_file *f);
+/* 0 or -errno, no message. */
+int tswap_open_registered_files(struct thread_data *td, struct tswap_data *ld);
+void tswap_close_registered_files(struct thread_data *td, struct tswap_data *ld);
+
+/* pin.c: tswap_pin, fio's I/O buffers page-locked.  0 or 1. */
+int tswap_pin_buffers(struct thread_data *td, struct tswap_data *ld);
+void tswap_unpin_buffers(struct thread_data *td, struct tswap_data *ld);
+
+/* reopen.c: tswap_reopen, a descriptor per operation.  init: 0 or -ENOMEM;
+ * open, close: 0 or a positive errno, no message. */
+int tswap_reopen_init(struct tswap_data *ld, unsigned int depth);
+int tswap_reopen_open(struct tswap_data *ld, struct tswap_uop *u,
+		      const struct fio_file *f);
+int tswap_reopen_close(struct tswap_data *ld, struct tswap_uop *u);
+void tswap_reopen_cleanup(struct thread_data *td, struct tswap_data *ld);
+
+/* statspath.c: the tswap_stats file, checked at init, written at cleanup. */
+int tswap_check_stats_path(struct thread_data *td, struct tswap_data *ld,
+			   const char *tmpl);
+void tswap_write_stats(struct thread_data *td, struct tswap_data *ld);
+
+#endif
