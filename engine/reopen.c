@@ -19,8 +19,14 @@ int tswap_reopen_init(struct tswap_data *ld, unsigned int depth)
 
 	ld->rfds = calloc(depth, sizeof(*ld->rfds));
 	ld->rfree = calloc(depth, sizeof(*ld->rfree));
-	if (!ld->rfds || !ld->rfree)
+	if (!ld->rfds || !ld->rfree) {
+		/* calloc's zeros are not free slots: cleanup would close fd 0. */
+		free(ld->rfds);
+		free(ld->rfree);
+		ld->rfds = NULL;
+		ld->rfree = NULL;
 		return -ENOMEM;
+	}
 	for (i = 0; i < depth; i++) {
 		ld->rfds[i] = -1;
 		ld->rfree[i] = depth - 1 - i;
