@@ -16,9 +16,9 @@
 #
 # Owns: grid_file_for, list_grid_names, list_grids, check_values, load_grid
 # (CRLF lines read without \r, a repeated key refused but description
-# lines joined), check_engine_limits,
+# lines joined), engine_max, check_engine_limits,
 # expand_grid, ceiling_depth, ceiling_jobs, ceiling_line, add_ceilings, plan_writes. Reads: grids_dir
-# (paths.sh), PLAN_TEXT, CEILING_BS/QD. Writes: the G_* globals (load_grid).
+# (paths.sh), ENGINE, PLAN_TEXT, CEILING_BS/QD. Writes: the G_* globals (load_grid).
 # shellcheck disable=SC2034 # sets the G_* globals of state.sh
 
 grid_file_for() {
@@ -52,11 +52,31 @@ list_grids() {
 	done < <(list_grid_names)
 }
 
+# engine_max OPTION [BACKEND]: the largest value the engine takes for
+# OPTION (on BACKEND only, with it), from the range its fio --enghelp text
+# carries: "(MIN..MAX" for the option, "BACKEND MIN..MAX" for a backend's
+# own (engine/options.c). The engine: --engine when it is a file here,
+# else the default one (paths.sh). One line and exit 3 when fio cannot tell.
+engine_max() {
+	local opt=$1 be=${2:-} so=$ENGINE help line
+	local re="^[[:space:]]*${opt}[[:space:]]*:.*[(;] ?${be:+$be }[0-9]+\\.\\.([0-9]+)[;)]"
+	[ -f "$so" ] || so=$(default_engine)
+	help=$(fio --enghelp="$so" 2>/dev/null) || help=''
+	while IFS= read -r line; do
+		if [[ $line =~ $re ]]; then
+			printf '%s\n' "${BASH_REMATCH[1]}"
+			return 0
+		fi
+	done <<<"$help"
+	die "$EXIT_ERROR" "cannot read the ${be:+$be }range of $opt from fio --enghelp=$so (build the engine with make, or pass --engine)"
+}
+
 # check_values KEY FILE:LINE VALUE...: validate the values of a list key.
 check_values() {
-	local key=$1 where=$2 v
+	local key=$1 where=$2 v max=''
 	shift 2
 	[ "$#" -gt 0 ] || die "$EXIT_USAGE" "$where: '$key' needs at least one value"
+	[ "$key" != threads ] || max=$(engine_max tswap_threads) || exit
 	for v in "$@"; do
 		case $key in
 		rw) [[ $v == read || $v == write || $v == readwrite ]] || die "$EXIT_USAGE" "$where: rw must be read, write or readwrite, not '$v'" ;;
@@ -70,8 +90,8 @@ check_values() {
 			;;
 		iodepth | qd | threads)
 			{ is_uint "$v" && ((10#$v >= 1)); } || die "$EXIT_USAGE" "$where: $key: not a positive integer: '$v' (1 to 9 digits)"
-			[ "$key" != threads ] || ((10#$v <= ENGINE_MAX_THREADS)) ||
-				die "$EXIT_USAGE" "$where: threads: $v is above $ENGINE_MAX_THREADS, the engine's tswap_threads limit (docs/engine.md)"
+			[ "$key" != threads ] || ((10#$v <= max)) ||
+				die "$EXIT_USAGE" "$where: threads: $v is above $max, the engine's tswap_threads limit (docs/engine.md)"
 			;;
 		ranks)
 			{ is_uint "$v" && ((10#$v >= 1 && 10#$v <= RANKS_MAX)); } ||
@@ -172,16 +192,17 @@ load_grid() {
 }
 
 # check_engine_limits: the grid's queue depths against the backends'
-# limits, before anything runs (docs/engine.md): io_uring at most
-# ENGINE_MAX_URING_DEPTH SQ entries; libaio at most fs.aio-max-nr (one
+# limits, before anything runs (docs/engine.md): io_uring at most the
+# engine's io_uring range (engine_max); libaio at most fs.aio-max-nr (one
 # io_setup). Threads are checked per value (check_values).
 check_engine_limits() {
-	local q be aiomax=''
+	local q be aiomax='' umax=''
 	[ -r /proc/sys/fs/aio-max-nr ] && read -r aiomax </proc/sys/fs/aio-max-nr
 	for be in "${G_BACKEND[@]}"; do
+		[ "$be" != io_uring ] || umax=$(engine_max tswap_queue_depth io_uring) || exit
 		for q in "${G_QD[@]}"; do
-			if [ "$be" = io_uring ] && ((10#$q > ENGINE_MAX_URING_DEPTH)); then
-				die "$EXIT_USAGE" "grid $G_NAME: qd $q is above $ENGINE_MAX_URING_DEPTH, the most SQ entries an io_uring ring can have (backend io_uring)"
+			if [ "$be" = io_uring ] && ((10#$q > umax)); then
+				die "$EXIT_USAGE" "grid $G_NAME: qd $q is above $umax, the most SQ entries an io_uring ring can have (backend io_uring)"
 			fi
 			if [ "$be" = libaio ] && is_uint "$aiomax" && ((10#$q > 10#$aiomax)); then
 				die "$EXIT_USAGE" "grid $G_NAME: qd $q is above fs.aio-max-nr=$aiomax, the most io_setup can give (backend libaio; raise it with sysctl fs.aio-max-nr)"

@@ -38,9 +38,6 @@ readonly CV_FLAG=0.05 CV_REL=2 CV_MAX=0.20 CACHE_FACTOR=1.10
 # pick gives up at most 3% of the fastest median for a cheaper config
 # (pick.jq pick; docs/sweep.md "How the pick is made").
 readonly COST_TOL=0.03
-# The engine's limits (engine/tswap.c TSWAP_MAX_THREADS,
-# TSWAP_MAX_URING_DEPTH; docs/engine.md), checked before a grid runs.
-readonly ENGINE_MAX_THREADS=1024 ENGINE_MAX_URING_DEPTH=32768
 # Steady state (steady.sh, fio HOWTO "Steady state"): fio's criterion and
 # its window in seconds (one sample a second); SNIA SSS PTS: a slope
 # excursion within 10% of the window's mean over 5 rounds = 2% a second.
