@@ -4,7 +4,7 @@
 #
 # Owns: PROG and the exit codes, usage_error (tswap-zero's messages carry no
 # "(see --help)" suffix, unlike tswap-sweep's), parse_count (the CLI's
-# element counts), zero_check_path, zero_claim_out/zero_release_out (the
+# element counts), zero_check_step_dtype, zero_check_path, zero_claim_out/zero_release_out (the
 # --out folder), zero_find_engine. Reads: $SCRIPT_DIR, $ZERO_LIB (set by
 # sweep/tswap-zero), $TSWAP_ENGINE. Writes: --out's claim file
 # .tswap-zero-out.
@@ -44,6 +44,19 @@ parse_count() {
 	((n >= min)) || usage_error "$opt=$val: must be at least $min"
 	[ -z "$max" ] || ((n <= max)) || usage_error "$opt=$val: must be at most $max"
 	printf '%s\n' "$n"
+}
+
+# zero_check_step_dtype STEP DTYPE: refuse (exit 2) a --step other than
+# steady, first, init and a --dtype other than "", fp32, fp16, bf16.
+zero_check_step_dtype() {
+	case $1 in
+	steady | first | init) ;;
+	*) usage_error "--step=$1: one of steady, first, init" ;;
+	esac
+	case $2 in
+	"" | fp32 | fp16 | bf16) ;;
+	*) usage_error "--dtype=$2: one of fp32, fp16, bf16" ;;
+	esac
 }
 
 # zero_find_engine: tswap.so: $TSWAP_ENGINE, build/tswap.so in a checkout,

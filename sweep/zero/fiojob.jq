@@ -2,10 +2,10 @@
 #
 # Owns: the job text (step.fio, layout.fio, jobs/zero-infinity-step-*.fio)
 # and the replay sizes. Reads: plan.json (plan.jq) on stdin and
-#   --arg mode step|layout|totals|folders   the step; a write of every file once (the
-#                        swap files' initial contents, as DeepSpeed's
-#                        _initialize_parameters writes them); the replay
-#                        byte totals as JSON; or the swap folders, one a line
+#   --arg mode step|layout|totals|folders   the step; a write of every file
+#                        that exists before the step (plan.json layout_files);
+#                        the replay byte totals as JSON; or the swap folders,
+#                        one a line
 #   --arg engine PATH    tswap.so (literal, e.g. ${TSWAP_ENGINE})
 #   --argjson dirs [DIR...]   per rank, the folder that stands for nvme_path
 #                        (rank R uses dirs[R]; the caller spreads ranks over
@@ -16,15 +16,26 @@
 #   --arg header TEXT    comment lines put first (may be "")
 # Writes: fio job text on stdout (or the totals object).
 #
-# Mapping: one fio job per (rank, tensor class, direction), nrfiles = the
-# tensors of the class, filesize = bs = one tensor (so each file is one swap
+# Mapping: one fio job per (rank, plan job) - files of one folder and one
+# size, named as DeepSpeed names them, moved in one direction: filename =
+# the files (fio's ':' list; a list longer than fio's 8192-character job
+# line is cut into several jobs, chained when the plan job is), nrfiles =
+# their count, filesize = bs = one tensor (so each file is one swap
 # operation: async_pread/async_pwrite of one tensor), iodepth = tensors
 # issued before the handle's wait(). A stage of the plan is one fio group
-# (stonewall on its first job: the barrier where DeepSpeed waits); jobs of
-# one handle that DeepSpeed runs one after the other are chained with
-# wait_for. The aio block maps onto tswap's options as docs/deepspeed.md says.
+# (stonewall on its first job: the barrier where DeepSpeed waits); jobs
+# DeepSpeed runs one after the other on a handle are chained with wait_for.
+# The aio block maps onto tswap's options as docs/deepspeed.md says.
 
 def ceil_div($a; $b): (($a + $b - 1) / $b) | floor;
+# fio reads a job file line into OPT_LEN_MAX (parse.h: 8192) bytes: the
+# filename list of one job stays below this many characters.
+def max_line: 7900;
+# FILES cut into lists whose ':'-joined length stays below max_line.
+def chunks:
+  reduce .[] as $f ([];
+    if length > 0 and ((.[-1] | map(length + 1) | add) + ($f | length) < max_line)
+    then .[-1] += [$f] else . + [[$f]] end);
 
 # DeepSpeed's tensor bytes are multiples of AIO_ALIGNED_BYTES x
 # intra_op_parallelism (1024 x P), not always of the target's DIO alignment:
@@ -33,22 +44,26 @@ def ceil_div($a; $b): (($a + $b - 1) / $b) | floor;
 | ($unit * $plan.config.intra_op_parallelism) as $u
 | def replay($b): ceil_div(ceil_div($b; $scale); $u) * $u;
   def dtype_dir: {bf16: "bfloat16params", fp16: "float16params", fp32: "float32params"}[$plan.config.param_dtype];
-  # DeepSpeed's layout under nvme_path (optimizer_utils.py OptimizerSwapper
-  # .__init__, partitioned_param_swapper.py _configure_aio), relative to
-  # dirs[R]: fio creates the folders of a filename_format.
-  def subdir($r; $dir):
-    "zero_stage_3/" + (if $dir == "optimizer" then "optimizer" else dtype_dir end) + "/rank\($r)";
-  def folder($r; $dir): "\($dirs[$r])/" + subdir($r; $dir);
+  # DeepSpeed's folders under nvme_path (optimizer_utils.py OptimizerSwapper
+  # .__init__: zero_stage_3/optimizer/rank<R>; partitioned_param_swapper.py
+  # _configure_aio: zero_stage_3/<dtype>params/rank<R>); fio creates them
+  # (filesetup.c create_work_dirs).
+  def folder($r; $dir):
+    "\($dirs[$r])/zero_stage_3/" + (if $dir == "optimizer" then "optimizer" else dtype_dir end) + "/rank\($r)";
   def job($r; $j; $name):
     ["[\($name)]",
-     "directory=\($dirs[$r])",
-     "filename_format=\(subdir($r; $j.dir))/\($j.class).$filenum.tensor.swp",
-     "nrfiles=\($j.count)",
+     "directory=\(folder($r; $j.dir))",
+     "filename=\($j.files | join(":"))",
+     "nrfiles=\($j.files | length)",
      "filesize=\(replay($j.bytes))",
-     "size=\($j.count * replay($j.bytes))",
+     "size=\(($j.files | length) * replay($j.bytes))",
      "bs=\(replay($j.bytes))",
-     "iodepth=\($j.iodepth)",
+     "iodepth=\([$j.iodepth, ($j.files | length)] | min)",
      "rw=\($j.rw)"];
+  # A plan job cut into fio jobs (one, unless its list is too long), each
+  # with the plan job's fields and its part of the files.
+  def parts: . as $j | ($j.files | chunks) as $c | ($c | length) as $n
+    | $c | to_entries[] | $j + {files: .value, part: (if $n > 1 then "-c\(.key)" else "" end)};
   def global:
     ["[global]",
      "ioengine=external:\($engine)",
@@ -62,32 +77,43 @@ def ceil_div($a; $b): (($a + $b - 1) / $b) | floor;
      "thread",
      "file_service_type=roundrobin",
      "fallocate=none",
+     # files are set up when their job starts, so a file is created by its
+     # first write, as DeepSpeed creates it (backend.c thread_main)
+     "create_serialize=0",
      ""];
   ($plan.inputs.ranks) as $ranks
+  # The layout: the files that exist before the step, one write each,
+  # grouped by folder and size.
+| ($plan.layout_files | group_by([.dir, .bytes])
+   | map({dir: .[0].dir, bytes: .[0].bytes, files: map(.name), rw: "write", iodepth: 4})
+   | to_entries | map(.value + {id: "f\(.key)"})) as $layout
 | if $mode == "totals" then
     {read: ((([$plan.phases[].stages[].jobs[] | select(.rw == "read") | .count * replay(.bytes)] | add // 0)) * $ranks),
      write: ((([$plan.phases[].stages[].jobs[] | select(.rw == "write") | .count * replay(.bytes)] | add // 0)) * $ranks),
-     layout: ((([$plan.classes[] | .count * replay(.bytes)] | add // 0)) * $ranks),
-     per_rank_layout: ([$plan.classes[] | .count * replay(.bytes)] | add // 0)}
+     layout: ((([$plan.layout_files[] | replay(.bytes)] | add // 0)) * $ranks),
+     layout_jobs: ($layout | length),
+     # room: every file the rank ever holds (the step creates those not laid out)
+     per_rank_layout: ([$plan.swap_files[] | replay(.bytes)] | add // 0)}
   elif $mode == "folders" then
-    (range(0; $ranks) as $r | [$plan.classes[].dir] | unique[] | folder($r; .))
+    (range(0; $ranks) as $r | [$plan.swap_files[].dir] | unique[] | folder($r; .))
   elif $mode == "layout" then
     ((if $header != "" then $header else empty end), global[],
-     ([range(0; $ranks) as $r | $plan.classes[] as $c
-       | job($r; $c + {class: $c.id, rw: "write", iodepth: ([$c.count, 4] | min)}; "layout.r\($r).\($c.id)") + [""]]
+     ([range(0; $ranks) as $r | $layout[] | parts
+       | job($r; .; "layout.r\($r).\(.id)\(.part)") + [""]]
       | flatten[]))
   else
     ((if $header != "" then $header else empty end), global[],
      ([$plan.phases[] as $p | $p.stages[] as $s
-       | [range(0; $ranks) as $r | $s.jobs | to_entries[]
+       | [range(0; $ranks) as $r | [$s.jobs[] | parts] | to_entries[]
           | . as $e
           | ($e.value.chain // $e.value.handle) as $h
-          # the previous serial job of this rank and chain (by default its
-          # handle) in this stage
-          | ([$s.jobs[0:$e.key][] | select(.serial == true and (.chain // .handle) == $h)] | last) as $prev
-          | {r: $r, j: $e.value, name: "\($p.name).\($s.name).r\($r).\($e.value.class).\($e.value.rw)",
+          | "\($p.name).\($s.name).r\($r)" as $pre
+          # the previous serial fio job of this rank and chain (by default
+          # its handle) in this stage
+          | ([$s.jobs | [.[] | parts][0:$e.key][] | select(.serial == true and (.chain // .handle) == $h)] | last) as $prev
+          | {r: $r, j: $e.value, name: "\($pre).\($e.value.id)\($e.value.part).\($e.value.rw)",
              wait: (if $e.value.serial == true and $prev != null
-                    then "\($p.name).\($s.name).r\($r).\($prev.class).\($prev.rw)" else null end)}]
+                    then "\($pre).\($prev.id)\($prev.part).\($prev.rw)" else null end)}]
        | to_entries[]
        | job(.value.r; .value.j; .value.name)
          + (if .key == 0 then ["stonewall"] else [] end)

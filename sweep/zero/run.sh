@@ -106,6 +106,19 @@ zero_fio() {
 	fi
 }
 
+# zero_run_layout LAYOUT_FIO TOTALS_JSON: write the files that exist before
+# the step (fiojob.jq layout), unless there are none (--step init starts
+# from an empty folder, as deepspeed.initialize does).
+zero_run_layout() {
+	local job=$1 totals=$2 n bytes
+	n=$(jq -r .layout_jobs <<<"$totals")
+	[ "$n" != 0 ] || return 0
+	bytes=$(jq -r .layout <<<"$totals")
+	say ""
+	say "laying out $bytes bytes of swap files ..."
+	zero_fio "$job" "$job.json"
+}
+
 # zero_step_figures FIO_JSON: per phase and stage the wall seconds (fio 3.33
 # has no job start times: a job ends job_runtime ms after its group starts,
 # or after the job it waits for; a stage lasts until its last job ends), bytes read and written
