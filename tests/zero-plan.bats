@@ -16,8 +16,8 @@ load zero
 	# 26 tensors of 5e7 -> 25e6 per rank each; 7 sub-groups; params past 3e8 on NVMe
 	expected=$(hand 1300000000 2 2 50000000 100000000 300000000 1)
 	assert_equal "$(plan_numbers "$OUT/plan.json")" "$expected"
-	assert_equal "$expected" "23600039936 22200014848 122"
-	assert_output --partial "per step (node): read 23600039936 B"
+	assert_equal "$expected" "22600022016 22200014848 146"
+	assert_output --partial "per step (node): read 22600022016 B"
 	assert_file_exists "$OUT/step.fio"
 	# the replay's jobs: one per rank, class and direction, bs = tensor size
 	run grep -c '^rw=read' "$OUT/step.fio"
@@ -42,13 +42,15 @@ load zero
 			done
 		done
 	done
-	# both pipeline flags: stage j+1 reads sub-group j+1 while j's parameters
-	# and j-1's state are written (sub-group 0's parameters are in CPU memory)
-	run jq -r '[.phases[2].stages[1,2].jobs[] | "\(.class).\(.rw)"] | join(" ")' "$OUT/100000000-true-nvme/plan.json"
-	assert_output "sg1-state.read sg1-grad0.read sg2-state.read sg2-grad0.read sg0-state.write"
-	# not pipelined: state in, gradients in, out, one after the other
-	run jq -r '[.phases[2].stages[0:3][].name] | join(" ")' "$OUT/100000000-false-nvme/plan.json"
-	assert_output "sg0-in sg0-in-grad sg0-out"
+	# both pipeline flags: stage j reads sub-group j while j-1's parameters
+	# and state are written (sub-groups 0-2's parameters are in CPU memory)
+	run jq -r '[.phases[2].stages[] | select(.name | IN("stage1", "stage4")) | .jobs[] | "\(.id).\(.rw)"] | join(" ")' \
+		"$OUT/100000000-true-nvme/plan.json"
+	assert_output "sg1-state.read sg1-grad.read sg0-state.write sg4-state.read sg4-grad.read sg3-param.write sg3-state.write"
+	# not pipelined: the gradient swapper's last buffer, then state in,
+	# gradients in, out, one after the other
+	run jq -r '[.phases[2].stages[0:4][].name] | join(" ")' "$OUT/100000000-false-nvme/plan.json"
+	assert_output "grad-flush sg0-in sg0-in-grad sg0-out"
 }
 
 @test "zero: gradient_accumulation_steps: parameters read in every micro-step, gradients swapped once (stage3.py partition_grads)" {
@@ -57,10 +59,11 @@ load zero
 	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/g4"
 	assert_success
 	assert_equal "$(plan_numbers "$OUT/g4/plan.json")" "$(hand 1300000000 2 2 50000000 100000000 300000000 1 4)"
-	# by hand: 4 micro-steps x (forward + backward) x 700,012,544 B per rank x 2 ranks
-	assert_equal "$(plan_numbers "$OUT/g4/plan.json")" "$((23600039936 + 6 * 1400025088)) 22200014848 122"
+	# by hand: 3 more micro-steps x (forward 14 + backward 4 parameters) x
+	# 50,000,896 B per rank x 2 ranks
+	assert_equal "$(plan_numbers "$OUT/g4/plan.json")" "$((22600022016 + 3 * 18 * 50000896 * 2)) 22200014848 146"
 	run jq -r '[.phases[] | "\(.name)\(.micro_step // ""):\([.stages[].name] | join("+"))"] | join(" ")' "$OUT/g4/plan.json"
-	assert_output "forward1:param-in-mb1 backward1:param-in-mb1 forward2:param-in-mb2 backward2:param-in-mb2 forward3:param-in-mb3 backward3:param-in-mb3 forward4:param-in-mb4 backward4:param-in-grad-out-mb4 optimizer:stage0+stage1+stage2+stage3+stage4+stage5+stage6+stage7+stage8"
+	assert_output "forward1:param-in-mb1 backward1:param-in-mb1 forward2:param-in-mb2 backward2:param-in-mb2 forward3:param-in-mb3 backward3:param-in-mb3 forward4:param-in-mb4 backward4:param-in-grad-out-mb4 optimizer:grad-flush+stage0+stage1+stage2+stage3+stage4+stage5+stage6+stage7"
 	# the replay: fio job names stay unique (wait_for names them)
 	assert_equal "$(grep '^\[' "$OUT/g4/step.fio" | sort | uniq -d)" ""
 	# without the key: train_batch_size // micro batch // world (runtime/config.py)
@@ -90,20 +93,21 @@ load zero
 	assert_success
 	# pipeline_read: the state write of sub-group 3 waits for its parameter write
 	run awk '/^\[optimizer.stage4.r1.sg3-state.write\]/,/^$/' "$OUT/p/step.fio"
-	assert_line "wait_for=optimizer.stage4.r1.sg3-param0.write"
+	assert_line "wait_for=optimizer.stage4.r1.sg3-param.write"
 }
 
 # stages PLAN: the optimizer phase, one line per stage: its jobs as
 # CLASS.RW, [CHAIN] on the jobs chained with wait_for.
 stages() {
-	jq -r '.phases[2].stages[] | "\(.name): " + ([.jobs[] | "\(.class).\(.rw)\(if .serial then "[\(.chain)]" else "" end)"] | join(" "))' "$1"
+	jq -r '.phases[2].stages[] | "\(.name): " + ([.jobs[] | "\(.id).\(.rw)\(if .serial then "[\(.chain)]" else "" end)"] | join(" "))' "$1"
 }
 
-@test "zero: pipeline_read, pipeline_write, both: the optimizer stages follow PipelinedOptimizerSwapper's waits" {
+@test "zero: pipeline_read, pipeline_write, both: the optimizer stages follow PipelinedOptimizerSwapper's issue order" {
 	# 26 tensors of 25e6 per rank, sub_group_size 3e8: sub-groups of 12, 12
 	# and 2 tensors; parameters past max_in_cpu 3e8 on NVMe (sub-groups 1, 2).
 	# R = state+gradient read, P = parameter write, S = state write
-	# (docs/zero-infinity.md, rule 10).
+	# (docs/zero-infinity.md, rule 10); first the gradient swapper's last
+	# buffer (rule 6).
 	local c=$BATS_TEST_TMPDIR/c.json
 	plan_rw() { # plan_rw READ WRITE DIR
 		jq --argjson r "$1" --argjson w "$2" '.zero_optimization.sub_group_size = 300000000
@@ -113,35 +117,35 @@ stages() {
 		assert_success
 		assert_equal "$(plan_numbers "$OUT/$3/plan.json")" "$(hand 1300000000 2 2 50000000 300000000 300000000 1)"
 	}
-	# pipeline_read: stage j = R(j) || (P(j-1) -> S(j-1))
+	# pipeline_read (with or without pipeline_write): stage j = R(j) ||
+	# (P(j-1) -> S(j-1)); issue order R0 R1 S0 R2 P1 S1 P2 S2
+	local read_order="grad-flush: grad.write[grad]
+stage0: sg0-state.read sg0-grad.read
+stage1: sg1-state.read sg1-grad.read sg0-state.write[sg0-out]
+stage2: sg2-state.read sg2-grad.read sg1-param.write[sg1-out] sg1-state.write[sg1-out]
+stage3: sg2-param.write[sg2-out] sg2-state.write[sg2-out]"
 	plan_rw true false r
 	run stages "$OUT/r/plan.json"
-	assert_output "stage0: sg0-state.read sg0-grad0.read
-stage1: sg1-state.read sg1-grad0.read sg0-state.write[sg0-out]
-stage2: sg2-state.read sg2-grad0.read sg1-param0.write[sg1-out] sg1-state.write[sg1-out]
-stage3: sg2-param0.write[sg2-out] sg2-state.write[sg2-out]"
-	# pipeline_write: stage j = (R(j) -> P(j)) || S(j-1); the last S alone
+	assert_output "$read_order"
+	plan_rw true true rw
+	run stages "$OUT/rw/plan.json"
+	assert_output "$read_order"
+	# pipeline_write only: stage j = S(j-1) || (R(j) -> P(j)); the last S alone
 	plan_rw false true w
 	run stages "$OUT/w/plan.json"
-	assert_output "stage0: sg0-state.read[sg0-in] sg0-grad0.read
-stage1: sg1-state.read[sg1-in] sg1-grad0.read sg1-param0.write[sg1-in] sg0-state.write[sg0-out]
-stage2: sg2-state.read[sg2-in] sg2-grad0.read sg2-param0.write[sg2-in] sg1-state.write[sg1-out]
+	assert_output "grad-flush: grad.write[grad]
+stage0: sg0-state.read[sg0-in] sg0-grad.read
+stage1: sg0-state.write[sg0-out] sg1-state.read[sg1-in] sg1-grad.read sg1-param.write[sg1-in]
+stage2: sg1-state.write[sg1-out] sg2-state.read[sg2-in] sg2-grad.read sg2-param.write[sg2-in]
 stage3: sg2-state.write[sg2-out]"
-	run awk '/^\[optimizer.stage1.r0.sg1-param0.write\]/,/^$/' "$OUT/w/step.fio"
+	run awk '/^\[optimizer.stage1.r0.sg1-param.write\]/,/^$/' "$OUT/w/step.fio"
 	assert_line "wait_for=optimizer.stage1.r0.sg1-state.read"
 	run awk '/^\[optimizer.stage1.r0.sg0-state.write\]/,/^$/' "$OUT/w/step.fio"
 	refute_line --partial "wait_for="
-	# both: stage 0 = R(0); stage j+1 = R(j+1) || P(j) || S(j-1); then S(last)
-	plan_rw true true rw
-	run stages "$OUT/rw/plan.json"
-	assert_output "stage0: sg0-state.read sg0-grad0.read
-stage1: sg1-state.read sg1-grad0.read
-stage2: sg2-state.read sg2-grad0.read sg1-param0.write[sg1-param] sg0-state.write[sg0-out]
-stage3: sg2-param0.write[sg2-param] sg1-state.write[sg1-out]
-stage4: sg2-state.write[sg2-out]"
 	# one fio group per stage: stonewall on each stage's first job only
 	assert_equal "$(grep -c '^stonewall' "$OUT/rw/step.fio")" "$(jq '[.phases[].stages[]] | length' "$OUT/rw/plan.json")"
-	run ! grep -q '^wait_for=optimizer' "$OUT/rw/step.fio"
+	run -0 grep -c '^wait_for=optimizer.stage2.r1.sg1-param.write$' "$OUT/rw/step.fio"
+	assert_output 1
 }
 
 @test "zero: configurations DeepSpeed rejects, and plans that swap nothing, get one line and exit 2" {

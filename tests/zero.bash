@@ -38,27 +38,36 @@ cfg() {
 		| .zero_optimization.offload_param.device = $pdev' "$EXAMPLE" >"$1"
 }
 
-# hand P WORLD RANKS PARAM_NUMEL SGS MAX_IN_CPU PARAM_NVME(0|1) [GAS]: the
-# node's read and write bytes per step and the file count, by the rules of
-# docs/zero-infinity.md, in bash arithmetic (AdamW: 3 state tensors, fp32
-# alignment 256 elements, bf16 alignment 512, 1 MiB minimum swap; GAS
-# micro-steps read the NVMe parameters twice each, gradients swap once).
+# hand P WORLD RANKS PARAM_NUMEL SGS MAX_IN_CPU PARAM_NVME(0|1) [GAS] [RD]:
+# the node's read and write bytes per steady step and the file count, by
+# the rules of docs/zero-infinity.md, in bash arithmetic (AdamW: 3 state
+# tensors, fp32 alignment 256 elements, bf16 alignment 512, 1 MiB minimum
+# swap; every parameter has a file; NVMe parameters past MAX_IN_CPU are
+# read in each micro-step's forward and, unless kept for reuse (2 x the
+# full tensors after it < RD, default 1e9), again in its backward;
+# gradients swap once). P a multiple of PARAM_NUMEL.
 hand() {
-	local P=$1 W=$2 R=$3 T=$4 S=$5 M=$6 PN=$7 G=${8:-1}
+	local P=$1 W=$2 R=$3 T=$4 S=$5 M=$6 PN=$7 G=${8:-1} RD=${9:-1000000000}
 	local n=$(( (P + T - 1) / T )) t=$(( (T + W - 1) / W ))
 	local k=$(( (S + t - 1) / t ))           # params per sub-group
 	(( S >= n * t )) && k=$n                # one sub-group when it fits
-	local read=0 write=0 files=0 i left=$n end=0 np numel
+	local read=0 write=0 files=0 left=$n end=0 np numel idx=0 j reads
+	local ppad=$(( $(pad "$t" 512) * 2 ))
 	while (( left > 0 )); do
 		np=$(( left < k ? left : k )); left=$(( left - np ))
 		numel=$(( np * t )); end=$(( end + numel ))
 		state=$(( 3 * $(pad "$numel" 256) * 4 ))
 		grads=$(( np * $(head_aligned "$t" 256) * 4 ))
 		read=$(( read + state + grads )); write=$(( write + state + grads )); files=$(( files + 3 + np ))
-		if (( PN && end > M )); then
-			params=$(( np * $(pad "$t" 512) * 2 ))
-			read=$(( read + 2 * G * params )); write=$(( write + params )); files=$(( files + np ))
-		fi
+		for (( j = idx; j < idx + np; j++ )); do
+			(( PN )) || continue
+			files=$(( files + 1 ))
+			(( end > M )) || continue
+			reads=$G
+			(( 2 * (n - 1 - j) * T < RD )) || reads=$(( 2 * G ))
+			read=$(( read + reads * ppad )); write=$(( write + ppad ))
+		done
+		idx=$(( idx + np ))
 	done
 	echo "$(( read * R )) $(( write * R )) $(( files * R ))"
 }

@@ -1,0 +1,186 @@
+#!/usr/bin/env bats
+# tests/zero-real.bats - sweep/tswap-zero against real DeepSpeed: the two
+# configs of issue 23 (tests/fixtures/zero/ds_config.issue23-{A,B}.json)
+# planned for the model DeepSpeed v0.16.4 ran, compared with what it swapped
+# (tests/fixtures/zero/deepspeed-0.16.4-issue23.json): bytes per phase,
+# every file's name and op size, the order, for the steady step, the first
+# step and deepspeed.initialize; a tiny replay whose folder holds
+# DeepSpeed's file names; and ds_config values DeepSpeed reads otherwise
+# than JSON does (one line, exit 2). Dry runs and one small replay.
+
+bats_require_minimum_version 1.5.0
+load helpers
+load zero
+
+FIX=$REPO/tests/fixtures/zero
+REAL=$FIX/deepspeed-0.16.4-issue23.json
+# issue 23's model: 8 tensors of 2048 x 2048, one rank
+MODEL=(--params 33554432 --param-numel 4194304 --ranks 1)
+
+# plan CONFIG STEP DIR: the dry-run plan of issue 23's model
+plan() {
+	run --separate-stderr "$ZERO" --ds-config "$FIX/ds_config.issue23-$1.json" "${MODEL[@]}" \
+		--step "$2" --target "$SCRATCH" --dry-run --out "$3"
+	assert_success
+}
+
+# phases PLAN: {phase: {read, write}} per rank, micro-steps summed
+phases() {
+	jq -Sc '[.phases[] | {name, read: .read_bytes_per_rank, write: .write_bytes_per_rank}]
+		| group_by(.name) | map({key: .[0].name, value: {read: (map(.read) | add), write: (map(.write) | add)}})
+		| from_entries' "$1"
+}
+
+# ops PLAN PHASE: the swaps of PHASE in issue order, "rw file bytes"
+ops() {
+	jq -c --arg p "$2" '[.ops[] | select(.phase == $p) | "\(.rw) \(.file) \(.bytes)"]' "$1"
+}
+
+@test "zero-real: steady step of configs A and B: DeepSpeed's bytes per phase, files, op sizes and order" {
+	local c
+	for c in A B; do
+		plan "$c" steady "$OUT/$c"
+		assert_equal "$(phases "$OUT/$c/plan.json")" "$(jq -Sc ".$c.steady.phases" "$REAL")"
+		assert_equal "$(jq -c '[.read_bytes_per_step, .write_bytes_per_step]' "$OUT/$c/plan.json")" \
+			"$(jq -c "[.$c.steady.read, .$c.steady.write]" "$REAL")"
+		# every file DeepSpeed had, by name, and no other
+		assert_equal "$(jq -c '[.swap_files[].name] | sort' "$OUT/$c/plan.json")" "$(jq -c .files "$REAL")"
+		assert_equal "$(ops "$OUT/$c/plan.json" optimizer)" "$(jq -c ".$c.steady.ops.optimizer" "$REAL")"
+		assert_equal "$(ops "$OUT/$c/plan.json" backward)" "$(jq -c ".$c.steady.ops.backward" "$REAL")"
+	done
+	assert_equal "$(ops "$OUT/A/plan.json" forward)" "$(jq -c '.A.steady.ops.forward' "$REAL")"
+	# A keeps its 5 NVMe parameters for backward: as many as buffer_count
+	run -0 jq -r '[.per_rank.nvme_params[] | select(.kept) | .k] | join(",")' "$OUT/A/plan.json"
+	assert_output "3,4,5,6,7"
+	# the replay's jobs name DeepSpeed's files in DeepSpeed's folders
+	run -0 grep -c '^directory=.*/zero_stage_3/optimizer/rank0$' "$OUT/A/step.fio"
+	[ "$output" -gt 0 ]
+	run -0 grep -x 'filename=3_param.tensor.swp:4_param.tensor.swp:5_param.tensor.swp:6_param.tensor.swp:7_param.tensor.swp' "$OUT/A/step.fio"
+}
+
+@test "zero-real: first step of configs A and B: no optimizer state to read, A re-reads its NVMe parameters in backward" {
+	local c
+	for c in A B; do
+		plan "$c" first "$OUT/$c"
+		assert_equal "$(phases "$OUT/$c/plan.json")" "$(jq -Sc ".$c.first.phases" "$REAL")"
+		# fp32 partitions and gradients only; fp32 and the new state written
+		run -0 jq -r '[.ops[] | select(.phase == "optimizer" and .rw == "read") | .file | select(startswith("exp_avg"))] | length' "$OUT/$c/plan.json"
+		assert_output 0
+		run -0 jq -r '[.ops[] | select(.phase == "optimizer" and .rw == "write") | .file | select(startswith("exp_avg"))] | length' "$OUT/$c/plan.json"
+		assert_output 6
+	done
+	assert_equal "$(ops "$OUT/A/plan.json" forward)" "$(jq -c '.A.first.ops.forward' "$REAL")"
+	assert_equal "$(ops "$OUT/A/plan.json" backward)" "$(jq -c '.A.first.ops.backward' "$REAL")"
+	# the dry run also prints all three
+	plan A steady "$OUT/A2"
+	assert_output --partial "per rank: deepspeed.initialize read 352321536 B, write 486539264 B; first step read 436207616 B, write 620756992 B; steady step read 620756992 B, write 620756992 B"
+}
+
+@test "zero-real: deepspeed.initialize of configs A and B: DeepSpeed's bytes, every parameter written by zero.Init" {
+	local c
+	for c in A B; do
+		plan "$c" init "$OUT/$c"
+		assert_equal "$(jq -c '[.read_bytes_per_step, .write_bytes_per_step]' "$OUT/$c/plan.json")" \
+			"$(jq -c "[.$c.init.read, .$c.init.write]" "$REAL")"
+		# zero.Init writes a {id}_param file for every parameter, max_in_cpu or not
+		run -0 jq -r '[.ops[] | select(.phase == "zero-init") | "\(.rw) \(.file)"] | join(",")' "$OUT/$c/plan.json"
+		assert_output "write 0_param.tensor.swp,write 1_param.tensor.swp,write 2_param.tensor.swp,write 3_param.tensor.swp,write 4_param.tensor.swp,write 5_param.tensor.swp,write 6_param.tensor.swp,write 7_param.tensor.swp"
+		# nothing exists before it: no layout
+		run -0 jq '.layout_files | length' "$OUT/$c/plan.json"
+		assert_output 0
+	done
+	# A: stage3.py create_reduce_and_remove_grad_hooks reads the NVMe parameters once more
+	run -0 jq -r '[.ops[] | select(.phase == "grad-hooks") | .file] | join(",")' "$OUT/A/plan.json"
+	assert_output "3_param.tensor.swp,4_param.tensor.swp,5_param.tensor.swp,6_param.tensor.swp,7_param.tensor.swp"
+	run -0 jq -r '[.phases[].name] | join(",")' "$OUT/A/plan.json"
+	assert_output "zero-init,fp16-partitions,fp32-partitions,optimizer-states,grad-hooks"
+}
+
+@test "zero-real: more NVMe parameters kept for backward than offload_param.buffer_count: refused as DeepSpeed asserts; stage3_max_reuse_distance decides" {
+	local c=$BATS_TEST_TMPDIR/c.json
+	jq '.zero_optimization.offload_param.buffer_count = 4' "$FIX/ds_config.issue23-A.json" >"$c"
+	run --separate-stderr "$ZERO" --ds-config "$c" "${MODEL[@]}" --target "$SCRATCH" --dry-run --out "$OUT/a"
+	assert_failure 2
+	assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 1
+	[[ $stderr == *"offload_param.buffer_count=4: from the second step on DeepSpeed keeps the last 5 NVMe parameters"*"raise buffer_count to 5"* ]] ||
+		{ echo "$stderr"; return 1; }
+	# 16 Mi elements keep the last 2 (their reuse comes after 0 and 2 x 4 Mi
+	# elements; tensor 5's after 2 x 8 Mi, not below); 3 are read again
+	jq '.zero_optimization.stage3_max_reuse_distance = 16777216' "$c" >"$c.2"
+	run --separate-stderr "$ZERO" --ds-config "$c.2" "${MODEL[@]}" --target "$SCRATCH" --dry-run --out "$OUT/b"
+	assert_success
+	run -0 jq -r '[.ops[] | select(.phase == "backward" and .rw == "read") | .file] | join(",")' "$OUT/b/plan.json"
+	assert_output "5_param.tensor.swp,4_param.tensor.swp,3_param.tensor.swp"
+	# 0: nothing kept, every parameter read again (as in the first step)
+	jq '.zero_optimization.stage3_max_reuse_distance = 0' "$c" >"$c.3"
+	run --separate-stderr "$ZERO" --ds-config "$c.3" "${MODEL[@]}" --target "$SCRATCH" --dry-run --out "$OUT/z"
+	assert_success
+	assert_equal "$(jq '.phases[1].read_bytes_per_rank' "$OUT/z/plan.json")" 83886080
+}
+
+@test "zero-real: a replay lays out DeepSpeed's folders and file names; init starts from an empty folder" {
+	[ -f "$ENGINE" ] || skip "requires the engine: $ENGINE is missing (run 'make')"
+	local s want
+	want=$(jq -r '.files[]' "$REAL" | sort)
+	for s in steady init; do
+		run --separate-stderr timeout 300 "$ZERO" --ds-config "$FIX/ds_config.issue23-A.json" "${MODEL[@]}" \
+			--step "$s" --scale 16 --no-ceiling --keep --target "$SCRATCH/$s" --out "$OUT/$s"
+		[ "$status" -eq 0 ] || echo "$stderr"
+		assert_success
+		# fio moved exactly the plan's bytes (scaled by 16)
+		assert_equal "$(jq '[.jobs[].read.io_bytes] | add' "$OUT/$s/base-step1.fio.json")" \
+			"$(($(jq .read_bytes_per_step "$OUT/$s/plan.json") / 16))"
+		assert_equal "$(jq '[.jobs[].write.io_bytes] | add' "$OUT/$s/base-step1.fio.json")" \
+			"$(($(jq .write_bytes_per_step "$OUT/$s/plan.json") / 16))"
+		run -0 find "$SCRATCH/$s" -name '*.tensor.swp' -printf '%P\n'
+		# rank 0's folders under the run folder, as under nvme_path
+		assert_equal "$(printf '%s\n' "${lines[@]}" | sed -n 's#^tswap-zero-[^/]*/base/zero_stage_3/\(optimizer\|float32params\)/rank0/##p' | sort)" \
+			"$(if [ "$s" = init ]; then grep -E '_param|^[0-9]+_[0-9]+\.tensor' <<<"$want"; else printf '%s\n' "$want"; fi)"
+	done
+	assert_not_exists "$OUT/init/layout.fio.json"
+}
+
+@test "zero-real: ds_config values DeepSpeed reads otherwise than JSON: one line naming the key, exit 2, --out left as it was" {
+	local c=$BATS_TEST_TMPDIR/c.json b=$FIX/ds_config.issue23-B.json
+	refused() { # refused TEXT [ARGS...]: the run on $c is refused with TEXT
+		local text=$1
+		shift
+		run --separate-stderr "$ZERO" --ds-config "$c" "${MODEL[@]}" --target "$SCRATCH" --dry-run --out "$OUT/h" "$@"
+		assert_failure 2
+		assert_equal "$output" ""
+		assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 1
+		[[ $stderr == *"$text"* ]] || { echo "stderr: $stderr"; return 1; }
+		assert_not_exists "$OUT/h"
+	}
+	jq '.aio.single_submit = "false"' "$b" >"$c"
+	refused 'aio.single_submit = "false": not a JSON boolean (true or false)'
+	jq '.aio.overlap_events = 0' "$b" >"$c"
+	refused 'aio.overlap_events = 0: not a JSON boolean'
+	jq '.zero_optimization.offload_optimizer.pipeline_write = "true"' "$b" >"$c"
+	refused 'zero_optimization.offload_optimizer.pipeline_write = "true": not a JSON boolean'
+	jq '.fp16.enabled = 1' "$b" >"$c"
+	refused 'fp16.enabled = 1: not a JSON boolean'
+	# Hugging Face Trainer's "auto": never silently fp32
+	jq '.bf16.enabled = "auto"' "$b" >"$c"
+	refused 'bf16.enabled = "auto": a Hugging Face Trainer placeholder DeepSpeed itself does not resolve; give --dtype fp32|fp16|bf16'
+	run --separate-stderr "$ZERO" --ds-config "$c" "${MODEL[@]}" --dtype bf16 --target "$SCRATCH" --dry-run --out "$OUT/auto"
+	assert_success
+	assert_line --index 0 --partial "bf16 params"
+	assert_equal "$(jq .config.param_element_bytes "$OUT/auto/plan.json")" 2
+	refused "--dtype=fp8: one of fp32, fp16, bf16" --dtype fp8
+	refused "--step=last: one of steady, first, init" --step last
+	# empty and whitespace files, in --dry-run too
+	: >"$c"
+	refused "--ds-config $c: not a JSON object (the file is empty)"
+	printf ' \n\t\n' >"$c"
+	refused "--ds-config $c: not a JSON object (the file is empty)"
+	# hjson, which DeepSpeed reads (runtime/config.py: hjson.load): refused with the reason
+	{ echo '// B with a comment'; cat "$b"; } >"$c"
+	refused "not a JSON object: comments or trailing commas (hjson, which DeepSpeed also reads); tswap-zero reads JSON only"
+	sed 's/"overlap_events": true}/"overlap_events": true,}/' "$b" >"$c"
+	grep -q 'true,}' "$c"
+	refused "comments or trailing commas"
+	# a key twice: DeepSpeed refuses (dict_raise_error_on_duplicate_keys), jq would keep the last
+	sed 's/"stage": 3,/"stage": 3, "stage": 3,/' "$b" >"$c"
+	refused "key zero_optimization.stage given twice"
+}
