@@ -168,3 +168,23 @@ stage3: sg2-state.write[sg2-out]"
 	one_line "does not fit offload_param.buffer_size=100000000" --ds-config "$EXAMPLE" --params 1.3e9 --param-numel 2e8
 	one_line "nothing is swapped" --ds-config "$EXAMPLE" --params 1.3e9 --world 1e9
 }
+
+@test "zero: a job's file list longer than fio's 4096-character option value is cut into chained jobs fio parses" {
+	# 7e9 on 8 ranks, DeepSpeed's defaults: one sub-group of 140 gradient
+	# files per rank, about 6,000 characters of names, all in the gradient
+	# swapper's one buffer, written by the optimizer's flush
+	run --separate-stderr "$ZERO" --ds-config "$REPO/jobs/ds_config.zero-infinity-defaults.json" --params 7e9 --ranks 8 \
+		--target "$SCRATCH" --dry-run --out "$OUT"
+	assert_success
+	run -0 awk '/^filename=/ { if (length($0) > m) m = length($0) } END { print m }' "$OUT/step.fio"
+	assert [ "$output" -le 4009 ]
+	run -0 awk '/^\[optimizer.grad-flush.r0.grad-c1.write\]/,/^$/' "$OUT/step.fio"
+	assert_line "wait_for=optimizer.grad-flush.r0.grad-c0.write"
+	# every gradient file once, in the plan's order
+	assert_equal "$(sed -n '/^\[optimizer.grad-flush.r0.grad/,/^$/s/^filename=//p' "$OUT/step.fio" | tr ':' '\n')" \
+		"$(jq -r '.ops[] | select(.stage == "grad-flush") | .file' "$OUT/plan.json")"
+	run -0 jq '[.ops[] | select(.stage == "grad-flush")] | length' "$OUT/plan.json"
+	assert_output 140
+	TSWAP_ENGINE=$ENGINE run -0 fio --parse-only "$OUT/step.fio"
+	TSWAP_ENGINE=$ENGINE run -0 fio --parse-only "$OUT/layout.fio"
+}

@@ -18,8 +18,8 @@
 #
 # Mapping: one fio job per (rank, plan job) - files of one folder and one
 # size, named as DeepSpeed names them, moved in one direction: filename =
-# the files (fio's ':' list; a list longer than fio's 8192-character job
-# line is cut into several jobs, chained when the plan job is), nrfiles =
+# the files (fio's ':' list; a list longer than fio's 4096-character option
+# value is cut into several jobs, chained when the plan job is), nrfiles =
 # their count, filesize = bs = one tensor (so each file is one swap
 # operation: async_pread/async_pwrite of one tensor), iodepth = tensors
 # issued before the handle's wait(). A stage of the plan is one fio group
@@ -28,9 +28,10 @@
 # The aio block maps onto tswap's options as docs/deepspeed.md says.
 
 def ceil_div($a; $b): (($a + $b - 1) / $b) | floor;
-# fio reads a job file line into OPT_LEN_MAX (parse.h: 8192) bytes: the
-# filename list of one job stays below this many characters.
-def max_line: 7900;
+# fio takes an option value of at most 4096 characters (parse.c) and a job
+# file line of OPT_LEN_MAX (parse.h: 8192): a job's filename list stays below
+# this many characters.
+def max_line: 4000;
 # FILES cut into lists whose ':'-joined length stays below max_line.
 def chunks:
   reduce .[] as $f ([];
@@ -104,16 +105,16 @@ def chunks:
   else
     ((if $header != "" then $header else empty end), global[],
      ([$plan.phases[] as $p | $p.stages[] as $s
-       | [range(0; $ranks) as $r | [$s.jobs[] | parts] | to_entries[]
-          | . as $e
-          | ($e.value.chain // $e.value.handle) as $h
-          | "\($p.name).\($s.name).r\($r)" as $pre
-          # the previous serial fio job of this rank and chain (by default
-          # its handle) in this stage
-          | ([$s.jobs | [.[] | parts][0:$e.key][] | select(.serial == true and (.chain // .handle) == $h)] | last) as $prev
-          | {r: $r, j: $e.value, name: "\($pre).\($e.value.id)\($e.value.part).\($e.value.rw)",
-             wait: (if $e.value.serial == true and $prev != null
-                    then "\($pre).\($prev.id)\($prev.part).\($prev.rw)" else null end)}]
+       # the stage's fio jobs, each with the previous serial one of its
+       # chain (by default its handle) when it is serial itself
+       | [foreach ([$s.jobs[] | parts][]) as $j ({last: {}};
+            ($j.chain // $j.handle) as $h
+            | .prev = (if $j.serial == true then .last[$h] else null end)
+            | if $j.serial == true then .last[$h] = $j else . end;
+            $j + {prev: .prev})] as $xs
+       | [range(0; $ranks) as $r | "\($p.name).\($s.name).r\($r)" as $pre | $xs[]
+          | {r: $r, j: ., name: "\($pre).\(.id)\(.part).\(.rw)",
+             wait: (if .prev != null then "\($pre).\(.prev.id)\(.prev.part).\(.prev.rw)" else null end)}]
        | to_entries[]
        | job(.value.r; .value.j; .value.name)
          + (if .key == 0 then ["stonewall"] else [] end)

@@ -139,7 +139,7 @@ def min2($a; $b): if $a < $b then $a else $b end;
   elif $c.block_size < 1 or $c.queue_depth < 1 or $c.intra_op_parallelism < 1 or $c.opt_buffer_count < 1 or $c.param_buffer_count < 1 then
     {error: "ds_config: aio.block_size, aio.queue_depth, aio.intra_op_parallelism and the offload buffer_counts must be at least 1"}
   elif ($c.optimizer | IN("adam", "adamw", "adagrad", "lion")) | not then
-    {error: "ds_config: optimizer.type=\($cfg.optimizer.type | tojson): unknown to ZeRO-Infinity's CPU optimizers (adam, adamw, adagrad, lion: runtime/engine.py _configure_basic_optimizer)"}
+    {error: "ds_config: optimizer.type=\($cfg.optimizer.type): unknown to ZeRO-Infinity's CPU optimizers (adam, adamw, adagrad, lion: runtime/engine.py _configure_basic_optimizer)"}
   elif $step == "init" and $c.opt_nvme and $c.fast_init and $c.param_nvme then
     {error: "--step init: offload_optimizer.fast_init=true initialises the fp32 partitions from the swapped parameters (optimizer_utils.py _initialize_from_swapped_fp16_params), which the plan does not model"}
   else
