@@ -117,7 +117,9 @@ run: deps
 # --- job-library grid and the sweep -----------------------------------------
 # `make jobs` regenerates jobs/grid/GRID-{read,write}.fio from sweep/grids/.
 # and jobs/zero-infinity-step-{7b,70b}.fio (tswap-zero, DeepSpeed's default
-# offload settings, 8 ranks, tensors scaled down to fit a scratch folder).
+# offload settings, 8 ranks, tensors scaled down to fit a scratch folder;
+# 70b in 1e8-element tensors: with 5e7 DeepSpeed's default
+# offload_param.buffer_count 5 cannot hold the 10 kept for backward).
 GRIDS := quick deepspeed deepspeed-full full
 jobs:
 	@rm -f jobs/grid/*.fio
@@ -126,7 +128,7 @@ jobs:
 	sweep/tswap-zero --ds-config jobs/ds_config.zero-infinity-defaults.json --params 7e9 --ranks 8 \
 		--scale 128 --emit-jobs jobs/zero-infinity-step-7b.fio --out $(BUILD)/zero/jobs-7b >/dev/null
 	sweep/tswap-zero --ds-config jobs/ds_config.zero-infinity-defaults.json --params 70e9 --ranks 8 \
-		--scale 1024 --emit-jobs jobs/zero-infinity-step-70b.fio --out $(BUILD)/zero/jobs-70b >/dev/null
+		--param-numel 1e8 --scale 1024 --emit-jobs jobs/zero-infinity-step-70b.fio --out $(BUILD)/zero/jobs-70b >/dev/null
 
 # The quick grid on the scratch target: report, summary.csv, best-aio.json
 # and plots in build/sweep/latest/. More options: make sweep SWEEP_ARGS='...'.
@@ -227,7 +229,7 @@ lint:
 	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run $(wildcard sweep/tswap-sweep sweep/*.sh sweep/lib/*.sh tests/bench/tswap-bench tests/bench/lib/*.bash tests/bench/tswap-bench-deepspeed tests/bench/tswap-bench-sweep tests/*.bash)
 	shellcheck -x sweep/tswap-zero sweep/zero/*.sh
 	@for f in sweep/zero/*.jq; do \
-		if jq -n --arg mode x --arg engine x --arg header x --argjson dirs '[]' --argjson unit 1 \
+		if jq -n --arg mode x --arg engine x --arg header x --arg step x --arg dtype x --argjson dirs '[]' --argjson unit 1 \
 			--argjson scale 1 --argjson params 1 --argjson world 1 --argjson ranks 1 \
 			--argjson param_numel 1 -f "$$f" 2>&1 >/dev/null | grep -q 'compile error'; then \
 			echo "jq: $$f does not compile" >&2; exit 1; fi; done
