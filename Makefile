@@ -248,10 +248,13 @@ $(BUILD)/man/tswap-zero.1: sweep/tswap-zero sweep/zero/version.sh
 	@mkdir -p $(BUILD)/man
 	$(HELP2MAN) --name='plan and replay one ZeRO-Infinity training step from a ds_config' \
 		--output=$@ sweep/tswap-zero
-$(BUILD)/man/tswap.7: docs/engine.md
+# Tables become definition lists (mk/man-tables.lua): a table wider than
+# the page is a groff warning, and engine.md's tables are.
+$(BUILD)/man/tswap.7: docs/engine.md mk/man-tables.lua
 	@mkdir -p $(BUILD)/man
 	{ printf '# NAME\n\ntswap - fio ioengine for AI tensor swapping to NVMe (DeepSpeed aio)\n\n'; \
-	  sed '1{/^# /d}' docs/engine.md; } | pandoc -s -f markdown -t man -M title=TSWAP -M section=7 \
+	  sed '1{/^# /d}' docs/engine.md; } | pandoc -s -f markdown -t man --lua-filter=mk/man-tables.lua \
+		-M title=TSWAP -M section=7 \
 		-M date=$(MAN_DATE) -M header='tswap engine' -M footer='tswap $(TSWAP_VERSION)' -o $@
 
 # --- Debian package ---------------------------------------------------------
