@@ -55,6 +55,10 @@ ENGINE_CFLAGS := $(BASE_CFLAGS) -fvisibility=hidden \
 ENGINE_LDFLAGS := -shared -Wl,--version-script=engine/tswap.map \
 	-Wl,-z,now -Wl,-z,relro
 ENGINE_LIBS := -laio -luring -lpthread
+# CPPFLAGS, CFLAGS and LDFLAGS (command line or environment; the package
+# build passes dpkg-buildflags') are added after the flags above, never in
+# place of them: hardening and -O levels apply, -fPIC, -fvisibility=hidden
+# and -include config-host.h stay. V=1 prints the engine's compile line.
 
 fio_version = $(shell cd $(FIO_SRC) 2>/dev/null && ./FIO-VERSION-GEN >/dev/null 2>&1; \
 	sed -n 's/^FIO_VERSION = //p' FIO-VERSION-FILE 2>/dev/null)
@@ -79,14 +83,14 @@ $(BUILD)/tswap.so: $(ENGINE_SRCS) $(ENGINE_HDRS) engine/tswap.map $(FIO_CONFIG)
 	@mkdir -p $(BUILD)
 	@v='$(fio_version)'; [ -n "$$v" ] || { echo "cannot read the fio version of $(FIO_SRC)" >&2; exit 1; }; \
 	echo "  CC  $@ (for $$v)"; \
-	$(CC) $(ENGINE_CFLAGS) -DTSWAP_FIO_VERSION="\"$$v\"" $(ENGINE_LDFLAGS) \
-		-o $@ $(ENGINE_SRCS) $(ENGINE_LIBS)
+	$(if $(V),set -x;) $(CC) $(ENGINE_CFLAGS) $(CPPFLAGS) $(CFLAGS) -DTSWAP_FIO_VERSION="\"$$v\"" \
+		$(ENGINE_LDFLAGS) $(LDFLAGS) -o $@ $(ENGINE_SRCS) $(ENGINE_LIBS)
 
 # An engine that claims another fio version: only for the version-check test.
 $(BUILD)/tswap-wrongver.so: $(ENGINE_SRCS) $(ENGINE_HDRS) engine/tswap.map $(FIO_CONFIG)
 	@mkdir -p $(BUILD)
-	$(CC) $(ENGINE_CFLAGS) -DTSWAP_FIO_VERSION='"fio-0.0-test"' $(ENGINE_LDFLAGS) \
-		-o $@ $(ENGINE_SRCS) $(ENGINE_LIBS)
+	$(CC) $(ENGINE_CFLAGS) $(CPPFLAGS) $(CFLAGS) -DTSWAP_FIO_VERSION='"fio-0.0-test"' \
+		$(ENGINE_LDFLAGS) $(LDFLAGS) -o $@ $(ENGINE_SRCS) $(ENGINE_LIBS)
 
 # --- dependencies ---------------------------------------------------------
 # Installs what is missing when root; otherwise prints the line to run.
