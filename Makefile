@@ -241,7 +241,10 @@ lint:
 # --- man pages ------------------------------------------------------------
 # One source each, so they cannot drift: tswap-sweep(1) and tswap-zero(1)
 # are their --help (help2man), tswap(7) is docs/engine.md (pandoc).
-MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
+# The pages' date: SOURCE_DATE_EPOCH's (the package build: the changelog's),
+# else the last commit's.
+MAN_DATE := $(shell { [ -n "$$SOURCE_DATE_EPOCH" ] && date -u -d "@$$SOURCE_DATE_EPOCH" +%F; } || \
+	git log -1 --format=%cs 2>/dev/null || date -u +%F)
 man: $(BUILD)/man/tswap-sweep.1 $(BUILD)/man/tswap-zero.1 $(BUILD)/man/tswap.7
 HELP2MAN := help2man --no-info --no-discard-stderr --version-string='$(TSWAP_VERSION)'
 $(BUILD)/man/tswap-sweep.1: sweep/tswap-sweep sweep/lib/args.sh
