@@ -11,11 +11,13 @@
 #   make uninstall
 #   make man        build/man/tswap-sweep.1, tswap-zero.1, tswap.7 (help2man,
 #                   pandoc)
-#   make deb        build/deb/tswap_VERSION_ARCH.deb (debhelper; debian/)
+#   make deb        build/deb/tswap_VERSION_ARCH.deb and its source package
+#                   (debhelper; debian/; fio's source in it: no network)
 #
 # Variables: FIO_SRC=DIR (a configured fio tree of the installed fio's
 # version; default: fetched with `apt-get source` into build/), PREFIX,
-# DESTDIR, CC, TSWAP_TARGET (scratch target of `make run`).
+# DESTDIR, CC, CPPFLAGS/CFLAGS/LDFLAGS (added to the engine's own), V=1,
+# TSWAP_TARGET (scratch target of `make run`).
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
@@ -265,15 +267,20 @@ $(BUILD)/man/tswap.7: docs/engine.md mk/man-tables.lua
 		-M date=$(MAN_DATE) -M header='tswap engine' -M footer='tswap $(TSWAP_VERSION)' -o $@
 
 # --- Debian package ---------------------------------------------------------
-# build/deb/tswap_VERSION_ARCH.deb, built with debhelper (debian/) in a copy
-# of the source tree, against the fio source tree this Makefile prepares;
-# the package depends on exactly the installed fio version.
-DEB_TREE := $(BUILD)/deb/tswap-$(TSWAP_VERSION)
+# build/deb/tswap_VERSION_ARCH.deb and its source package (format 3.0
+# (quilt): tswap's tarball plus fio's source as a second component, from
+# FIO_SRC, mk/deb-source.sh), built with debhelper (debian/) with no network:
+# debian/rules builds the engine against fio/ with dpkg-buildflags' flags.
+# The package depends on exactly the installed fio (Built-Using: its source).
+# The build log is build/deb/tswap_VERSION_ARCH.build.
+DEB_DIR := $(BUILD)/deb
+DEB_LOG = $(DEB_DIR)/tswap_$(shell dpkg-parsechangelog -S Version)_$(shell dpkg-architecture -qDEB_HOST_ARCH 2>/dev/null).build
 deb: deps $(FIO_CONFIG)
-	@rm -rf $(BUILD)/deb && mkdir -p $(DEB_TREE)
-	@tar -c --exclude=./build --exclude=./.git . | tar -x -C $(DEB_TREE)
-	cd $(DEB_TREE) && TSWAP_FIO_SRC=$(abspath $(FIO_SRC)) dpkg-buildpackage -b -us -uc
-	@ls $(BUILD)/deb/*.deb
+	@rm -rf $(DEB_DIR)
+	@set -o pipefail; tree=$$(bash mk/deb-source.sh $(TSWAP_VERSION) $(FIO_SRC) $(DEB_DIR)) && \
+	echo "  DEB $$tree (log: $(DEB_LOG))" && \
+	(cd "$$tree" && dpkg-buildpackage -us -uc -sa) 2>&1 | tee $(DEB_LOG) >&2
+	@ls $(DEB_DIR)/*.deb
 
 # --- install --------------------------------------------------------------
 install: all man
