@@ -95,7 +95,8 @@ $(BUILD)/tswap-wrongver.so: $(ENGINE_SRCS) $(ENGINE_HDRS) engine/tswap.map $(FIO
 		$(ENGINE_LDFLAGS) $(LDFLAGS) -o $@ $(ENGINE_SRCS) $(ENGINE_LIBS)
 
 # --- dependencies ---------------------------------------------------------
-# Installs what is missing when root; otherwise prints the line to run.
+# Installs what is missing when root (waiting up to 600 s for the dpkg lock
+# another apt or dpkg holds); otherwise prints the line to run.
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' "$$p" 2>/dev/null | grep -q '^install ok installed' || echo "$$p"; \
@@ -107,7 +108,8 @@ deps:
 	fi; \
 	echo "make deps: installing $$missing"; \
 	export DEBIAN_FRONTEND=noninteractive; \
-	apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null
+	apt-get update -qq && apt-get install -o DPkg::Lock::Timeout=600 -y -qq \
+		--no-install-recommends $$missing >/dev/null
 
 # --- the main job -----------------------------------------------------------
 TSWAP_TARGET ?= $(BUILD)/scratch/tswap.swap
