@@ -85,7 +85,7 @@ $(BUILD)/tswap.so: $(ENGINE_SRCS) $(ENGINE_HDRS) engine/tswap.map $(FIO_CONFIG)
 	@mkdir -p $(BUILD)
 	@v='$(fio_version)'; [ -n "$$v" ] || { echo "cannot read the fio version of $(FIO_SRC)" >&2; exit 1; }; \
 	echo "  CC  $@ (for $$v)"; \
-	$(if $(V),set -x;) $(CC) $(ENGINE_CFLAGS) $(CPPFLAGS) $(CFLAGS) -DTSWAP_FIO_VERSION="\"$$v\"" \
+	$(if $(filter 1,$(V)),set -x;) $(CC) $(ENGINE_CFLAGS) $(CPPFLAGS) $(CFLAGS) -DTSWAP_FIO_VERSION="\"$$v\"" \
 		$(ENGINE_LDFLAGS) $(LDFLAGS) -o $@ $(ENGINE_SRCS) $(ENGINE_LIBS)
 
 # An engine that claims another fio version: only for the version-check test.
