@@ -1,19 +1,23 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2154  # bats sets $output, $status
+# shellcheck disable=SC2016  # bash -c and awk programs in single quotes
 #
 # The Debian package (make deb, debian/) and the man pages (make man): the
 # package installs the engine, the job library, tswap-sweep and the man
 # pages in their FHS places, depends on exactly the fio it was built
 # against, works from the installed paths alone, and leaves nothing behind
-# when purged.
+# when purged. It builds with the network off (fio's source comes with the
+# source package), with dpkg-buildflags' flags, Built-Using fio, and
+# lintian prints nothing on it but documented overrides.
 
 load helpers
+load deb
 
 setup() { common_setup; }
 teardown() {
 	# A failed test must not leave the package installed.
 	if [ -n "${DEB_INSTALLED:-}" ]; then
-		dpkg -P tswap >/dev/null 2>&1 || true
+		dpkg_wait -P tswap >/dev/null 2>&1 || true
 	fi
 	common_teardown
 }
@@ -22,12 +26,47 @@ tswap_version() {
 	sed -n 's/^TSWAP_VERSION := //p' "$REPO/Makefile"
 }
 
-@test "debian/changelog's version is the Makefile's TSWAP_VERSION" {
+# no_groff_warnings PAGE - PAGE renders with no groff warning, checked the
+# way lintian checks (groff-message) and with groff -ww.
+no_groff_warnings() {
+	local page=$1
+	run --separate-stderr env LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 \
+		man --warnings -E UTF-8 -l -Tutf8 -Z "$page"
+	[ "$status" -eq 0 ] || fail "man --warnings -l $page failed ($status): $stderr"
+	[ -z "$stderr" ] || fail "groff warnings in $page (man --warnings): $stderr"
+	run --separate-stderr groff -t -man -ww -z "$page"
+	[ "$status" -eq 0 ] || fail "groff -t -man -ww -z $page failed ($status): $stderr"
+	[ -z "$stderr" ] || fail "groff warnings in $page (groff -ww): $stderr"
+}
+
+@test "debian/changelog: TSWAP_VERSION, and the latest entry names tswap-zero" {
 	local v
 	v=$(tswap_version)
 	[ -n "$v" ] || fail "no TSWAP_VERSION in the Makefile"
-	run -0 dpkg-parsechangelog -l "$REPO/debian/changelog" -S Version
-	assert_output "$v-1"
+	run -0 deb_version
+	assert_output --regexp "^${v//./\\.}-[0-9]+\$"
+	run -0 dpkg-parsechangelog -l "$REPO/debian/changelog" -S Changes
+	assert_output --partial 'tswap-zero'
+	assert_output --partial 'tswap-zero(1)'
+}
+
+@test "LICENSE is GPL-2's text; debian/copyright and every SPDX header say GPL-2.0-only" {
+	[ -f /usr/share/common-licenses/GPL-2 ] || skip "requires /usr/share/common-licenses/GPL-2 (base-files)"
+	run -0 cmp "$REPO/LICENSE" /usr/share/common-licenses/GPL-2
+	# the sources' own word (the C and C++ files'), and no other license
+	run -0 bash -c 'grep -rhoE --include="*.[ch]" --include="*.cpp" \
+		"SPDX-License-Identifier: [^ */]+" "$1"/{engine,tests} | sort -u' _ "$REPO"
+	assert_output 'SPDX-License-Identifier: GPL-2.0-only'
+	# debian/copyright, DEP-5: the tree (Files: *) under GPL-2.0-only, whose
+	# standalone paragraph points at the same text
+	run -0 head -n 1 "$REPO/debian/copyright"
+	assert_output 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/'
+	run -0 awk -v RS= '$1 == "Files:" && $2 == "*"' "$REPO/debian/copyright"
+	assert_line 'License: GPL-2.0-only'
+	run -0 awk -v RS= '$1 == "License:" && $2 == "GPL-2.0-only" && !/Files:/' "$REPO/debian/copyright"
+	assert_output --partial '/usr/share/common-licenses/GPL-2.'
+	assert_output --partial 'version 2 as published'
+	refute_output --partial 'any later version'
 }
 
 @test "make man: tswap-sweep(1) and tswap-zero(1) from --help, tswap(7) from docs/engine.md" {
@@ -49,17 +88,189 @@ tswap_version() {
 		assert_output --partial "$opt"
 	done
 	assert_output --partial '$jobname'
+	# tswap(7)'s tables are definition lists: term, then HEADER: cell
+	assert_line --regexp '^ +tswap_block_size$'
+	assert_line --regexp '^ +default: 1M$'
 }
 
-@test "make deb; dpkg -i; the installed engine, sweep and man pages work; dpkg -P leaves nothing" {
+@test "make man: no page has a groff warning (tswap(7)'s tables fit the page)" {
+	command -v help2man >/dev/null || skip "requires help2man (make deps)"
+	command -v pandoc >/dev/null || skip "requires pandoc (make deps)"
+	command -v groff >/dev/null || skip "requires groff (man-db)"
+	run -0 make -C "$REPO" --no-print-directory man
+	local page
+	for page in tswap-sweep.1 tswap-zero.1 tswap.7; do
+		no_groff_warnings "$REPO/build/man/$page"
+	done
+}
+
+@test "mk/man-tables.lua: a table wider than the page gets no groff warning (it does without)" {
+	command -v pandoc >/dev/null || skip "requires pandoc (make deps)"
+	command -v groff >/dev/null || skip "requires groff (man-db)"
+	local md=$SCRATCH/wide.md
+	{
+		printf '# NAME\n\nwide - a test page\n\n# TABLE\n\n'
+		printf '| option | values | default | what DeepSpeed calls it |\n|---|---|---|---|\n'
+		printf '| `tswap_sqpoll`, `tswap_sqpoll_idle` | `bool`, ms `0..2147483647` | off, 1000 | %s |\n' \
+			'not a DeepSpeed setting: io_uring only, the kernel polls the submission queue from a thread of its own'
+		printf '| `tswap_block_size` | %s | `1M` | `block_size` |\n' \
+			'bytes, a multiple of the DIO offset alignment, at most MAX_RW_COUNT rounded down to it'
+	} >"$md"
+	run -0 pandoc -s -f markdown -t man -M title=WIDE -M section=7 -o "$SCRATCH/plain.7" "$md"
+	run --separate-stderr env LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 \
+		man --warnings -E UTF-8 -l -Tutf8 -Z "$SCRATCH/plain.7"
+	[ -n "$stderr" ] || fail "the unfiltered wide table rendered without a warning: this test checks nothing"
+	run -0 pandoc -s -f markdown -t man --lua-filter="$REPO/mk/man-tables.lua" \
+		-M title=WIDE -M section=7 -o "$SCRATCH/filtered.7" "$md"
+	no_groff_warnings "$SCRATCH/filtered.7"
+	run -0 env MANWIDTH=80 man -l "$SCRATCH/filtered.7"
+	assert_line --regexp '^ +tswap_sqpoll, tswap_sqpoll_idle$'
+	assert_line --regexp '^ +values: bool, ms 0\.\.2147483647$'
+	assert_line --regexp '^ +default: off, 1000$'
+	assert_output --partial 'what DeepSpeed calls it: not a DeepSpeed setting'
+}
+
+@test "make: CPPFLAGS, CFLAGS, LDFLAGS come after the engine's own flags, which stay" {
+	local fio_src=${FIO_SRC:-$REPO/build/fio-src}
+	[ -f "$fio_src/config-host.h" ] || skip "requires a configured fio tree: make fio-src, or FIO_SRC=DIR"
+	run -0 env -u CPPFLAGS -u CFLAGS -u LDFLAGS make -C "$REPO" --no-print-directory \
+		BUILD="$SCRATCH/plain" FIO_SRC="$fio_src" V=1 "$SCRATCH/plain/tswap.so"
+	assert_line --regexp "^\\+ .* -O2 -g -fPIC -Wall -Wextra -Werror .* -fvisibility=hidden -include [^ ]*/config-host.h .* -o $SCRATCH/plain/tswap.so "
+	refute_output --partial 'fstack-protector-all'
+	run -0 env -u CPPFLAGS -u CFLAGS -u LDFLAGS make -C "$REPO" --no-print-directory \
+		BUILD="$SCRATCH/flags" FIO_SRC="$fio_src" V=1 CPPFLAGS=-D_FORTIFY_SOURCE=2 \
+		CFLAGS='-O2 -fstack-protector-all' LDFLAGS=-Wl,-z,noexecstack "$SCRATCH/flags/tswap.so"
+	assert_line --regexp "^\\+ .* -O2 -g -fPIC -Wall -Wextra -Werror .* -fvisibility=hidden -include [^ ]*/config-host.h .* -D_FORTIFY_SOURCE=2 -O2 -fstack-protector-all .* -shared .* -Wl,-z,noexecstack -o $SCRATCH/flags/tswap.so "
+	# and they took effect: the stack protector and fortified calls
+	run -0 nm -D "$SCRATCH/flags/tswap.so"
+	assert_output --partial '__stack_chk_fail'
+	assert_output --regexp '__[a-z]*printf_chk'
+}
+
+@test "make deb builds with the network off (unshare -n): fio's source comes in the source package" {
+	deb_build
+	assert_file_exists "$DEB"
+	assert_file_exists "$DSC"
+	# the source package: tswap's tarball and fio's as a second component
+	local up=${DEB_TREE##*/tswap-}
+	run -0 grep -E "^ [0-9a-f]{64} [0-9]+ tswap_$up\\.orig-fio\\.tar\\.xz$" "$DSC"
+	run -0 grep -E "^ [0-9a-f]{64} [0-9]+ tswap_$up\\.orig\\.tar\\.xz$" "$DSC"
+	run -0 grep -x 'Format: 3.0 (quilt)' "$DSC"
+	# fio's Debian source, without what configure or a build wrote
+	run -0 tar -tJf "$REPO/build/deb/tswap_$up.orig-fio.tar.xz"
+	assert_line 'fio/debian/changelog'
+	assert_line 'fio/ioengines.h'
+	refute_line --regexp '(config-host\.(h|mak)|\.o|/\.pc/.*|\.tswap-debver)$'
+	# the build configured and used fio/, nothing outside the tree
+	run -0 grep -E -- '-include [^ ]*/debian/fio-build/config-host\.h ' "$DEB_LOG"
+}
+
+@test "the source package alone (.dsc) builds the package with the network off" {
+	deb_build
+	local src=$SCRATCH/src rc=0
+	run -0 dpkg-source -x "$DSC" "$src"
+	assert_file_exists "$src/fio/debian/changelog"
+	assert_file_not_exists "$src/fio/config-host.h"
+	# no checkout, no FIO_SRC: what the tree holds is all there is
+	(cd "$src" && unshare -n env -u FIO_SRC -u TSWAP_FIO_SRC timeout 1800 \
+		dpkg-buildpackage -b -us -uc) >"$SCRATCH/build.log" 2>&1 || rc=$?
+	[ "$rc" -eq 0 ] || fail "dpkg-buildpackage from the .dsc failed ($rc): see $SCRATCH/build.log"
+	local deb=$SCRATCH/${DEB##*/} fio_source
+	assert_file_exists "$deb"
+	fio_source=$(dpkg-query -W -f='${source:Version}' fio)
+	run -0 dpkg-deb -f "$deb" Built-Using
+	assert_output "fio (= $fio_source)"
+}
+
+@test "the package build log shows dpkg-buildflags' flags on the engine's compile line" {
+	deb_build
+	local line var flag flags
+	line=$(grep -E '^\+ .* -o build/tswap\.so ' "$DEB_LOG") ||
+		fail "no compile line of build/tswap.so (V=1) in $DEB_LOG"
+	for var in CPPFLAGS CFLAGS LDFLAGS; do
+		# as debian/rules asks for them, in the tree the build ran in
+		flags=$(cd "$DEB_TREE" && DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get "$var")
+		[ -n "$flags" ] || fail "dpkg-buildflags --get $var is empty"
+		for flag in $flags; do
+			[[ " $line " == *" $flag "* ]] || fail "$var's $flag is not on the compile line: $line"
+		done
+	done
+	# and they took effect in the packaged engine
+	run -0 dpkg-deb -x "$DEB" "$SCRATCH/x"
+	run -0 nm -D "$SCRATCH/x/usr/lib/fio/tswap.so"
+	assert_output --partial '__stack_chk_fail'
+	assert_output --regexp '__[a-z]*printf_chk'
+}
+
+@test "the package: Built-Using names the fio source compiled in; its copyright is debian/copyright" {
+	deb_build
+	local fio_source fio_version copyright
+	fio_source=$(dpkg-query -W -f='${source:Version}' fio)
+	fio_version=$(dpkg-query -W -f='${Version}' fio)
+	copyright=$(cat "$REPO/debian/copyright")
+	run -0 dpkg-deb -f "$DEB" Built-Using
+	assert_output "fio (= $fio_source)"
+	run -0 dpkg-parsechangelog -l "$DEB_TREE/fio/debian/changelog" -S Version
+	assert_output "$fio_source"
+	run -0 dpkg-deb -f "$DEB" Depends
+	assert_output --partial "fio (= $fio_version)"
+	run -0 bash -c 'dpkg-deb --fsys-tarfile "$1" | tar -xO ./usr/share/doc/tswap/copyright' _ "$DEB"
+	assert_output "$copyright"
+}
+
+@test "lintian: nothing on the .deb and the source package but documented overrides" {
+	command -v lintian >/dev/null || skip "requires lintian (make deps)"
+	deb_build
+	run --separate-stderr timeout 600 lintian --info --pedantic \
+		--fail-on error,warning,info,pedantic "$DEB" "$DSC"
+	[ "$status" -eq 0 ] || fail "lintian ($status): $output $stderr"
+	assert_output ''
+	# the overrides are in the package, and each has its reason: every
+	# paragraph of an overrides file opens with a comment
+	run -0 dpkg-deb -c "$DEB"
+	assert_output --partial './usr/share/lintian/overrides/tswap'
+	local f line prev n=0
+	for f in "$REPO/debian/tswap.lintian-overrides" "$REPO/debian/source/lintian-overrides"; do
+		prev=
+		while IFS= read -r line; do
+			if [ -n "$line" ] && [ "${line:0:1}" != '#' ]; then
+				[ -n "$prev" ] || fail "$f: override without a comment above it: $line"
+				n=$((n + 1))
+			fi
+			prev=$line
+		done <"$f"
+	done
+	[ "$n" -gt 0 ] || fail "no overrides read"
+}
+
+@test "dpkg_wait: waits while another process holds the dpkg lock" {
 	requires root
-	command -v dpkg-buildpackage >/dev/null || skip "requires dpkg-dev and debhelper (make deps)"
+	command -v python3 >/dev/null || skip "requires python3 (make deps) to hold the lock as apt does (fcntl)"
+	local flag=$SCRATCH/locked
+	# holds /var/lib/dpkg/lock-frontend as apt and dpkg do, for 3 s
+	python3 -c '
+import fcntl, os, sys, time
+fd = os.open("/var/lib/dpkg/lock-frontend", os.O_RDWR | os.O_CREAT, 0o640)
+fcntl.lockf(fd, fcntl.LOCK_EX)
+open(sys.argv[1], "w").close()
+time.sleep(3)
+' "$flag" 3>&- &
+	local holder=$!
+	run -0 timeout 600 bash -c 'until [ -e "$1" ]; do sleep 0.1; done' _ "$flag"
+	run dpkg_wait -P tswap-no-such-package
+	wait "$holder"
+	[ "$status" -eq 0 ] || fail "dpkg_wait failed ($status): $output"
+	assert_output --partial 'dpkg_wait: the dpkg lock is held by another process; waiting'
+	assert_output --partial "isn't installed"
+}
+
+@test "dpkg -i the package; the installed engine, sweep and man pages work; dpkg -P leaves nothing" {
+	requires root
 	if dpkg-query -W -f='${Status}' tswap 2>/dev/null | grep -q 'ok installed'; then
 		skip "a tswap package is already installed on this machine: not replacing it"
 	fi
-	run -0 timeout 600 make -C "$REPO" --no-print-directory deb
-	local deb
-	deb=$(find "$REPO/build/deb" -maxdepth 1 -name "tswap_$(tswap_version)-1_*.deb" | head -n 1)
+	deb_build
+	local deb=$DEB
 	assert_file_exists "$deb"
 
 	# Depends on exactly the fio it was built against.
@@ -75,7 +286,7 @@ tswap_version() {
 	done
 
 	DEB_INSTALLED=1
-	run -0 dpkg -i "$deb"
+	run -0 dpkg_wait -i "$deb"
 	assert_file_exists /usr/lib/fio/tswap.so
 	assert_link_exists /usr/lib/fio/fio-tswap.so
 	run -0 timeout 60 fio --enghelp=/usr/lib/fio/tswap.so
@@ -105,7 +316,7 @@ tswap_version() {
 	assert_file_exists "$rd/report.md"
 	run -0 jq -e '[.points[] | select(.status == "ok")] | length > 0' "$rd/aggregate.json"
 
-	run -0 dpkg -P tswap
+	run -0 dpkg_wait -P tswap
 	DEB_INSTALLED=
 	for p in "${paths[@]}"; do
 		local was=0 q
