@@ -58,12 +58,13 @@ deb_build() {
 # locked by another process"), says so on stderr once and retries every
 # 2 s, for up to 600 s. flock(1) cannot wait for it: dpkg and apt lock
 # /var/lib/dpkg/lock-frontend with fcntl(2), which flock(2) does not see.
-# Prints dpkg's output; returns dpkg's status.
+# Prints dpkg's output (LC_ALL=C, so the message can be matched); returns
+# dpkg's status.
 dpkg_wait() {
 	local deadline=$((SECONDS + 600)) out rc said=
 	while :; do
 		rc=0
-		out=$(dpkg "$@" 2>&1) || rc=$?
+		out=$(LC_ALL=C dpkg "$@" 2>&1) || rc=$?
 		if [ "$rc" -ne 0 ] && grep -q 'lock was locked by another process' <<<"$out" &&
 			[ "$SECONDS" -lt "$deadline" ]; then
 			[ -n "$said" ] || echo "dpkg_wait: the dpkg lock is held by another process; waiting" >&2
