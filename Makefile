@@ -33,6 +33,12 @@ DEB_PKGS := fio libaio-dev liburing-dev libcmocka-dev pkg-config dpkg-dev \
 	bats bats-assert bats-support bats-file jq strace gnuplot-nox \
 	shellcheck util-linux e2fsprogs procps kmod file libfuse3-dev dmsetup valgrind \
 	linux-perf libxml2-utils help2man pandoc debhelper lintian g++ curl attr python3
+# make bench-deepspeed only (deps-bench-deepspeed): DeepSpeed's async_io op
+# through Debian's torch (libtorch-dev: torch's C++ headers; pybind11-dev;
+# ninja-build: cpp_extension's JIT build; python3-cpuinfo: DeepSpeed's
+# op_builder picks -march with it).
+DS_BENCH_PKGS := python3-torch libtorch-dev pybind11-dev ninja-build python3-cpuinfo \
+	python3-psutil
 
 # --- fio source -----------------------------------------------------------
 ifeq ($(FIO_SRC),)
@@ -67,7 +73,8 @@ fio_version = $(shell cd $(FIO_SRC) 2>/dev/null && ./FIO-VERSION-GEN >/dev/null 
 
 .PHONY: check-asan check-tsan check-valgrind check-sanitizers
 .PHONY: all deps fio-src run check check-unit check-bats install uninstall \
-	clean distclean lint jobs sweep bench bench-deepspeed bench-sweep man deb
+	clean distclean lint jobs sweep bench bench-deepspeed bench-sweep man deb \
+	deps-bench-deepspeed
 
 all: $(BUILD)/tswap.so
 
@@ -95,21 +102,34 @@ $(BUILD)/tswap-wrongver.so: $(ENGINE_SRCS) $(ENGINE_HDRS) engine/tswap.map $(FIO
 		$(ENGINE_LDFLAGS) $(LDFLAGS) -o $@ $(ENGINE_SRCS) $(ENGINE_LIBS)
 
 # --- dependencies ---------------------------------------------------------
-# Installs what is missing when root (waiting up to 600 s for the dpkg lock
-# another apt or dpkg holds); otherwise prints the line to run.
-deps:
-	@missing=$$(for p in $(DEB_PKGS); do \
+# install_pkgs: install the packages of $(1) that are missing when root
+# (waiting up to 600 s for the dpkg lock another apt or dpkg holds);
+# otherwise print the line to run and fail.
+define install_pkgs
+	@missing=$$(for p in $(1); do \
 		dpkg-query -W -f='$${Status}\n' "$$p" 2>/dev/null | grep -q '^install ok installed' || echo "$$p"; \
 	done | xargs); \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" -ne 0 ]; then \
-		echo "make deps: missing Debian packages; run as root:" >&2; \
+		echo "make $@: missing Debian packages; run as root:" >&2; \
 		echo "  apt-get update && apt-get install -y $$missing" >&2; exit 1; \
 	fi; \
-	echo "make deps: installing $$missing"; \
+	echo "make $@: installing $$missing"; \
 	export DEBIAN_FRONTEND=noninteractive; \
-	apt-get update -qq && apt-get install -o DPkg::Lock::Timeout=600 -y -qq \
-		--no-install-recommends $$missing >/dev/null
+	apt-get -o DPkg::Lock::Timeout=600 update -qq && \
+	apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $$missing >/dev/null
+endef
+
+# Installs what is missing when root; otherwise prints the line to run.
+deps:
+	$(call install_pkgs,$(DEB_PKGS))
+
+# Only make bench-deepspeed's Python side needs these (DeepSpeed's async_io
+# op JIT-built through torch.utils.cpp_extension, as DeepSpeed's
+# AsyncIOBuilder does): python3-torch is large, so neither make deps nor
+# make check (CI) installs them.
+deps-bench-deepspeed: deps
+	$(call install_pkgs,$(DS_BENCH_PKGS))
 
 # --- the main job -----------------------------------------------------------
 TSWAP_TARGET ?= $(BUILD)/scratch/tswap.swap
@@ -157,7 +177,7 @@ bench: deps
 # DEEPSPEED_SRC=DIR or the pinned v0.16.4 release downloaded from GitHub;
 # results.{md,json} in build/bench-ds/latest/. Options in BENCH_DS_ARGS
 # (tests/bench/tswap-bench-deepspeed --help).
-bench-deepspeed: deps
+bench-deepspeed: deps-bench-deepspeed
 	@$(MAKE) --no-print-directory all
 	tests/bench/tswap-bench-deepspeed $(BENCH_DS_ARGS)
 
