@@ -106,31 +106,92 @@ ds_source() {
 
 @test "bench-deepspeed: --list, and bad usage is one line and exit 2" {
 	run -0 "$DS_BENCH" --list --targets ram,loop
-	assert_line "ram read-32m-1m-q32-block-overlap-p1-async read 32m 1m 32 block overlap 1 async"
-	assert_line "ram write-8m-128k-q64-block-overlap-p1-sync write 8m 128k 64 block overlap 1 sync"
-	assert_line "ram read-32m-1m-q32-block-overlap-p1-aa read 32m 1m 32 block overlap 1 aa"
-	assert_line "loop read-32m-1m-q32-single-sequential-p1-async read 32m 1m 32 single sequential 1 async"
+	assert_line "ram read-32m-1m-q32-block-overlap-p1-async read 32m 1m 32 block overlap 1 async locked"
+	assert_line "ram write-8m-128k-q64-block-overlap-p1-sync write 8m 128k 64 block overlap 1 sync locked"
+	assert_line "ram read-32m-1m-q32-block-overlap-p1-aa read 32m 1m 32 block overlap 1 aa locked"
+	assert_line "loop read-32m-1m-q32-single-sequential-p1-async read 32m 1m 32 single sequential 1 async locked"
 	refute_line --regexp '^loop .*-sync '
+	refute_line --regexp ' plain$'
 	# A reduced set (docs/performance.md): rows by field, and the time.
 	run -0 --separate-stderr "$DS_BENCH" --list --targets disk --dirs read \
 		--patterns block-overlap,single-sequential --threads 1 --modes async --pairs 9
 	assert_equal "${#lines[@]}" 3
-	assert_line "disk read-32m-1m-q32-block-overlap-p1-async read 32m 1m 32 block overlap 1 async"
-	assert_line "disk read-32m-1m-q32-single-sequential-p1-async read 32m 1m 32 single sequential 1 async"
-	assert_line "disk read-8m-128k-q64-block-overlap-p1-async read 8m 128k 64 block overlap 1 async"
+	assert_line "disk read-32m-1m-q32-block-overlap-p1-async read 32m 1m 32 block overlap 1 async locked"
+	assert_line "disk read-32m-1m-q32-single-sequential-p1-async read 32m 1m 32 single sequential 1 async locked"
+	assert_line "disk read-8m-128k-q64-block-overlap-p1-async read 8m 128k 64 block overlap 1 async locked"
 	assert_regex "$stderr" '^tswap-bench-deepspeed: 3 rows x 9 pairs x 2 runs of 2 s: about [0-9]+ minutes$'
 	BENCH_DS_THREADS=2 BENCH_DS_MODES=async run -0 --separate-stderr "$DS_BENCH" --list --dirs write
 	assert_equal "${#lines[@]}" 1
-	assert_line "ram write-32m-1m-q32-block-overlap-p2-async write 32m 1m 32 block overlap 2 async"
+	assert_line "ram write-32m-1m-q32-block-overlap-p2-async write 32m 1m 32 block overlap 2 async locked"
 	local bad
 	for bad in "--pairs 0" "--runtime x" "--targets zram" "--size 12" "--bogus" \
 		"--threads 3" "--patterns block" "--modes" "--dirs readwrite" \
-		"--targets loop --modes sync"; do
+		"--targets loop --modes sync" "--side rust" "--buffers pinned"; do
 		# shellcheck disable=SC2086 # the option and its value
 		run -2 --separate-stderr "$DS_BENCH" $bad
 		assert_equal "${#stderr_lines[@]}" 1
 		assert_regex "${stderr_lines[0]}" '^tswap-bench-deepspeed: .*see --help'
 	done
+}
+
+@test "bench-deepspeed: --side python lists the Python path's rows (P 1 and 8, locked and plain, A/A)" {
+	run -0 --separate-stderr "$DS_BENCH" --list --side python --targets ram,disk
+	assert_equal "${#lines[@]}" 18
+	local rw p buf
+	for rw in read write; do
+		for p in 1 8; do
+			for buf in locked plain; do
+				assert_line "disk $rw-32m-1m-q32-block-overlap-p$p-async-$buf $rw 32m 1m 32 block overlap $p async $buf"
+			done
+		done
+	done
+	assert_line "ram read-32m-1m-q32-block-overlap-p1-aa-locked read 32m 1m 32 block overlap 1 aa locked"
+	assert_regex "$stderr" '^tswap-bench-deepspeed: 18 rows x 15 pairs x 2 runs of 2 s: about [0-9]+ minutes$'
+	BENCH_DS_SIDE=python run -0 --separate-stderr "$DS_BENCH" --list --buffers plain --threads 8 --dirs write
+	assert_equal "${#lines[@]}" 1
+	assert_line "ram write-32m-1m-q32-block-overlap-p8-async-plain write 32m 1m 32 block overlap 8 async plain"
+}
+
+@test "bench-deepspeed: --side python without torch skips (exit 4) and says why" {
+	printf '#!/bin/sh\necho "ModuleNotFoundError: No module named torch" >&2\nexit 1\n' >"$SCRATCH/python3"
+	chmod +x "$SCRATCH/python3"
+	run -4 --separate-stderr "$DS_BENCH" --side python --python "$SCRATCH/python3" \
+		--rows '^read-32m-1m-q32-block-overlap-p1-async-locked$' --pairs 1 --runtime 1 --out "$SCRATCH/ds-nopy"
+	assert_equal "${#stderr_lines[@]}" 1
+	assert_regex "${stderr_lines[0]}" "^tswap-bench-deepspeed: skipped: --side python: .*python3 cannot import torch \\(ModuleNotFoundError: No module named torch\\): run make deps-bench-deepspeed"
+	assert_file_not_exists "$SCRATCH/ds-nopy/results.json"
+}
+
+# python_torch - Debian's python3 with python3-torch for --side python;
+# skip, saying why, without it (make bench-deepspeed installs it; make
+# deps and CI do not: it is large).
+python_torch() {
+	/usr/bin/python3 -c 'import torch' 2>/dev/null ||
+		skip "no python3-torch for /usr/bin/python3: make deps-bench-deepspeed installs it"
+	command -v ninja >/dev/null || skip "no ninja (torch's JIT build): make deps-bench-deepspeed installs it"
+}
+
+@test "bench-deepspeed: --side python, a locked and a plain row end to end against DeepSpeed's op from Python" {
+	ds_source
+	python_torch
+	# The op is built once into build/ds-py-ext (minutes on 2 cores) and
+	# reused by later runs and by make bench-deepspeed.
+	local out=$SCRATCH/ds-py row=read-32m-1m-q32-block-overlap-p1-async
+	run -0 --separate-stderr "$DS_BENCH" --side python --ds-src "$DS_SRC" --targets ram \
+		--size 64m --rows "^$row-(locked|plain)\$" --pairs 2 --runtime 1 --out "$out"
+	assert_line --regexp "^\| ram\.$row-locked \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \[n/a\] \|"
+	assert_line --regexp "^\| ram\.$row-plain \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \[n/a\] \|"
+	assert_line --regexp "^tswap vs DeepSpeed v0.16.4 \(side: python, async_io op by op_builder/(cpu/)?async_io.py, effective -O0, "
+	run -0 jq -s -c '[.[] | select(.kind == "timed" and (.row | endswith("locked"))) | .side]' "$out/runs.jsonl"
+	assert_output '["tswap","ds","ds","tswap"]'
+	# tmpfs: the same calls on both sides; the bytes written and read back
+	# are the pattern on both, through DeepSpeed's bounce buffer too.
+	run -0 jq -r '.rows[] | [.row, .bytes_ok, .shape.same, .shape.a.hist, .shape.b.hist,
+		(.gbs.b > 0), (.cpu_s_per_gb.b > 0)] | @tsv' "$out/results.json"
+	assert_line "$(printf 'ram.%s-locked\tyes\ttrue\t32:8\t32:8\ttrue\ttrue' "$row")"
+	assert_line "$(printf 'ram.%s-plain\tyes\ttrue\t32:8\t32:8\ttrue\ttrue' "$row")"
+	run -0 jq -r '.meta.side, (.meta.py_build.cflags | [scan("-O[0-3]")] | last)' "$out/results.json"
+	assert_output "$(printf 'python\n-O0')"
 }
 
 @test "bench-deepspeed: one row end to end against DeepSpeed's handle (pairs, ratios, CI fields, shapes, bytes)" {

@@ -1,13 +1,14 @@
 # shellcheck shell=bash
-# shellcheck disable=SC2034 # DS_PINNED and DRIVER are read by the caller
+# shellcheck disable=SC2034 # DS_PINNED, DRIVER, PY_BUILD are read by the caller
 # tests/bench/lib/ds-build.bash - tswap-bench-deepspeed's side B: DeepSpeed's
-# source and the driver built from it.  Sourced by
+# source and the driver built from it (the C++ driver, or DeepSpeed's
+# async_io op for the Python driver).  Sourced by
 # tests/bench/tswap-bench-deepspeed, never run.
 #
 # Reads: DS_SRC (--ds-src or DEEPSPEED_SRC; empty: download), DS_VERSION,
-# DS_URL, DS_MANIFEST, ROOT, SCRIPT_DIR, OUT, and PROG/EXIT_* through
-# note/die/usage_error (bench-lib.bash).
-# Writes: DS_SRC (absolute), DS_PINNED (yes|no), DRIVER.
+# DS_URL, DS_MANIFEST, ROOT, SCRIPT_DIR, OUT, PYTHON, PY_EXT, and
+# PROG/EXIT_* through note/die/usage_error (bench-lib.bash).
+# Writes: DS_SRC (absolute), DS_PINNED (yes|no), DRIVER, PY_BUILD.
 
 # manifest_check DIR: 0 when DIR has the pinned sources, byte for byte.
 manifest_check() {
@@ -60,4 +61,39 @@ ds_driver() {
 		"$a"/py_lib/deepspeed_{py_io_handle,py_aio_handle,aio_thread,cpu_op,aio_op_desc,pin_tensor}.cpp \
 		"$a"/common/deepspeed_aio_{utils,common,types}.cpp -laio >"$OUT/build.log" 2>&1 ||
 		die "$EXIT_ERROR" "building DeepSpeed's handle failed (see $OUT/build.log)"
+}
+
+# ds_python_check: exit EXIT_SKIP, saying why, unless PYTHON imports torch
+# (make bench-deepspeed installs python3-torch: make deps-bench-deepspeed).
+ds_python_check() {
+	local why
+	command -v "$PYTHON" >/dev/null || {
+		note "skipped: --side python: no $PYTHON (Debian's python3, where python3-torch installs)"
+		exit "$EXIT_SKIP"
+	}
+	why=$("$PYTHON" -c 'import torch' 2>&1 | tail -n 1) || {
+		note "skipped: --side python: $PYTHON cannot import torch ($why): run make deps-bench-deepspeed (python3-torch)"
+		exit "$EXIT_SKIP"
+	}
+	command -v ninja >/dev/null || {
+		note "skipped: --side python: no ninja (torch's JIT build): run make deps-bench-deepspeed (ninja-build)"
+		exit "$EXIT_SKIP"
+	}
+}
+
+# ds_python: DRIVER=the Python driver (ds-driver/ds_py_driver.py) and
+# PY_BUILD=OUT/py-build.json (the builder DeepSpeed picked and the flags of
+# the build), after building DeepSpeed's async_io op from DS_SRC as
+# DeepSpeed's OpBuilder.jit_load does, into PY_EXT (a build whose sources
+# and flags have not changed is reused: the first takes minutes on 2
+# cores).  Exit EXIT_ERROR when the build fails (the log in
+# OUT/py-build.log).
+ds_python() {
+	DRIVER=$SCRIPT_DIR/ds-driver/ds_py_driver.py
+	PY_BUILD=$OUT/py-build.json
+	mkdir -p "$PY_EXT"
+	note "building (or reusing) DeepSpeed's async_io op in $PY_EXT"
+	"$PYTHON" "$DRIVER" --ds-src "$DS_SRC" --ext-dir "$PY_EXT" --build-only \
+		--json "$PY_BUILD" >"$OUT/py-build.log" 2>&1 ||
+		die "$EXIT_ERROR" "building DeepSpeed's async_io op failed (see $OUT/py-build.log)"
 }
