@@ -197,15 +197,24 @@ python_torch() {
 @test "bench-deepspeed: one row end to end against DeepSpeed's handle (pairs, ratios, CI fields, shapes, bytes)" {
 	ds_source
 	local out=$SCRATCH/ds-out row=read-32m-1m-q32-block-sequential-p1-async
+	local row2=read-32m-1m-q32-block-overlap-p2-async
 	run -0 --separate-stderr "$DS_BENCH" --ds-src "$DS_SRC" --targets disk \
-		--disk-file "$SCRATCH/ds.swap" --size 64m --rows "^$row\$" --pairs 2 \
+		--disk-file "$SCRATCH/ds.swap" --size 64m --rows "^($row|$row2)\$" --pairs 2 \
 		--runtime 1 --out "$out"
 	assert_line --regexp "^\| disk\.$row \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \[n/a\] \|"
 	assert_file_exists "$out/results.json"
 	# Two pairs, alternating: A B, then B A.
-	run -0 jq -s -c '[.[] | select(.kind == "timed") | .side]' "$out/runs.jsonl"
+	run -0 jq -s -c --arg row "disk.$row" '[.[] | select(.kind == "timed" and .row == $row) | .side]' "$out/runs.jsonl"
 	assert_output '["tswap","ds","ds","tswap"]'
-	run -0 jq -r '.rows[0] | [.a, .b, (.gbs.a > 0), (.gbs.b > 0), .ratio_gbs.n,
+	# Every timed run counted the device's requests (0 when the scratch
+	# directory's device is not in /proc/diskstats).
+	run -0 jq -s -c '[.[] | select(.kind == "timed") | (.dev_reqs | type)] | unique' "$out/runs.jsonl"
+	assert_output '["number"]'
+	# P = 2: 16 blocks of each part in one io_submit, 8 tensors x 2 threads,
+	# counted from one trace file per thread.
+	run -0 jq -r --arg row "disk.$row2" '.rows[] | select(.row == $row) | "\(.shape.a.hist) / \(.shape.b.hist)"' "$out/results.json"
+	assert_output "16:16 / 16:16"
+	run -0 jq -r --arg row "disk.$row" '.rows[] | select(.row == $row) | [.a, .b, (.gbs.a > 0), (.gbs.b > 0), .ratio_gbs.n,
 		(.ratio_gbs.median > 0), (.cpu_s_per_gb.a > 0), (.cpu_s_per_gb.b > 0),
 		.bytes_ok, .shape.same, .shape.a.hist, .shape.b.hist] | @tsv' "$out/results.json"
 	# 32m tensors of 1m blocks, Q=32, sequential: one io_submit of 32 per

@@ -44,6 +44,9 @@ def per_gb($n): if .bytes > 0 then $n / (.bytes / 1e9) else null end;
 	| {row: $row, a: $a, b: "ds",
 	   bytes_ok: ([$all[] | select(.kind == "bytes") | .ok][0] // "not checked"),
 	   gbs: {a: ($runs[0] | map(.gbs) | median), b: ($runs[1] | map(.gbs) | median)},
+	   # KiB per device request of the timed runs (none on tmpfs).
+	   req_kib: ($runs | map(map(select((.dev_reqs // 0) > 0) | .dev_sectors / 2 / .dev_reqs)
+		| median) | {a: .[0], b: .[1]}),
 	   cpu_s_per_gb: {a: ($runs[0] | map(.cpu_s_per_gb) | median),
 			  b: ($runs[1] | map(.cpu_s_per_gb) | median)},
 	   ratio_gbs: ([range(0; [$runs[0], $runs[1]] | map(length) | min) as $i

@@ -11,7 +11,7 @@ def side:
 	else "side: cpp" end;
 "tswap vs DeepSpeed \(.meta.ds_version) (\(side); pinned sources: \(.meta.ds_pinned)), \(.meta.pairs) pairs of \(.meta.runtime_s) s, \(.meta.host), \(.meta.cpus) CPUs, load \(.meta.load_before) -> \(.meta.load_after)",
 "",
-"| target.row | A GB/s | B GB/s | A/B GB/s median [95% CI] | A CPU s/GB | B CPU s/GB | A/B CPU median [95% CI] | submits/GB A B | waits/GB A B | blocks per io_submit A / B | shapes | bytes |",
-"|---|---|---|---|---|---|---|---|---|---|---|---|",
+"| target.row | A GB/s | B GB/s | A/B GB/s median [95% CI] | A CPU s/GB | B CPU s/GB | A/B CPU median [95% CI] | submits/GB A B | waits/GB A B | blocks per io_submit A / B | shapes | bytes | KiB/request A B |",
+"|---|---|---|---|---|---|---|---|---|---|---|---|---|",
 (.rows[] |
- "| \(.row) | \(.gbs.a | f(3)) | \(.gbs.b | f(3)) | \(.ratio_gbs.median | f(3)) [\(.ratio_gbs | ci)] | \(.cpu_s_per_gb.a | f(4)) | \(.cpu_s_per_gb.b | f(4)) | \(.ratio_cpu.median | f(3)) [\(.ratio_cpu | ci)] | \(.shape.a.submits_per_gb | f(1)) \(.shape.b.submits_per_gb | f(1)) | \(.shape.a.waits_per_gb | f(1)) \(.shape.b.waits_per_gb | f(1)) | \(.shape.a.hist // "-") / \(.shape.b.hist // "-") | \(if .shape.same then "same" else "differ" end) | \(.bytes_ok) |")
+ "| \(.row) | \(.gbs.a | f(3)) | \(.gbs.b | f(3)) | \(.ratio_gbs.median | f(3)) [\(.ratio_gbs | ci)] | \(.cpu_s_per_gb.a | f(4)) | \(.cpu_s_per_gb.b | f(4)) | \(.ratio_cpu.median | f(3)) [\(.ratio_cpu | ci)] | \(.shape.a.submits_per_gb | f(1)) \(.shape.b.submits_per_gb | f(1)) | \(.shape.a.waits_per_gb | f(1)) \(.shape.b.waits_per_gb | f(1)) | \(.shape.a.hist // "-") / \(.shape.b.hist // "-") | \(if .shape.same then "same" else "differ" end) | \(.bytes_ok) | \(.req_kib.a | f(0)) \(.req_kib.b | f(0)) |")

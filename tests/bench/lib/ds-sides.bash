@@ -5,13 +5,27 @@
 # check.  Sourced by tests/bench/tswap-bench-deepspeed, never run.
 #
 # Reads: SIDE (cpp|python), ENGINE, DRIVER, PYTHON, DS_SRC, PY_EXT,
-# PATTERN, RUNTIME, OUT, CUR_T, TIMES_FILE, RUNS_JSONL.
+# PATTERN, RUNTIME, OUT, CUR_T, CUR_RW, DEV_NAME, TIMES_FILE, RUNS_JSONL.
 # Writes: CMD (side_cmd), lines of RUNS_JSONL (record), OUT/runs/*.
 
 # engine_has_bounce: 0 when ENGINE has tswap_bounce (DeepSpeed's bounce
 # buffer for tensors that are not page-locked; docs/performance.md).
 engine_has_bounce() {
 	fio --enghelp="$ENGINE" 2>/dev/null | grep -q '^ *tswap_bounce'
+}
+
+# dev_requests NAME RW: "REQUESTS SECTORS", the requests of direction RW
+# that block device NAME completed so far and their 512-byte sectors
+# (/proc/diskstats); status 1 when diskstats has no NAME.
+dev_requests() {
+	local major minor name rd rdm rds rdt wr wrm wrs rest
+	while read -r major minor name rd rdm rds rdt wr wrm wrs rest; do
+		: "$major" "$minor" "$rdm" "$rdt" "$wrm" "$rest"
+		[ "$name" = "$1" ] || continue
+		if [ "$2" = read ]; then echo "$rd $rds"; else echo "$wr $wrs"; fi
+		return 0
+	done </proc/diskstats
+	return 1
 }
 
 # side_cmd SIDE PATH SIZE RW T B Q SUBMIT WINDOW P MODE BUFFER: CMD (argv)
@@ -55,9 +69,11 @@ side_cmd() {
 # for LEN tensors) and a line in runs.jsonl.  CPU: the whole process tree
 # from bash's `times` around it; the Python driver's own getrusage over its
 # loop instead (torch's import and the op's load take seconds of CPU that
-# vary more than the loop's).
+# vary more than the loop's).  With DEV_NAME, the device's requests of the
+# run's direction and their sectors (dev_reqs, dev_sectors: other jobs' I/O
+# on that device is in them too).
 run_side() {
-	local kind=$1 row=$2 side=$3 n=$4 len=$5 base u0 s0 bytes gbs cpu_ms
+	local kind=$1 row=$2 side=$3 n=$4 len=$5 base u0 s0 bytes gbs cpu_ms r0=0 q0=0 r1=0 q1=0
 	base=$OUT/runs/$row.$side.$kind.$n
 	local -a cmd=("${CMD[@]}")
 	if [ "${cmd[0]}" = fio ]; then
@@ -68,6 +84,7 @@ run_side() {
 		if [ "$kind" = timed ]; then cmd+=(--runtime "$len"); else cmd+=(--ops "$len"); fi
 		cmd+=(--json "$base.json")
 	fi
+	[ -z "$DEV_NAME" ] || read -r r0 q0 < <(dev_requests "$DEV_NAME" "$CUR_RW")
 	cpu_snapshot
 	u0=$CPU_USR_MS s0=$CPU_SYS_MS
 	timeout -k 10 $((RUNTIME + 300)) "${cmd[@]}" >/dev/null 2>"$base.err" || {
@@ -76,6 +93,7 @@ run_side() {
 		exit "$EXIT_ERROR"
 	}
 	cpu_snapshot
+	[ -z "$DEV_NAME" ] || read -r r1 q1 < <(dev_requests "$DEV_NAME" "$CUR_RW")
 	cpu_ms=$((CPU_USR_MS - u0 + CPU_SYS_MS - s0))
 	if [ "${cmd[0]}" = fio ]; then
 		read -r bytes gbs < <(jq -r '.jobs[0] | [(.read.io_bytes + .write.io_bytes),
@@ -85,11 +103,13 @@ run_side() {
 		[ "$SIDE" != python ] || cpu_ms=$(jq '.cpu_s * 1000 | round' "$base.json")
 	fi
 	record kind="$kind" row="$row" side="$side" run="$n" bytes="$bytes" gbs="$gbs" \
-		cpu_ms="$cpu_ms"
+		cpu_ms="$cpu_ms" dev_reqs=$((r1 - r0)) dev_sectors=$((q1 - q0))
 }
 
 # run_shape ROW SIDE NOPS: one strace -f run of NOPS tensors; records the
-# I/O calls and the blocks-per-io_submit histogram.
+# I/O calls and the blocks-per-io_submit histogram.  One trace file per
+# thread (-ff), joined: with P > 1 threads a shared file splits calls into
+# "unfinished" and "resumed" lines, and the histogram needs whole ones.
 run_shape() {
 	local row=$1 side=$2 nops=$3 base log
 	base=$OUT/runs/$row.$side.shape
@@ -97,13 +117,16 @@ run_shape() {
 	local -a cmd=("${CMD[@]}")
 	if [ "${cmd[0]}" = fio ]; then cmd+=(--io_size=$(($(size_bytes "$CUR_T") * nops)) --output=/dev/null)
 	else cmd+=(--ops "$nops" --json "$base.json"); fi
-	timeout -k 10 600 strace -f -qq -e signal=none \
+	rm -f "$log" "$log".*
+	timeout -k 10 600 strace -ff -qq -e signal=none \
 		-e trace=io_submit,io_getevents,io_pgetevents -o "$log" "${cmd[@]}" >/dev/null 2>"$base.err" ||
 		die "$EXIT_ERROR" "$row $side: traced run failed (see $base.err)"
+	cat "$log".* >"$log"
+	rm -f "$log".*
 	record kind=shape row="$row" side="$side" bytes=$(($(size_bytes "$CUR_T") * nops)) \
-		submits="$(grep -c ' io_submit(' "$log" || true)" \
-		waits="$(grep -cE ' io_p?getevents\(' "$log" || true)" \
-		hist="$(awk '/ io_submit\(/ { sub(/.*\) += /, ""); n[$1]++ } END { for (k in n) printf "%s:%s ", k, n[k] }' "$log" | tr ' ' '\n' | sort -n | xargs)"
+		submits="$(grep -c '^io_submit(' "$log" || true)" \
+		waits="$(grep -cE '^io_p?getevents\(' "$log" || true)" \
+		hist="$(awk '/^io_submit\(/ { sub(/.*\) += /, ""); n[$1]++ } END { for (k in n) printf "%s:%s ", k, n[k] }' "$log" | tr ' ' '\n' | sort -n | xargs)"
 }
 
 # check_bytes ROW NOPS PATH SIZE T B Q SUBMIT WINDOW P MODE BUFFER: over

@@ -5,7 +5,8 @@
 # tests/bench/tswap-bench-deepspeed, never run.
 #
 # Reads: RAM_DIR, DISK_FILE, SIZE, OUT, TIMES_FILE.
-# Writes: TARGET_PATH, SYNC_PATH, LOOPDEV, TMP_FILES, OUT/prepare-NAME.log.
+# Writes: TARGET_PATH, SYNC_PATH, DEV_NAME, LOOPDEV, TMP_FILES,
+# OUT/prepare-NAME.log.
 
 LOOPDEV=
 TMP_FILES=()
@@ -18,10 +19,12 @@ cleanup() {
 
 # setup_target NAME: TARGET_PATH, and SYNC_PATH, the one-tensor file of
 # sync rows beside it (empty on the loop device: sync rows are skipped
-# there); or 1: skipped, with a note. Only files this script creates are
-# ever removed: never the loop device's node.
+# there), and DEV_NAME, the block device whose requests run_side counts in
+# /proc/diskstats (the loop device; the disk file's filesystem's device,
+# when diskstats has it; empty on tmpfs); or 1: skipped, with a note. Only
+# files this script creates are ever removed: never the loop device's node.
 setup_target() {
-	TARGET_PATH='' SYNC_PATH=''
+	TARGET_PATH='' SYNC_PATH='' DEV_NAME=''
 	case $1 in
 	ram)
 		[ "$(stat -f -c %T "$RAM_DIR" 2>/dev/null)" = tmpfs ] || {
@@ -39,12 +42,16 @@ setup_target() {
 		LOOPDEV=$(losetup --direct-io=on --show -f "$RAM_DIR/tswap-bench-ds-$$.loop") ||
 			{ note "loop: losetup failed; skipped"; return 1; }
 		TARGET_PATH=$LOOPDEV
+		DEV_NAME=${LOOPDEV#/dev/}
 		;;
 	disk)
 		check_disk_file "$DISK_FILE"
 		check_disk_file "$DISK_FILE.sync"
 		mkdir -p "$(dirname "$DISK_FILE")"
 		TARGET_PATH=$DISK_FILE
+		DEV_NAME=$(findmnt -no SOURCE -T "$(dirname "$DISK_FILE")" 2>/dev/null || true)
+		DEV_NAME=${DEV_NAME#/dev/}
+		dev_requests "$DEV_NAME" read >/dev/null || DEV_NAME=
 		SYNC_PATH=$TARGET_PATH.sync
 		TMP_FILES+=("$SYNC_PATH")
 		;;
