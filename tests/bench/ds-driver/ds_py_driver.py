@@ -41,8 +41,10 @@ Result: one JSON object in --json: ops, bytes, seconds (the whole loop),
 gbs (bytes / seconds / 1e9), task_seconds and task_gbs (the sum of each
 operation's pread..wait, ds_io's "Task ... Speed" but in 10^9 bytes),
 cpu_s (user + system CPU of the process, every thread, over the loop),
-check_errors, buffer, bounce, builder, cflags, and op_us (per operation:
-microseconds in pread, in wait, and outside both) with --op-times.
+check_errors, buffer, bounce, builder, cflags; op_us (per operation:
+microseconds in pread and in wait) with --op-times; dev_reqs and
+dev_sectors (the requests of the loop's direction that --dev NAME completed
+during the loop, and their 512-byte sectors: /proc/diskstats) with --dev.
 Exit 0; 1 on a failed call, build or check; 2 on bad usage (one line on
 stderr); 4 when torch cannot be imported (the reason on stderr).
 """
@@ -110,6 +112,7 @@ def parse(argv):
     p.add_argument("--buffer", choices=["locked", "plain"], default="locked")
     p.add_argument("--pool", type=int, choices=[0, 1], default=0)
     p.add_argument("--op-times", action="store_true")
+    p.add_argument("--dev", help="block device name in /proc/diskstats whose requests to count")
     a = p.parse_args(argv)
     if not a.json:
         p.error("--json is required")
@@ -169,6 +172,20 @@ def load_op(torch, ds_src, ext_dir):
     return op, builder_name, cflags
 
 
+def dev_requests(name, rw):
+    """(requests, 512-byte sectors) of direction rw that block device name
+    completed so far (/proc/diskstats), or None without name."""
+    if not name:
+        return None
+    with open("/proc/diskstats", encoding="ascii") as f:
+        for line in f:
+            x = line.split()
+            if x[2] == name:
+                return (int(x[3]), int(x[5])) if rw == "read" else (int(x[7]), int(x[9]))
+    fail(EXIT_USAGE, f"--dev {name}: not in /proc/diskstats")
+    return None
+
+
 def pattern_tensor(torch, a):
     pat = [(a.pattern >> s) & 0xFF for s in (24, 16, 8, 0)]
     return torch.tensor(pat, dtype=torch.uint8).repeat(a.tensor // 4 + 1)[: a.tensor].contiguous()
@@ -190,6 +207,7 @@ def run_loop(a, barrier=None):
     ops = bad = 0
     task_s = 0.0
     op_us = []
+    dev0 = dev_requests(a.dev, a.rw)
     ru0 = resource.getrusage(resource.RUSAGE_SELF)
     t0 = time.monotonic()
     while True:
@@ -220,6 +238,7 @@ def run_loop(a, barrier=None):
             break
     t1 = time.monotonic()
     ru1 = resource.getrusage(resource.RUSAGE_SELF)
+    dev1 = dev_requests(a.dev, a.rw)
     cpu_s = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
     if a.buffer == "locked":
         handle.free_cpu_locked_tensor(buf)
@@ -230,6 +249,8 @@ def run_loop(a, barrier=None):
            "task_gbs": round(nbytes / task_s / 1e9, 6) if task_s > 0 else 0,
            "cpu_s": round(cpu_s, 6), "check_errors": bad, "buffer": a.buffer, "bounce": a.buffer == "plain",
            "pool": a.pool, "builder": builder_name, "cflags": cflags}
+    if a.dev:
+        res["dev_reqs"], res["dev_sectors"] = dev1[0] - dev0[0], dev1[1] - dev0[1]
     if a.op_times:
         res["op_us"] = op_us
     return res

@@ -60,6 +60,7 @@ side_cmd() {
 		--buffer "$buf")
 	if [ "$SIDE" = python ]; then
 		CMD=("$PYTHON" "$DRIVER" --ds-src "$DS_SRC" --ext-dir "$PY_EXT" "${common[@]}")
+		[ -z "$DEV_NAME" ] || CMD+=(--dev "$DEV_NAME")
 	else
 		CMD=("$DRIVER" "${common[@]}" --mode "$dsmode")
 	fi
@@ -71,7 +72,8 @@ side_cmd() {
 # loop instead (torch's import and the op's load take seconds of CPU that
 # vary more than the loop's).  With DEV_NAME, the device's requests of the
 # run's direction and their sectors (dev_reqs, dev_sectors: other jobs' I/O
-# on that device is in them too).
+# on that device is in them too); the Python driver's own count over its
+# loop (torch's import reads files too).
 run_side() {
 	local kind=$1 row=$2 side=$3 n=$4 len=$5 base u0 s0 bytes gbs cpu_ms r0=0 q0=0 r1=0 q1=0
 	base=$OUT/runs/$row.$side.$kind.$n
@@ -100,7 +102,10 @@ run_side() {
 			((.read.bw_bytes + .write.bw_bytes) / 1e9)] | @tsv' "$base.json")
 	else
 		read -r bytes gbs < <(jq -r '[.bytes, .gbs] | @tsv' "$base.json")
-		[ "$SIDE" != python ] || cpu_ms=$(jq '.cpu_s * 1000 | round' "$base.json")
+		if [ "$SIDE" = python ]; then
+			cpu_ms=$(jq '.cpu_s * 1000 | round' "$base.json")
+			[ -z "$DEV_NAME" ] || read -r r0 q0 r1 q1 < <(jq -r '[0, 0, .dev_reqs, .dev_sectors] | @tsv' "$base.json")
+		fi
 	fi
 	record kind="$kind" row="$row" side="$side" run="$n" bytes="$bytes" gbs="$gbs" \
 		cpu_ms="$cpu_ms" dev_reqs=$((r1 - r0)) dev_sectors=$((q1 - q0))
