@@ -17,7 +17,10 @@ is reused).  Two stand-ins, both for what a pip install would provide:
     '-std=c++17' (a ValueError in v0.16.4): the flag is added first, so
     the list is the one DeepSpeed means (-std=c++14, as torch 1.13 adds too).
 The flags the build used are read back from its build.ninja (--build-only
-prints them as JSON).
+writes them to --json).  A run loads the op with --load jit (DeepSpeed's
+jit_load, which also compiles a test program and asks ninja: seconds per
+process) or, by default, --load built: the extension module that build left
+in --ext-dir, imported after torch (the same async_io.so, in a second).
 
 The loop is ds_io's (deepspeed/nvme/ds_aio_handle.py): one handle
 aio_handle(block_size, queue_depth, single_submit, overlap_events,
@@ -113,6 +116,8 @@ def parse(argv):
     p.add_argument("--pool", type=int, choices=[0, 1], default=0)
     p.add_argument("--op-times", action="store_true")
     p.add_argument("--dev", help="block device name in /proc/diskstats whose requests to count")
+    p.add_argument("--load", choices=["built", "jit"], default="built",
+                   help="import the op --build-only built (default), or jit_load it again")
     a = p.parse_args(argv)
     if not a.json:
         p.error("--json is required")
@@ -169,7 +174,26 @@ def load_op(torch, ds_src, ext_dir):
             m = re.match(r"^cflags = (.*)$", line)
             if m:
                 cflags = m.group(1)
+    with open(os.path.join(ext_dir, "async_io", "ds_py_driver.json"), "w", encoding="utf-8") as f:
+        json.dump({"builder": builder_name, "cflags": cflags}, f)
     return op, builder_name, cflags
+
+
+def load_built(ext_dir):
+    """The op the last jit_load built in ext_dir (torch must be imported)."""
+    import importlib.machinery
+    import importlib.util
+    d = os.path.join(ext_dir, "async_io")
+    try:
+        with open(os.path.join(d, "ds_py_driver.json"), encoding="utf-8") as f:
+            meta = json.load(f)
+        loader = importlib.machinery.ExtensionFileLoader("async_io", os.path.join(d, "async_io.so"))
+        spec = importlib.util.spec_from_loader("async_io", loader)
+        op = importlib.util.module_from_spec(spec)
+        loader.exec_module(op)
+    except (OSError, ImportError, ValueError) as e:
+        fail(EXIT_FAIL, f"--load built: no op built in {d} ({e}): run with --build-only first")
+    return op, meta["builder"], meta["cflags"]
 
 
 def dev_requests(name, rw):
@@ -195,7 +219,10 @@ def run_loop(a, barrier=None):
     """The timed loop; returns the result dict.  Runs in the Pool worker
     with --pool 1 (ds_io's pre_handle and main tasks run there too)."""
     torch = import_torch()
-    op, builder_name, cflags = load_op(torch, a.ds_src, a.ext_dir)
+    if a.load == "jit":
+        op, builder_name, cflags = load_op(torch, a.ds_src, a.ext_dir)
+    else:
+        op, builder_name, cflags = load_built(a.ext_dir)
     handle = op.aio_handle(a.block, a.qd, bool(a.single), bool(a.overlap), a.threads)
     if a.buffer == "locked":
         buf = handle.new_cpu_locked_tensor(a.tensor, torch.empty(0, dtype=torch.uint8))
