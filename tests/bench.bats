@@ -126,7 +126,7 @@ ds_source() {
 	local bad
 	for bad in "--pairs 0" "--runtime x" "--targets zram" "--size 12" "--bogus" \
 		"--threads 3" "--patterns block" "--modes" "--dirs readwrite" \
-		"--targets loop --modes sync" "--side rust" "--buffers pinned"; do
+		"--targets loop --modes sync" "--side rust" "--buffers pinned" "--buffers plain"; do
 		# shellcheck disable=SC2086 # the option and its value
 		run -2 --separate-stderr "$DS_BENCH" $bad
 		assert_equal "${#stderr_lines[@]}" 1
@@ -159,7 +159,7 @@ ds_source() {
 		--rows '^read-32m-1m-q32-block-overlap-p1-async-locked$' --pairs 1 --runtime 1 --out "$SCRATCH/ds-nopy"
 	assert_equal "${#stderr_lines[@]}" 1
 	assert_regex "${stderr_lines[0]}" "^tswap-bench-deepspeed: skipped: --side python: .*python3 cannot import torch \\(ModuleNotFoundError: No module named torch\\): run make deps-bench-deepspeed"
-	assert_file_not_exists "$SCRATCH/ds-nopy/results.json"
+	assert_file_not_exists "$SCRATCH/ds-nopy"
 }
 
 # python_torch - Debian's python3 with python3-torch for --side python;
