@@ -298,7 +298,7 @@ time.sleep(3)
 	# sweep/lib/util.sh, which it shares with tswap-sweep.
 	run -0 env -u TSWAP_ENGINE PATH=/usr/bin:/bin timeout 60 tswap-zero \
 		--ds-config /usr/share/tswap/jobs/ds_config.zero-infinity-defaults.json \
-		--params 7e9 --ranks 2 --scale 1024 --target "$SCRATCH" --dry-run \
+		--params 7e9 --ranks 8 --scale 1024 --target "$SCRATCH" --dry-run \
 		--out "$SCRATCH/zero"
 	assert_file_exists "$SCRATCH/zero/plan.json"
 	run -2 env -u TSWAP_ENGINE PATH=/usr/bin:/bin tswap-zero --bogus
