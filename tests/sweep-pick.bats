@@ -2,9 +2,10 @@
 # tests/sweep-pick.bats - the pick and its confidence (jq/pick.jq through
 # jq/aggregate.jq, jq/best-aio.jq, jq/report-pick.jq) on fixture
 # result.json arrays, with the modules of sweep/lib/ sourced directly (no
-# fio, no target): flagged points are never picked, ties within noise are
-# declared and resolved by the cost order, and a run without a
-# trustworthy point has no aio block and exits 4. About a second.
+# target; a grid's threads range comes from the built engine's fio
+# --enghelp, paths.sh default_engine): flagged points are never picked,
+# ties within noise are declared and resolved by the cost order, and a run
+# without a trustworthy point has no aio block and exits 4. About a second.
 
 # '$...' in single quotes are jq's.
 # shellcheck disable=SC2016,SC2034 # RUN, PLAN_TEXT: globals the modules read
@@ -20,6 +21,8 @@ SWEEP_HOME=$SCRIPT_DIR
 . "$SWEEP_HOME/lib/state.sh"
 # shellcheck source=../sweep/lib/util.sh
 . "$SWEEP_HOME/lib/util.sh"
+# shellcheck source=../sweep/lib/paths.sh
+. "$SWEEP_HOME/lib/paths.sh"
 # shellcheck source=../sweep/lib/grid.sh
 . "$SWEEP_HOME/lib/grid.sh"
 # shellcheck source=../sweep/lib/results.sh
