@@ -37,6 +37,19 @@ sweep_ok() {
 	fi
 }
 
+# sweep_done ARGS...: as sweep_ok, but exit 4 (every point flagged: on a
+# busy machine one point beside a ceiling measured at the same time can
+# land above it) passes too, with the report saying why: the tests that
+# use it check how points run, not whether they are trusted.
+sweep_done() {
+	run --separate-stderr timeout -k 10 300 "$SWEEP" --grid "$D/one.grid" --size 16m "$@"
+	if [ "$status" -ne 0 ] && [ "$status" -ne 4 ]; then
+		printf 'exit %s\n--- stdout\n%s\n--- stderr\n%s\n' "$status" "$output" "$stderr" >&2
+		fail "tswap-sweep failed (exit $status)"
+	fi
+	[ "$status" -eq 0 ] || assert_output --partial 'pick:       none: every point with a result is flagged'
+}
+
 @test "sweep ranks: bad ranks and target lists exit 2 with one line" {
 	run --separate-stderr "$SWEEP" --ranks 0 --dry-run
 	assert_failure 2
@@ -63,7 +76,7 @@ sweep_ok() {
 
 @test "sweep ranks: ranks=3 runs three handles on three files at once; aggregate and slowest-rank GB/s" {
 	local run=$D/run p
-	sweep_ok --target "$D/t" --rw read --ranks 3 --io-size 8m --out "$run"
+	sweep_done --target "$D/t" --rw read --ranks 3 --io-size 8m --out "$run"
 	p=$run/points/read-libaio-t4m-b1m-q8-block-overlap-p1-d1-n3.r1
 	assert_file_exist "$p/result.json"
 	# three files, each written in full by the sweep before the reads
