@@ -316,6 +316,16 @@ struct fio_option tswap_option_table[] = {
 		.group	= FIO_OPT_G_INVALID,
 	},
 	{
+		.name	= "tswap_bounce",
+		.lname	= "tswap bounce buffer per operation",
+		.type	= FIO_OPT_BOOL,
+		.off1	= offsetof(struct tswap_options, bounce),
+		.help	= "1: DeepSpeed's path for a tensor that is not page-locked: per operation, in fio's job thread, posix_memalign (page-aligned) + mlock a buffer of the operation's bytes (bs), memcpy a write into it, do the I/O there, and when fio reaps the operation memcpy a read out, munlock, free (DeepSpeed csrc/aio/py_lib/deepspeed_cpu_op.cpp cpu_op_desc_t: _alloc_bounce_buffer, finish; csrc/aio/common/deepspeed_aio_utils.cpp ds_page_aligned_alloc); fio's buffers stay unlocked (tswap_pin=auto is off); each buffer counts against RLIMIT_MEMLOCK unless CAP_IPC_LOCK, a failure fails the operation with its errno; not with tswap_pin=1, tswap_fixedbufs=1, tswap_handoff=inline",
+		.def	= "0",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
 		.name	= "tswap_stats",
 		.lname	= "tswap stats file",
 		.type	= FIO_OPT_STR_STORE,
@@ -457,6 +467,15 @@ int tswap_check_options(struct thread_data *td)
 					  "tswap_queue_depth=%u: above fs.aio-max-nr=%lu, the most io_setup can give (raise it with sysctl fs.aio-max-nr)",
 					  o->queue_depth, aio_max);
 	}
+	if (o->bounce && o->pin == TSWAP_PIN_ON)
+		return tswap_fail(td, EINVAL,
+				  "tswap_bounce=1: not with tswap_pin=1 (DeepSpeed bounces only a tensor that is not page-locked; set tswap_pin=0 or leave it auto)");
+	if (o->bounce && o->fixedbufs)
+		return tswap_fail(td, EINVAL,
+				  "tswap_bounce=1: not with tswap_fixedbufs=1 (the I/O goes to a bounce buffer allocated per operation, never to fio's registered buffers)");
+	if (o->bounce && o->handoff == TSWAP_HANDOFF_INLINE)
+		return tswap_fail(td, EINVAL,
+				  "tswap_bounce=1: not with tswap_handoff=inline (DeepSpeed's synchronous read()/write() do the I/O in the tensor itself; the bounce buffer is async_pread/async_pwrite's, tswap_handoff=worker)");
 	if (o->reopen && o->registerfiles)
 		return tswap_fail(td, EINVAL,
 				  "tswap_reopen=1: not with tswap_registerfiles=1 (registered files are opened once per job)");

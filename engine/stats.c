@@ -227,6 +227,12 @@ static void json_write(FILE *f, const struct tswap_stats_meta *m,
 	fprintf(f, "  \"pin\": ");
 	json_str(f, m->pin);
 	fprintf(f, ",\n  \"pinned\": %s,\n", m->pinned ? "true" : "false");
+	fprintf(f, "  \"bounce\": %s,\n  \"bounce_ops\": %llu,\n  \"bounce_bytes\": %llu,\n"
+		   "  \"bounce_alloc_ns\": %llu,\n  \"bounce_copy_ns\": %llu,\n"
+		   "  \"bounce_free_ns\": %llu,\n",
+		m->bounce ? "true" : "false", (unsigned long long)m->bounce_ops,
+		(unsigned long long)m->bounce_bytes, (unsigned long long)m->bounce_alloc_ns,
+		(unsigned long long)m->bounce_copy_ns, (unsigned long long)m->bounce_free_ns);
 	fprintf(f, "  \"operations\": %llu,\n  \"op_errors\": %llu,\n  \"op_short\": %llu,\n",
 		(unsigned long long)m->operations, (unsigned long long)m->op_errors,
 		(unsigned long long)m->op_short);

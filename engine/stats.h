@@ -88,6 +88,12 @@ struct tswap_stats_meta {
 	unsigned int threads;
 	const char *pin;		/* tswap_pin: "auto", "1" or "0" */
 	bool pinned;			/* fio's I/O buffers were mlock'd */
+	bool bounce;			/* tswap_bounce=1 */
+	uint64_t bounce_ops;		/* operations through a bounce buffer */
+	uint64_t bounce_bytes;		/* their bytes */
+	uint64_t bounce_alloc_ns;	/* in posix_memalign + mlock */
+	uint64_t bounce_copy_ns;	/* in memcpy */
+	uint64_t bounce_free_ns;	/* in munlock + free */
 	uint64_t operations;		/* fio I/O units completed */
 	uint64_t op_errors;		/* of which with an error */
 	uint64_t op_short;		/* of which short (resid > 0) */

@@ -149,7 +149,8 @@ static int tswap_post_init(struct thread_data *td)
 			return 1;
 	}
 
-	if (o->pin != TSWAP_PIN_OFF && tswap_pin_buffers(td, ld))
+	/* tswap_bounce: fio's buffers are the tensor that is not locked. */
+	if (o->pin != TSWAP_PIN_OFF && !o->bounce && tswap_pin_buffers(td, ld))
 		return 1;
 
 	/* IOPOLL needs the files too: setup checks they can be polled. */
@@ -223,7 +224,14 @@ static int tswap_io_u_init(struct thread_data *td, struct io_u *io_u)
 
 static void tswap_io_u_free(struct thread_data *td, struct io_u *io_u)
 {
-	tswap_unpin_buffers(td, td->io_ops_data);
+	struct tswap_data *ld = td->io_ops_data;
+	struct tswap_uop *u = io_u->engine_data;
+
+	tswap_unpin_buffers(td, ld);
+	/* Never reaped (an aborted job): free its bounce buffer unless a
+	 * worker may still do I/O into it (then it is left allocated). */
+	if (u && u->bounce && !(ld && ld->sched && tswap_sched_busy(ld->sched)))
+		tswap_bounce_drop(td, u);
 	free(io_u->engine_data);	/* the tswap_uop: op is its first member */
 	io_u->engine_data = NULL;
 }
@@ -314,6 +322,23 @@ static enum fio_q_status tswap_queue(struct thread_data *td, struct io_u *io_u)
 			return FIO_Q_COMPLETED;
 		}
 	}
+	if (((struct tswap_options *)td->eo)->bounce) {
+		const char *call;
+		int err = tswap_bounce_get((struct tswap_uop *)op, &call);
+
+		if (err) {
+			int cerr = tswap_reopen_close(ld, (struct tswap_uop *)op);
+
+			if (!ld->warned_op)
+				tswap_bounce_why(td, op->len, call, err);
+			if (cerr)
+				log_err("tswap: %s: tswap_reopen=1: close: %s\n", td->o.name,
+					strerror(cerr));
+			ld->warned_op = true;
+			io_u->error = err;
+			return FIO_Q_COMPLETED;
+		}
+	}
 	ld->pending[ld->npending++] = io_u;
 	return FIO_Q_QUEUED;
 }
@@ -372,6 +397,12 @@ static struct io_u *tswap_event(struct thread_data *td, int event)
 	if (op->measured)
 		ld->ops++;
 	io_u->error = op->error;
+	if (((struct tswap_uop *)op)->bounce) {
+		int err = tswap_bounce_put(ld, (struct tswap_uop *)op, io_u->xfer_buf);
+
+		if (err && !io_u->error)
+			io_u->error = err;
+	}
 	if (ld->rfds) {
 		int err = tswap_reopen_close(ld, (struct tswap_uop *)op);
 

@@ -4,10 +4,10 @@
  * what each glue file gives the hooks of tswap.c.
  *
  * Only the files that include this header include fio's headers (tswap.c,
- * options.c, target.c, pin.c, reopen.c, statspath.c); plan, sched, stats
- * and the backends know nothing of fio (design.md section 4).  Every
- * function here that can fail says why in one line on stderr (tswap_fail)
- * unless its comment says otherwise.
+ * options.c, target.c, pin.c, reopen.c, bounce.c, statspath.c); plan,
+ * sched, stats and the backends know nothing of fio (design.md section 4).
+ * Every function here that can fail says why in one line on stderr
+ * (tswap_fail) unless its comment says otherwise.
  */
 #ifndef TSWAP_TSWAP_H
 #define TSWAP_TSWAP_H
@@ -38,6 +38,7 @@ struct tswap_options {
 	unsigned int handoff;
 	unsigned int reopen;
 	unsigned int pin;
+	unsigned int bounce;
 	char *stats;
 	unsigned int sqpoll;
 	unsigned int sqpoll_idle;
@@ -55,12 +56,23 @@ struct tswap_file {
 };
 
 /*
- * fio's io_u->engine_data: the operation, and the descriptor tswap_reopen
- * opened for it (slot in tswap_data.rfds, -1 when none).
+ * fio's io_u->engine_data: the operation, the descriptor tswap_reopen
+ * opened for it (slot in tswap_data.rfds, -1 when none), and tswap_bounce's
+ * buffer (NULL when none) with what it cost so far.
  */
 struct tswap_uop {
 	struct tswap_op op;		/* first: engine_data points here */
 	int rslot;
+	void *bounce;
+	uint64_t bounce_alloc_ns, bounce_copy_ns;
+};
+
+/* tswap_bounce's counters (stats): operations reaped with a bounce buffer. */
+struct tswap_bounce_stats {
+	uint64_t ops, bytes;
+	uint64_t alloc_ns;		/* posix_memalign + mlock */
+	uint64_t copy_ns;		/* memcpy to or from fio's buffer */
+	uint64_t free_ns;		/* munlock + free */
 };
 
 struct tswap_data {
@@ -79,6 +91,7 @@ struct tswap_data {
 	unsigned int nrfree;
 	bool pinned;			/* tswap_pin: fio's buffers mlock'd now */
 	bool pin_locked;		/* they were locked for the job (stats) */
+	struct tswap_bounce_stats bounce;
 	uint64_t ops, op_errors, op_short;
 	uint64_t t_first_ns, t_last_ns;
 	char stats_path[PATH_MAX];
@@ -119,6 +132,15 @@ int tswap_reopen_open(struct tswap_data *ld, struct tswap_uop *u,
 		      const struct fio_file *f);
 int tswap_reopen_close(struct tswap_data *ld, struct tswap_uop *u);
 void tswap_reopen_cleanup(struct thread_data *td, struct tswap_data *ld);
+
+/* bounce.c: tswap_bounce, DeepSpeed's bounce buffer per operation.  get,
+ * put: 0 or a positive errno, no message; get names the failed call in
+ * *call for tswap_bounce_why's one line. */
+int tswap_bounce_get(struct tswap_uop *u, const char **call);
+int tswap_bounce_put(struct tswap_data *ld, struct tswap_uop *u, void *dst);
+void tswap_bounce_why(struct thread_data *td, uint64_t len, const char *call,
+		      int err);
+void tswap_bounce_drop(struct thread_data *td, struct tswap_uop *u);
 
 /* statspath.c: the tswap_stats file, checked at init, written at cleanup. */
 int tswap_check_stats_path(struct thread_data *td, struct tswap_data *ld,
