@@ -53,8 +53,9 @@ FIO_VERSION=$(fio --version 2>/dev/null || echo unknown)
 
 # Every option the engine must offer (design.md section 2).
 TSWAP_OPTIONS=(tswap_backend tswap_block_size tswap_queue_depth tswap_submit
-	tswap_window tswap_threads tswap_handoff tswap_reopen tswap_pin tswap_stats tswap_sqpoll tswap_sqpoll_idle
-	tswap_iopoll tswap_fixedbufs tswap_registerfiles)
+	tswap_window tswap_threads tswap_handoff tswap_reopen tswap_pin tswap_bounce
+	tswap_stats tswap_sqpoll tswap_sqpoll_idle tswap_iopoll tswap_fixedbufs
+	tswap_registerfiles)
 
 # --- skips ----------------------------------------------------------------
 
@@ -115,6 +116,19 @@ requires() {
 			;;
 		esac
 	done
+}
+
+# no_ipc_lock [BYTES] - LIMITED, a command prefix that runs fio with
+# RLIMIT_MEMLOCK at BYTES (default 1 MiB) and without CAP_IPC_LOCK, with
+# which root ignores the limit (dropped from the bounding and inheritable
+# sets, so fio's exec keeps none); skips, saying why, where it cannot.
+no_ipc_lock() {
+	requires root
+	command -v setpriv >/dev/null || skip "requires setpriv (util-linux)"
+	command -v prlimit >/dev/null || skip "requires prlimit (util-linux)"
+	LIMITED=(prlimit --memlock="${1:-1048576}:${1:-1048576}" setpriv
+		--bounding-set=-ipc_lock --inh-caps=-ipc_lock)
+	"${LIMITED[@]}" true || skip "cannot drop CAP_IPC_LOCK here (setpriv)"
 }
 
 # --- per-test setup/teardown ----------------------------------------------

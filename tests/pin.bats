@@ -136,17 +136,6 @@ vmlck_during() {
 	assert_equal "$kb" 0
 }
 
-# Root ignores RLIMIT_MEMLOCK through CAP_IPC_LOCK: drop it (bounding and
-# inheritable sets, so fio's exec keeps none) and set a 1 MiB limit.
-no_ipc_lock() {
-	requires root
-	command -v setpriv >/dev/null || skip "requires setpriv (util-linux)"
-	command -v prlimit >/dev/null || skip "requires prlimit (util-linux)"
-	LIMITED=(prlimit --memlock=1048576:1048576 setpriv --bounding-set=-ipc_lock
-		--inh-caps=-ipc_lock)
-	"${LIMITED[@]}" true || skip "cannot drop CAP_IPC_LOCK here (setpriv)"
-}
-
 @test "tswap_pin=1 over RLIMIT_MEMLOCK: one line naming tswap_pin and the limit, no I/O; tswap_pin=0 runs" {
 	no_ipc_lock
 	local f=$SCRATCH/limit.file
