@@ -190,8 +190,16 @@ python_torch() {
 		(.gbs.b > 0), (.cpu_s_per_gb.b > 0)] | @tsv' "$out/results.json"
 	assert_line "$(printf 'ram.%s-locked\tyes\ttrue\t32:8\t32:8\ttrue\ttrue' "$row")"
 	assert_line "$(printf 'ram.%s-plain\tyes\ttrue\t32:8\t32:8\ttrue\ttrue' "$row")"
-	run -0 jq -r '.meta.side, (.meta.py_build.cflags | [scan("-O[0-3]")] | last)' "$out/results.json"
-	assert_output "$(printf 'python\n-O0')"
+	run -0 jq -r '.meta.side, (.meta.py_build.cflags | [scan("-O[0-3]")] | last), .meta.tswap_bounce' "$out/results.json"
+	assert_output "$(printf 'python\n-O0\nyes')"
+	# The plain row's tswap side does DeepSpeed's bounce (tswap_bounce=1,
+	# fio's buffers unlocked); the locked row's locks fio's buffers.
+	run -0 jq -r '.jobs[0]."job options" | "\(.tswap_bounce) \(.tswap_pin)"' \
+		"$out/runs/ram.$row-plain.tswap.timed.1.json"
+	assert_output "1 0"
+	run -0 jq -r '.jobs[0]."job options" | "\(.tswap_bounce) \(.tswap_pin)"' \
+		"$out/runs/ram.$row-locked.tswap.timed.1.json"
+	assert_output "null 1"
 }
 
 @test "bench-deepspeed: one row end to end against DeepSpeed's handle (pairs, ratios, CI fields, shapes, bytes)" {
