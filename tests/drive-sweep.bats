@@ -1,0 +1,130 @@
+#!/usr/bin/env bats
+# tests/drive-sweep.bats - sweep/tswap-sweep on the reference drives
+# (tests/drive/): on each profile's grid (tests/drive/profiles/*.grid) the
+# pick is in the best set the formula computes (tests/drive/expect.jq), a
+# point clearly below the best is never called tied with it, and the
+# measured medians match the formula; the write cliff is flagged and judged
+# at its post-cliff rate, --precondition moves the write result there, and
+# a --budget run picks from the best set. Root only; skipped with the
+# reason elsewhere. About 2-3 s per point run.
+
+# '$...' in single quotes are jq's.
+# shellcheck disable=SC2016
+# The repository's shell style is [ ] and $var, not [[ ]] and ${var}:
+# shellcheck disable=SC2250,SC2292
+
+bats_require_minimum_version 1.5.0
+
+load helpers
+load drive
+
+SWEEP=$REPO/sweep/tswap-sweep
+
+setup() {
+	common_setup
+	RUN=$BATS_TEST_TMPDIR/run
+}
+
+teardown() {
+	drive_teardown
+	common_teardown
+}
+
+# sweep_on ARGS...: tswap-sweep on the drive ($DEV), in its cgroup, into
+# $RUN (removed first), quiet; fails unless it exits 0. Then EXPECT: the
+# formula's view of the run (expect.jq on aggregate.json, $PHASE: pre or
+# post the cliff, default pre).
+sweep_on() {
+	rm -rf "$RUN"
+	run --separate-stderr "$DRIVE" run "$STATE" timeout -k 10 600 "$SWEEP" --target "$DEV" --destructive \
+		--out "$RUN" -q "$@"
+	[ "$status" -eq 0 ] || fail "tswap-sweep $* exited $status: $stderr"
+	EXPECT=$(jq -c -L "$REPO/tests/drive" --slurpfile state "$STATE" --arg phase "${PHASE:-pre}" \
+		-f "$REPO/tests/drive/expect.jq" "$RUN/aggregate.json")
+	# measured against the formula, for the log
+	jq -r '.points[] | select(.gbs != null) | "\(.point): median \(.gbs * 1000 | round / 1000) GB/s, formula \(.expected_gbs), ratio \(.gbs / .expected_gbs * 1000 | round / 1000)"' <<<"$EXPECT" >&2
+	jq -r '.best | to_entries[] | "best \(.key) set: \(.value.set | join(" ")); below: \(.value.below | join(" "))"' <<<"$EXPECT" >&2
+	jq -r '.best.read, .best.write | select(. != null) | "pick \(.rw): \(.point) (\(.confidence)), tied: \(.tied | join(" "))"' "$RUN/aggregate.json" >&2
+}
+
+# assert_pick RW: the run's best RW point is in the formula's best set and
+# no point the formula puts clearly below it (> 10% under) is tied with
+# it; the grid leaves no point in between and every expected GB/s is exact.
+assert_pick() {
+	local rw=$1
+	run -0 jq -e --arg rw "$rw" '.best[$rw].between == [] and all(.points[]; .exact)' <<<"$EXPECT"
+	run -0 jq -n -e --arg rw "$rw" --argjson e "$EXPECT" --slurpfile a "$RUN/aggregate.json" \
+		'$a[0].best[$rw] as $b | $b != null and ($e.best[$rw].set | index($b.point) != null)'
+	run -0 jq -n -e --arg rw "$rw" --argjson e "$EXPECT" --slurpfile a "$RUN/aggregate.json" \
+		'[$a[0].best[$rw].tied[] | select(. as $p | $e.best[$rw].below | index($p))] == []'
+}
+
+# assert_medians: every trusted point's median GB/s is within the
+# tolerance of the formula's (drive.bash within).
+assert_medians() {
+	local point gbs exp
+	while read -r point gbs exp; do
+		within "$gbs" "$exp" || fail "$point: median $gbs GB/s, formula $exp GB/s: outside $DRIVE_TOL_LO..$DRIVE_TOL_HI"
+	done < <(jq -r --slurpfile a "$RUN/aggregate.json" \
+		'.points[] | . as $p | select($a[0].points[] | select(.point == $p.point) | .trusted)
+		 | "\(.point) \(.gbs) \(.expected_gbs)"' <<<"$EXPECT")
+}
+
+@test "iops-bound: small blocks lose; the pick is in the best set, no slower point tied with it; medians match the formula" {
+	requires_drive
+	drive_up iops-bound
+	sweep_on --grid "$PROFILES/iops-bound.grid" --no-ceiling
+	assert_pick read
+	assert_medians
+	run -0 jq -e '.best.read.below | length == 2' <<<"$EXPECT"
+	# best-aio.json carries the pick
+	run -0 jq -n -e --slurpfile a "$RUN/aggregate.json" --slurpfile b "$RUN/best-aio.json" \
+		'$b[0].aio.block_size == $a[0].best.read.block'
+}
+
+@test "bandwidth-bound: a plateau of ties; the pick is its cheapest member, the slower point is not tied" {
+	requires_drive
+	drive_up bandwidth-bound
+	sweep_on --grid "$PROFILES/bandwidth-bound.grid" --no-ceiling
+	assert_pick read
+	assert_medians
+	run -0 jq -e '.best.read.set | length == 3' <<<"$EXPECT"
+	run -0 jq -e '.best.read.tie == true and .best.read.block == 262144' "$RUN/aggregate.json"
+}
+
+@test "asymmetric: the read and write picks are each in their own best set, and differ" {
+	requires_drive
+	drive_up asymmetric
+	sweep_on --grid "$PROFILES/asymmetric.grid" --no-ceiling --no-precondition
+	assert_pick read
+	assert_pick write
+	assert_medians
+	run -0 jq -e '.best.read.block == 131072 and .best.write.block == 1048576' "$RUN/aggregate.json"
+}
+
+@test "write-cliff: --precondition moves the write result to the post-cliff rate" {
+	requires_drive
+	drive_up write-cliff
+	local post
+	post=$(expect_point '{"rw": "write", "tensor": 2097152, "block": 1048576, "threads": 1}' post | jq .expected_gbs)
+	# without: the cliff comes 1 s into a 3 s measured run
+	"$DRIVE" cliff "$STATE"
+	sweep_on --grid "$PROFILES/write-cliff.grid" --no-ceiling --no-precondition --fixed-runtime --runtime 3
+	run -0 jq -e --argjson post "$post" '.points[0].gbs > 1.3 * $post' "$RUN/aggregate.json"
+	# with: the fill (2 x 512 MiB) uses up the 600 MB before the point
+	"$DRIVE" cliff "$STATE" --reset
+	"$DRIVE" cliff "$STATE"
+	PHASE=post sweep_on --grid "$PROFILES/write-cliff.grid" --no-ceiling --precondition --fixed-runtime --runtime 3
+	run -0 jq -e '.targets[0].bytes >= 1073741824' "$RUN/precondition.json"
+	run -0 jq -e '.phase == "post"' "$STATE"
+	assert_medians
+	run -0 jq -e '.points[0].drops != true' "$RUN/aggregate.json"
+}
+
+@test "iops-bound --budget: the pick is in the best set, no slower point tied with it" {
+	requires_drive
+	drive_up iops-bound
+	sweep_on --grid "$PROFILES/iops-bound.grid" --budget 50
+	assert_pick read
+	run -0 jq -e '.budget != null' "$RUN/aggregate.json"
+}
