@@ -102,6 +102,20 @@ assert_medians() {
 	run -0 jq -e '.best.read.block == 131072 and .best.write.block == 1048576' "$RUN/aggregate.json"
 }
 
+@test "write-cliff: the cliff drops during the run; with steady state the point is judged at its post-cliff rate" {
+	requires_drive
+	drive_up write-cliff
+	# 600 MB at 300 MB/s: the cliff comes 1 s into the measured run; fio
+	# finds the 100 MB/s steady after 5 more samples and ends the job
+	"$DRIVE" cliff "$STATE"
+	PHASE=post sweep_on --grid "$PROFILES/write-cliff.grid" --no-ceiling --no-precondition
+	local point
+	point=$(jq -r '.points[0].point' "$RUN/aggregate.json")
+	run -0 jq -e '.points[0] | .drops == true and .steady == true and .trusted' "$RUN/aggregate.json"
+	run -0 grep -F -- "- $point: drops during the run" "$RUN/report.md"
+	assert_medians
+}
+
 @test "write-cliff: --precondition moves the write result to the post-cliff rate" {
 	requires_drive
 	drive_up write-cliff

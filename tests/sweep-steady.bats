@@ -157,6 +157,23 @@ result_of() {
 	run -0 jq -e '.steady == true and .steady_op_jobs == 0' <<<"$output"
 }
 
+@test "result.jq: a point fio ends on a steady window is judged at that window's mean (bw_mean), not the whole run's" {
+	# a write cliff 1 s into the run, 300 then 100 MB/s: fio attained
+	# steady state on 5 post-cliff samples (tests/drive-sweep.bats)
+	local job='{"jobname": "write-x", "error": 0, "job_runtime": 7060, "usr_cpu": 1, "sys_cpu": 1,
+		"write": {"io_bytes": 995983360, "bw_bytes": 141077354, "iops": 66.8, "clat_ns": {"percentile": {}}}}'
+	local ss='{ss: "bw_slope:2.000000%", duration: 5, attained: 1,
+		data: {bw_mean: 100284171, iops_mean: 47, bw: [100764060, 100663296, 98566144, 100764060, 100663296], iops: [48, 48, 47, 48, 48]}}'
+	run -0 result_of "$(jq -c "{jobs: [. + {steadystate: $ss}]}" <<<"$job")"
+	run -0 jq -e '.steady == true and .gbs == 0.100284171' <<<"$output"
+	# not attained: the whole run
+	run -0 result_of "$(jq -c "{jobs: [. + {steadystate: ($ss | .attained = 0 | .data.iops = [70, 60, 50, 48, 48])}]}" <<<"$job")"
+	run -0 jq -e '.steady == false and .gbs == 0.141077354' <<<"$output"
+	# fixed runtime: the whole run
+	run -0 result_of "$(jq -c '{jobs: [.]}' <<<"$job")"
+	run -0 jq -e '.steady == null and .gbs == 0.141077354' <<<"$output"
+}
+
 @test "steady_line: how the points were timed; a budget's final round below the window points at a larger --budget, not --runtime" {
 	lib
 	# shellcheck disable=SC2034 # read by steady.sh

@@ -8,7 +8,8 @@
 # steadystate object of every job says attained (true), some job's does not
 # (false), no job has one (null: fixed runtime); steady_s: the measured
 # seconds (after ramp_time) until fio declared steady state and ended the
-# job (its job_runtime; the longest job), null unless steady. A job fio
+# job (its job_runtime; the longest job), null unless steady; gbs is then
+# the steady window's mean when every job attained it. A job fio
 # did not find steady is steady within one op (steady_op_jobs counts them)
 # when its last window's slope is no more than a one-unit step across the
 # window makes (within_one_op, below). Used by results.sh result_json.
@@ -47,7 +48,12 @@ def within_one_op:
  window: $window, threads: $threads, iodepth: $iodepth, fio_rc: $rc, wall_s: $wall}
 + (if $err == "" and $f and ($joberr // 0) == 0 and ($d | sum(.io_bytes)) > 0 then
 	{status: "ok", error: "",
-	 gbs: (($d | sum(.bw_bytes)) / 1e9),
+	 # a job fio ended on a steady window: that window's mean
+	 # (steadystate.data.bw_mean, B/s), not the run's, which keeps a
+	 # drop before it (a write cliff); otherwise the whole run
+	 gbs: (if ($f.jobs | all(.steadystate.attained == 1 and .steadystate.data.bw_mean != null))
+	       then ($f.jobs | map(.steadystate.data.bw_mean) | add) / 1e9
+	       else ($d | sum(.bw_bytes)) / 1e9 end),
 	 ops_per_s: ($d | sum(.iops)),
 	 clat_p50_us: pct("50.000000"), clat_p99_us: pct("99.000000"),
 	 clat_p999_us: pct("99.900000"),
