@@ -289,8 +289,12 @@ static enum fio_q_status tswap_queue(struct thread_data *td, struct io_u *io_u)
 		 */
 		op->parts = tswap_remainder_parts(&tf->geom, io_u->xfer_buflen);
 	} else if (tswap_op_check(&tf->geom, io_u->offset, io_u->xfer_buflen, &rule) ||
-		   ((uintptr_t)io_u->xfer_buf & (tf->mem_align - 1))) {
-		/* bsrange/bssplit and offsets can break the geometry here. */
+		   (!((struct tswap_options *)td->eo)->bounce &&
+		    ((uintptr_t)io_u->xfer_buf & (tf->mem_align - 1)))) {
+		/* bsrange/bssplit and offsets can break the geometry here;
+		 * fio's buffer only when the I/O goes to it (tswap_bounce:
+		 * to the page-aligned bounce buffer, whatever the tensor's
+		 * address, as in DeepSpeed). */
 		if (!ld->warned_op) {
 			log_err("tswap: %s: operation of %llu bytes at offset %llu: %s\n",
 				td->o.name, io_u->xfer_buflen, io_u->offset,

@@ -195,6 +195,27 @@ open mlock munlock close"
 	assert_regex "$stderr" "verify"
 }
 
+@test "tswap_bounce=1: fio's buffer need not be aligned for direct I/O (the bounce buffer is); without it, refused" {
+	local f=$SCRATCH/ma.file pat=0x3c5a96e1 ref=$SCRATCH/ma.ref
+	rm -f "$f" "$ref"
+	# iomem_align=16: fio's buffers start 16 bytes past a page. DeepSpeed
+	# bounces a tensor that is not page-locked whatever its address; the
+	# I/O goes to the page-aligned bounce buffer.
+	fio_ok --filename="$f" --size=8m --bs=1m --iodepth=2 --rw=write --iomem_align=16 \
+		--tswap_threads=2 --tswap_bounce=1 --verify=crc32c --do_verify=1 --output-format=json
+	run -0 jq -r '.jobs[0] | "\(.error) \(.write.io_bytes) \(.read.io_bytes)"' <<<"$output"
+	assert_output "0 8388608 8388608"
+	assert_equal "$stderr" ""
+	fio_ok --filename="$f" --size=8m --bs=1m --rw=write --iomem_align=16 \
+		--tswap_bounce=1 --scramble_buffers=0 --buffer_pattern="$pat"
+	psync_ok --filename="$ref" --size=8m --bs=1m --rw=write --scramble_buffers=0 \
+		--buffer_pattern="$pat"
+	run -0 cmp "$f" "$ref"
+	# The same buffers with the I/O in them are refused.
+	run_fio --filename="$f" --size=8m --bs=1m --rw=read --iomem_align=16
+	assert_rejected "operation of 1048576 bytes" "not aligned for direct I/O"
+}
+
 @test "tswap_bounce: stats count exactly the operations and their bytes; all 0 and false without it" {
 	local f=$SCRATCH/s.file st=$SCRATCH/s.json
 	rm -f "$f"
