@@ -249,6 +249,25 @@ static bool fio_measuring(const struct thread_data *td)
 	return !td->o.ramp_time || td->ramp_time_over;
 }
 
+/*
+ * queue_failed - an operation that fails before it reaches the scheduler
+ * (geometry, tswap_reopen's open, tswap_bounce's buffer): fio completes it
+ * with err and counts it in total_ios, so the tswap_stats file counts it
+ * too, in operations and op_errors.
+ */
+static enum fio_q_status queue_failed(struct thread_data *td, struct io_u *io_u,
+				      int err)
+{
+	struct tswap_data *ld = td->io_ops_data;
+
+	if (fio_measuring(td)) {
+		ld->ops++;
+		ld->op_errors++;
+	}
+	io_u->error = err;
+	return FIO_Q_COMPLETED;
+}
+
 static enum fio_q_status tswap_queue(struct thread_data *td, struct io_u *io_u)
 {
 	struct tswap_data *ld = td->io_ops_data;
@@ -301,8 +320,7 @@ static enum fio_q_status tswap_queue(struct thread_data *td, struct io_u *io_u)
 				rule ? rule : "the I/O buffer is not aligned for direct I/O");
 			ld->warned_op = true;
 		}
-		io_u->error = EINVAL;
-		return FIO_Q_COMPLETED;
+		return queue_failed(td, io_u, EINVAL);
 	}
 
 	op->buf = io_u->xfer_buf;
@@ -322,8 +340,7 @@ static enum fio_q_status tswap_queue(struct thread_data *td, struct io_u *io_u)
 					io_u->file->file_name, strerror(err));
 				ld->warned_op = true;
 			}
-			io_u->error = err;
-			return FIO_Q_COMPLETED;
+			return queue_failed(td, io_u, err);
 		}
 	}
 	if (((struct tswap_options *)td->eo)->bounce) {
@@ -339,8 +356,7 @@ static enum fio_q_status tswap_queue(struct thread_data *td, struct io_u *io_u)
 				log_err("tswap: %s: tswap_reopen=1: close: %s\n", td->o.name,
 					strerror(cerr));
 			ld->warned_op = true;
-			io_u->error = err;
-			return FIO_Q_COMPLETED;
+			return queue_failed(td, io_u, err);
 		}
 	}
 	ld->pending[ld->npending++] = io_u;
@@ -413,6 +429,8 @@ static struct io_u *tswap_event(struct thread_data *td, int event)
 		if (err && !io_u->error)
 			io_u->error = err;
 	}
+	if (io_u->error && !op->error && op->measured)
+		ld->op_errors++;	/* the bounce's munlock, the reopen's close */
 	if (op->error) {
 		if (op->measured)
 			ld->op_errors++;

@@ -296,7 +296,7 @@ open mlock munlock close"
 	assert_equal "$stderr" ""
 }
 
-@test "tswap_bounce=1 with RLIMIT_MEMLOCK 0: a read fails with mlock's EPERM, fio's buffer untouched, no I/O" {
+@test "tswap_bounce=1 with RLIMIT_MEMLOCK 0: a read fails with mlock's EPERM, fio's buffer untouched, no I/O, counted as fio counts it" {
 	no_ipc_lock 0
 	local f=$SCRATCH/zero.file st=$SCRATCH/zero.json out=$SCRATCH/zero.out.json
 	psync_ok --filename="$f" --size=4m --bs=1m --rw=write
@@ -308,7 +308,11 @@ open mlock munlock close"
 		"RLIMIT_MEMLOCK (ulimit -l) is 0 bytes"
 	run -0 jq -r '.jobs[0] | "\(.error) \(.read.io_bytes)"' "$out"
 	assert_output "1 0"
-	# Nothing reached the kernel's AIO: no blocks, no bounce counted.
+	# Nothing reached the kernel's AIO: no blocks, no bounce counted; the
+	# failed operation is counted as fio counts it (total_ios, error).
 	run -0 jq -r '"\(.blocks) \(.bounce_ops)"' "$st"
 	assert_output "0 0"
+	run -0 jq -r '.jobs[0].read.total_ios' "$out"
+	assert_output --regexp '^[1-9][0-9]*$'
+	assert_equal "$(jq -r '"\(.operations) \(.op_errors)"' "$st")" "$output $output"
 }
