@@ -23,17 +23,10 @@
 #   those points keep the fixed runtime (steady null).
 # - The external engine needs nothing: fio counts its completions.
 #
-# Owns: steady_resolve, steady_min_runtime, steady_window_at,
-# steady_options, steady_line.
-# Reads: FIXED_RUNTIME, IO_SIZE, RUNTIME, RAMP, FLEET, BUDGET, SS_CRIT,
-# SS_DUR.
+# Owns: steady_resolve, steady_window_at, steady_options, steady_line.
+# Reads: FIXED_RUNTIME, IO_SIZE, RUNTIME, RAMP (a point's: a --budget round
+# runs with its own), FLEET, BUDGET, SS_CRIT, SS_DUR.
 # Writes: STEADY (on/off; sweep.json keeps it for --resume).
-
-# steady_min_runtime: the shortest runtime (s) that gives fio two
-# verdicts at this run's RAMP (steady_window_at).
-steady_min_runtime() {
-	steady_window_at "${RAMP:-0}"
-}
 
 # steady_window_at RAMP: the shortest runtime (s) that gives fio two
 # verdicts after a RAMP s ramp_time: ramp_time + 1 s before the first
@@ -46,39 +39,47 @@ steady_window_at() {
 # --io-size, in fleet mode, and when the runtime is too short for a
 # steady-state window (the quick grid's 1 s: its repeats are its evidence).
 steady_resolve() {
+	local w
+	w=$(steady_window_at "${RAMP:-0}")
 	STEADY=on
-	if [ "$FIXED_RUNTIME" = 1 ] || [ -n "$IO_SIZE" ] || [ "$FLEET" = 1 ]; then
-		STEADY=off
-	elif ((10#$RUNTIME < $(steady_min_runtime))); then
+	if [ "$FIXED_RUNTIME" = 1 ] || [ -n "$IO_SIZE" ] || [ "$FLEET" = 1 ] || ((10#$RUNTIME < w)); then
 		STEADY=off
 	fi
 	return 0
 }
 
 # steady_options RW RANKS: the job's steady-state options (none when
-# STEADY is off, the point has several handles, or this run's RUNTIME is
+# STEADY is off, the point has several handles, or the point's RUNTIME is
 # too short for a window: a --budget round's short runs are fixed).
 steady_options() {
+	local w
 	[ "$STEADY" = on ] || return 0
 	! multi_point "$1" "${2:-1}" || return 0
-	((10#$RUNTIME >= $(steady_min_runtime))) || return 0
+	w=$(steady_window_at "${RAMP:-0}")
+	((10#$RUNTIME >= w)) || return 0
 	printf 'steadystate=%s\nss_dur=%s\nss_ramp=%s\n' "$SS_CRIT" "$SS_DUR" "${RAMP:-0}"
 }
 
-# steady_line: the report's line on how each point was timed.
+# steady_line: the report's line on how each point was timed (a --budget
+# run: its final round's).
 steady_line() {
+	local rt=$RUNTIME ramp=${RAMP:-0} final w how=--fixed-runtime
+	final=$(budget_final)
+	[ -z "$final" ] || read -r rt ramp <<<"$final"
+	w=$(steady_window_at "$ramp")
 	if [ -n "$IO_SIZE" ]; then
 		return 0
-	elif [ "$STEADY" = on ] && ((10#$RUNTIME >= $(steady_min_runtime))); then
+	elif [ "$STEADY" = on ] && ((10#$rt >= w)); then
 		printf -- '- steady state: fio steadystate=%s, ss_dur=%s s, ss_ramp=%s s, capped by the %s s runtime; a point that does not attain it, and whose last window moved by more than one tensor op (docs/sweep.md, steady within one op), is flagged "not steady" (points of several handles keep the fixed runtime)\n' \
-			"$SS_CRIT" "$SS_DUR" "${RAMP:-0}" "$RUNTIME"
+			"$SS_CRIT" "$SS_DUR" "$ramp" "$rt"
 	elif [ "$STEADY" = on ] && [ -n "$BUDGET" ]; then
 		printf -- '- fixed runtime: the budget'"'"'s final round of %s s is shorter than a steady-state window needs (%s s: ramp + 1 s + %s s of samples + 1 s); a larger --budget gives it one (the caution at the top)\n' \
-			"$RUNTIME" "$(steady_min_runtime)" "$SS_DUR"
+			"$rt" "$w" "$SS_DUR"
 	elif [ "$FIXED_RUNTIME" = 1 ] || [ "$FLEET" = 1 ]; then
-		printf -- '- fixed runtime: no steady-state detection (%s)\n' "$([ "$FLEET" = 1 ] && printf 'fleet mode' || printf -- '--fixed-runtime')"
+		[ "$FLEET" = 0 ] || how='fleet mode'
+		printf -- '- fixed runtime: no steady-state detection (%s)\n' "$how"
 	else
 		printf -- '- fixed runtime: the %s s runtime is shorter than a steady-state window needs (%s s: ramp + 1 s + %s s of samples + 1 s); --runtime %s or more turns it on\n' \
-			"$RUNTIME" "$(steady_min_runtime)" "$SS_DUR" "$(steady_min_runtime)"
+			"$rt" "$w" "$SS_DUR" "$w"
 	fi
 }

@@ -4,7 +4,8 @@
 #
 # Owns: say/warn/die/usage_error (stdout, stderr, exit codes), note (the
 # report's notes), need_tools, fio size notation (size_to_bytes,
-# bytes_to_size, szname), is_uint/is_number, split_list, abspath, fmt_secs.
+# bytes_to_size, szname), is_uint/is_number, split_list, abspath, fmt_secs,
+# num (float arithmetic, in jq).
 # Reads: PROG, RUN. Writes: NOTES, RUN/notes.txt (note).
 
 say() { printf '%s\n' "$*"; }
@@ -111,6 +112,21 @@ abspath() {
 	/*) printf '%s\n' "$1" ;;
 	*) printf '%s\n' "$PWD/$1" ;;
 	esac
+}
+
+# num PLACES EXPR [NAME NUMBER]...: the jq expression EXPR (NUMBERs as
+# $NAME) with PLACES decimals, rounded half away from zero.
+num() {
+	local p=$1 e=$2
+	local -a a=()
+	shift 2
+	while (($# > 1)); do
+		a+=(--argjson "$1" "$2")
+		shift 2
+	done
+	jq -rn --argjson p "$p" "${a[@]}" "($e)"' | pow(10; $p) as $m | (. * $m | round) as $c
+		| (if $c < 0 then "-" else "" end) + (($c | if . < 0 then -. else . end) as $a
+		| "\($a / $m | floor)" + (if $p > 0 then "." + ("\($a % $m)" | ("0" * ($p - length)) + .) else "" end))'
 }
 
 # fmt_secs N -> M:SS or H:MM:SS
