@@ -15,7 +15,7 @@
 #
 # Owns: budget_setup, budget_resume_check, budget_save_config, run_budget,
 # budget_into_aggregate, budget_summary, budget_dry_run, budget_report_cfg,
-# budget_line, budget_final. Reads: BUDGET, EXHAUSTIVE, BUDGET_T0,
+# budget_line. Reads: BUDGET, EXHAUSTIVE, BUDGET_T0,
 # PLAN_TEXT, RUNTIME, RAMP (the grid's: each round runs with its own),
 # REPEAT, IO_SIZE, FLEET, RUN. Writes: BUDGET, BUDGET_AUTO;
 # RUN/budget.json, RUN/rounds/KEY.sN/ (a pruning round's runs), sweep.json's
@@ -369,13 +369,6 @@ budget_dry_run() {
 	[ "$below" = true ] || return 0
 	below=$(budget_floor_text "$plan" "$left")
 	say "  $below"
-}
-
-# budget_final: the final round's runtime and ramp ("RUNTIME RAMP") of
-# this budget run, or nothing (no budget, no rounds yet).
-budget_final() {
-	[ -n "$BUDGET" ] && [ -f "$RUN/budget.json" ] || return 0
-	jq -r '.rounds[-1] // empty | "\(.runtime) \(.ramp)"' "$RUN/budget.json"
 }
 
 # budget_report_cfg CFG: sweep.json for report.md's header: in a budget

@@ -61,10 +61,12 @@ steady_options() {
 }
 
 # steady_line: the report's line on how each point was timed (a --budget
-# run: its final round's).
+# run's: its final round's, RUN/budget.json).
 steady_line() {
-	local rt=$RUNTIME ramp=${RAMP:-0} final w how=--fixed-runtime
-	final=$(budget_final)
+	local rt=$RUNTIME ramp=${RAMP:-0} final='' w how=--fixed-runtime
+	if [ -n "$BUDGET" ] && [ -f "$RUN/budget.json" ]; then
+		final=$(jq -r '.rounds[-1] // empty | "\(.runtime) \(.ramp)"' "$RUN/budget.json")
+	fi
 	[ -z "$final" ] || read -r rt ramp <<<"$final"
 	w=$(steady_window_at "$ramp")
 	if [ -n "$IO_SIZE" ]; then
