@@ -22,7 +22,7 @@
 # point of 1 rank reading or writing uses TARGET itself, as before.
 #
 # Owns: target_list, multi_point, rank_slots, rank_file, rank_var,
-# check_targets, prepare_targets, rank_env_export, rank_env_lines,
+# check_targets, prepare_targets, rank_env, rank_env_export, rank_env_lines,
 # rank_sections, merge_rank_stats, targets_json. Reads: TARGET, TARGETS,
 # TARGET_KINDS, PLAN_TEXT, SIZE_BYTES, RUN. Writes: TARGETS, TARGET,
 # TARGET_KIND, TARGET_KINDS; the rank files; RUN/prepare.rankR*/;
@@ -64,18 +64,10 @@ multi_point() { [ "$1" = readwrite ] || [ "${2:-1}" -gt 1 ]; }
 # rank_slots: the handles the plan's multi-handle points use, one
 # "RANK<TAB>HANDLE" a line (HANDLE: io, or write for readwrite's second).
 rank_slots() {
-	awk -F '\t' '
-		{ n = ($12 == "") ? 1 : $12 }
-		$3 == "readwrite" || n > 1 {
-			if (n > max) max = n
-			if ($3 == "readwrite" && n > maxw) maxw = n
-		}
-		END {
-			for (r = 0; r < max; r++) {
-				print r "\tio"
-				if (r < maxw) print r "\twrite"
-			}
-		}' <<<"$PLAN_TEXT"
+	jq -Rrs '[split("\n")[] | select(. != "") | split("\t") | {rw: .[2], n: (.[11] // "" | if . == "" then 1 else tonumber end)}
+		| select(.rw == "readwrite" or .n > 1)] as $m
+		| ([$m[] | select(.rw == "readwrite") | .n] | max // 0) as $w
+		| range([$m[].n] | max // 0) | "\(.)\tio", (select(. < $w) | "\(.)\twrite")' <<<"$PLAN_TEXT"
 }
 
 # rank_file RANK HANDLE: the path rank RANK's handle uses.
@@ -97,14 +89,16 @@ rank_var() {
 
 # plan_has_single: the plan has a point of 1 rank reading or writing.
 plan_has_single() {
-	awk -F '\t' '$3 != "readwrite" && ($12 == "" || $12 == 1) { f = 1 } END { exit !f }' <<<"$PLAN_TEXT"
+	local any
+	any=$(jq -Rs 'any(split("\n")[] | select(. != "") | split("\t"); .[2] != "readwrite" and (.[11] // "" | . == "" or . == "1"))' <<<"$PLAN_TEXT")
+	[ "$any" = true ]
 }
 
 # check_targets WRITES: target.sh's check_target for every target and
 # every rank file on a file target; TARGET_KIND and TARGET are the first
 # target's afterwards.
 check_targets() {
-	local writes=$1 i r h f dev
+	local writes=$1 i r h dev slots
 	[ "${#TARGETS[@]}" -gt 0 ] || TARGETS=("$TARGET")
 	TARGET_KINDS=()
 	for i in "${!TARGETS[@]}"; do
@@ -113,17 +107,18 @@ check_targets() {
 		TARGET_KINDS[i]=$TARGET_KIND
 		if [ "$TARGET_KIND" = block ] && ((i > 0)); then
 			dev=$(blockdev --getsize64 "$TARGET" 2>/dev/null) || die "$EXIT_ERROR" "cannot read the size of $TARGET"
-			((dev >= SIZE_BYTES)) || usage_error "--size $(bytes_to_size "$SIZE_BYTES") is larger than $TARGET ($dev bytes)"
+			szname h "$SIZE_BYTES"
+			((dev >= SIZE_BYTES)) || usage_error "--size $h is larger than $TARGET ($dev bytes)"
 		fi
 	done
+	slots=$(rank_slots)
 	while IFS=$'\t' read -r r h; do
 		[ -n "$r" ] || continue
 		i=$((r % ${#TARGETS[@]}))
 		[ "${TARGET_KINDS[i]}" = file ] || continue
-		f=$(rank_file "$r" "$h")
-		TARGET=$f
+		TARGET=$(rank_file "$r" "$h")
 		check_target "$writes"
-	done < <(rank_slots)
+	done <<<"$slots"
 	TARGET=${TARGETS[0]}
 	TARGET_KIND=${TARGET_KINDS[0]}
 }
@@ -131,11 +126,12 @@ check_targets() {
 # prepare_targets: target.sh's prepare_target for the single target (when
 # a point uses it) and for every rank file.
 prepare_targets() {
-	local r h f writes
+	local r h writes slots
 	# check_target again for each file right before it is prepared: it sets
 	# TARGET_OWNED (target.sh) for that file, and check_targets left the
 	# last rank file's value
 	writes=$(plan_writes)
+	slots=$(rank_slots)
 	if plan_has_single; then
 		[ "$TARGET_KIND" != file ] || check_target "$writes"
 		prepare_target
@@ -143,35 +139,47 @@ prepare_targets() {
 	while IFS=$'\t' read -r r h; do
 		[ -n "$r" ] || continue
 		[ "${TARGET_KINDS[r % ${#TARGETS[@]}]}" = file ] || continue
-		f=$(rank_file "$r" "$h")
-		TARGET=$f
+		TARGET=$(rank_file "$r" "$h")
 		check_target "$writes"
 		if [ "$h" = write ]; then
 			prepare_target "$RUN/prepare.rank$r.write"
 		else
 			prepare_target "$RUN/prepare.rank$r"
 		fi
-	done < <(rank_slots)
+	done <<<"$slots"
 	TARGET=${TARGETS[0]}
 	TARGET_KIND=${TARGET_KINDS[0]}
 }
 
-# rank_env_export DEPTH: export the rank files' variables (run_fio).
-rank_env_export() {
-	local r h
+# rank_env DEPTH: the rank files' variables, "NAME<TAB>VALUE" a line.
+rank_env() {
+	local r h slots v f
+	slots=$(rank_slots)
 	while IFS=$'\t' read -r r h; do
 		[ -n "$r" ] || continue
-		export "$(rank_var "$r" "$h")=$(fio_path "$(rank_file "$r" "$h")" "target.rank$r.$h" "$1")"
-	done < <(rank_slots)
+		v=$(rank_var "$r" "$h")
+		f=$(rank_file "$r" "$h")
+		f=$(fio_path "$f" "target.rank$r.$h" "$1")
+		printf '%s\t%s\n' "$v" "$f"
+	done <<<"$slots"
+}
+
+# rank_env_export DEPTH: export the rank files' variables (run_fio).
+rank_env_export() {
+	local v f env
+	env=$(rank_env "$1")
+	while IFS=$'\t' read -r v f; do
+		[ -z "$v" ] || export "$v=$f"
+	done <<<"$env"
 }
 
 # rank_env_lines DEPTH: the same as export lines of a script (run.sh).
 rank_env_lines() {
-	local r h
-	while IFS=$'\t' read -r r h; do
-		[ -n "$r" ] || continue
-		printf 'export %s=%q\n' "$(rank_var "$r" "$h")" "$(fio_path "$(rank_file "$r" "$h")" "target.rank$r.$h" "$1")"
-	done < <(rank_slots)
+	local v f env
+	env=$(rank_env "$1")
+	while IFS=$'\t' read -r v f; do
+		[ -z "$v" ] || printf 'export %s=%q\n' "$v" "$f"
+	done <<<"$env"
 }
 
 # rank_sections PLANLINE: the job sections of a multi-handle point, one
@@ -179,7 +187,7 @@ rank_env_lines() {
 # [KEY.rankR.write] for readwrite), each with its file, size and, on a
 # block device, its own region (offset).
 rank_sections() {
-	local key kind rw be t b q s w p d n r i h hrw on k region bs depth
+	local key kind rw be t b q s w p d n r i h hrw on k region depth tn v sz
 	local -a hs
 	local -A count=() idx=()
 	IFS=$'\t' read -r key kind rw be t b q s w p d n <<<"$1"
@@ -190,7 +198,8 @@ rank_sections() {
 		i=$((r % ${#TARGETS[@]}))
 		count[$i]=$((${count[$i]:-0} + ${#hs[@]}))
 	done
-	bs=$t depth=$d
+	depth=$d
+	szname tn "$t"
 	[ "$kind" = ceiling ] && depth=$q
 	for ((r = 0; r < n; r++)); do
 		i=$((r % ${#TARGETS[@]}))
@@ -199,16 +208,18 @@ rank_sections() {
 			if [ "$rw" = readwrite ]; then
 				if [ "$h" = write ]; then hrw=write on=.write; else hrw=read on=.read; fi
 			fi
-			printf '\n[%s.rank%s%s]\nrw=%s\nbs=%s\niodepth=%s\n' "$key" "$r" "$on" "$hrw" "$(bytes_to_size "$bs")" "$depth"
-			printf 'filename=${%s}\n' "$(rank_var "$r" "$h")"
+			v=$(rank_var "$r" "$h")
+			printf '\n[%s.rank%s%s]\nrw=%s\nbs=%s\niodepth=%s\nfilename=${%s}\n' "$key" "$r" "$on" "$hrw" "$tn" "$depth" "$v"
 			if [ "${TARGET_KINDS[i]:-file}" = block ]; then
 				k=${idx[$i]:-0}
 				idx[$i]=$((k + 1))
 				region=$((SIZE_BYTES / count[$i] / t * t))
-				((region > 0)) || die "$EXIT_USAGE" "point $key: ${count[$i]} handles on ${TARGETS[i]} leave less than one tensor each of --size $(bytes_to_size "$SIZE_BYTES")"
+				szname sz "$SIZE_BYTES"
+				((region > 0)) || die "$EXIT_USAGE" "point $key: ${count[$i]} handles on ${TARGETS[i]} leave less than one tensor each of --size $sz"
 				printf 'offset=%s\nsize=%s\n' "$((k * region))" "$region"
 			else
-				printf 'size=%s\n' "$(bytes_to_size "$((SIZE_BYTES / t * t))")"
+				szname sz "$((SIZE_BYTES / t * t))"
+				printf 'size=%s\n' "$sz"
 			fi
 		done
 	done
