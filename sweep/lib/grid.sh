@@ -354,10 +354,13 @@ add_ceilings() {
 	done <<<"$1"
 }
 
+# plan_writes: 1 when a point of the plan writes (write, readwrite), else 0.
 plan_writes() {
-	if awk -F '\t' '$3 == "write" || $3 == "readwrite" { found = 1 } END { exit !found }' <<<"$PLAN_TEXT"; then
-		printf '1\n'
-	else
-		printf '0\n'
-	fi
+	jq -Rrs 'if any(split("\n")[] | split("\t"); .[2] == "write" or .[2] == "readwrite") then 1 else 0 end' <<<"$PLAN_TEXT"
+}
+
+# unique_points LINES: plan lines, each point key (first field) once.
+unique_points() {
+	jq -Rrs 'reduce (split("\n")[] | select(. != "")) as $l ({seen: {}, out: []};
+		($l | split("\t")[0]) as $k | if .seen[$k] then . else .seen[$k] = true | .out += [$l] end) | .out[]' <<<"$1"
 }

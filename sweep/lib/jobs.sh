@@ -224,6 +224,7 @@ emit_grid_jobs() {
 		: "${RUNTIME:=${G_RUNTIME:-5}}"
 		: "${RAMP:=${G_RAMP:-1}}"
 	fi
-	PLAN_TEXT=$(expand_grid | awk -F '\t' '!seen[$1]++')
+	PLAN_TEXT=$(expand_grid)
+	PLAN_TEXT=$(unique_points "$PLAN_TEXT")
 	emit_jobs "$1"
 }

@@ -24,16 +24,12 @@
 # (N/job.fio, N/fio.json per target, done), RUN/precondition.json.
 # shellcheck disable=SC2016 # ${TSWAP_TARGET} is literal: fio expands it
 
-# plan_has_write: the plan has a point that writes (write or readwrite).
-plan_has_write() {
-	awk -F '\t' '$3 == "write" || $3 == "readwrite" { f = 1 } END { exit !f }' <<<"$PLAN_TEXT"
-}
-
 # precondition_check_plan: --precondition needs a write point (setup).
 precondition_check_plan() {
-	[ "$PRECONDITION" != on ] || plan_has_write ||
-		usage_error "--precondition: the plan has no write point (preconditioning runs before the first one)"
-	return 0
+	local w
+	[ "$PRECONDITION" = on ] || return 0
+	w=$(plan_writes)
+	[ "$w" = 1 ] || usage_error "--precondition: the plan has no write point (preconditioning runs before the first one)"
 }
 
 # precondition_wanted: true when this run preconditions its targets.
@@ -48,31 +44,40 @@ precondition_wanted() {
 # precondition_targets: the paths the plan writes, one a line, each once:
 # the target of single-handle points and the rank files (ranks.sh).
 precondition_targets() {
-	{
-		! plan_has_single || printf '%s\n' "$TARGET"
-		local r h
-		while IFS=$'\t' read -r r h; do
-			[ -z "$r" ] || rank_file "$r" "$h"
-		done < <(rank_slots)
-	} | awk '!seen[$0]++'
+	local r h f slots
+	local -a all=()
+	local -A seen=()
+	! plan_has_single || all+=("$TARGET")
+	slots=$(rank_slots)
+	while IFS=$'\t' read -r r h; do
+		[ -z "$r" ] || all+=("$(rank_file "$r" "$h")")
+	done <<<"$slots"
+	for f in "${all[@]}"; do
+		[ -n "${seen[$f]+set}" ] || printf '%s\n' "$f"
+		seen[$f]=1
+	done
 }
 
 # precondition_before RW: precondition once, before the first write point.
 precondition_before() {
-	local rw=$1 dir="$RUN/precondition" t n=0 rc size bytes main=$TARGET
-	local -a paths
+	local rw=$1 dir="$RUN/precondition" t n=0 rc size bytes main=$TARGET bs sz err
+	local -a paths=() lines
 	[ "$rw" = write ] || [ "$rw" = readwrite ] || return 0
 	[ ! -f "$dir/done" ] || return 0
 	precondition_wanted || return 0
-	mapfile -t paths < <(precondition_targets)
-	size=$((SIZE_BYTES / $(size_to_bytes "$PRECOND_BS") * $(size_to_bytes "$PRECOND_BS")))
-	((size > 0)) || die "$EXIT_USAGE" "--precondition: --size $(bytes_to_size "$SIZE_BYTES") is smaller than one $PRECOND_BS block"
+	t=$(precondition_targets)
+	[ -z "$t" ] || mapfile -t paths <<<"$t"
+	bs=$(size_to_bytes "$PRECOND_BS")
+	size=$((SIZE_BYTES / bs * bs))
+	szname sz "$SIZE_BYTES"
+	((size > 0)) || die "$EXIT_USAGE" "--precondition: --size $sz is smaller than one $PRECOND_BS block"
+	szname sz "$size"
 	rm -rf -- "$dir" "$RUN/precondition.json"
 	mkdir -p "$dir"
 	for t in "${paths[@]}"; do
 		n=$((n + 1))
 		mkdir -p "$dir/$n"
-		say "preconditioning $t: $PRECOND_LOOPS sequential passes of $(bytes_to_size "$size") (fio libaio, bs=$PRECOND_BS, iodepth=$PRECOND_QD, O_DIRECT)"
+		say "preconditioning $t: $PRECOND_LOOPS sequential passes of $sz (fio libaio, bs=$PRECOND_BS, iodepth=$PRECOND_QD, O_DIRECT)"
 		printf '; tswap-sweep preconditioning: %s sequential passes over the target (SNIA SSS PTS)\n' "$PRECOND_LOOPS" >"$dir/$n/job.fio"
 		printf '[global]\nioengine=libaio\nfilename=${TSWAP_TARGET}\nsize=%s\ndirect=1\nbs=%s\niodepth=%s\nloops=%s\nend_fsync=1\n\n[precondition]\nrw=write\n' \
 			"$size" "$PRECOND_BS" "$PRECOND_QD" "$PRECOND_LOOPS" >>"$dir/$n/job.fio"
@@ -82,13 +87,16 @@ precondition_before() {
 		TARGET=$main
 		bytes=$(jq -r '[.jobs[] | .write.io_bytes] | add // 0' "$dir/$n/fio.stdout" 2>/dev/null) || bytes=0
 		if [ "$rc" -ne 0 ] || [ "$bytes" != "$((size * PRECOND_LOOPS))" ]; then
-			die "$EXIT_ERROR" "preconditioning $t failed (fio exit $rc, $bytes of $((size * PRECOND_LOOPS)) bytes written): $(grep -v '^[[:space:]]*$' "$dir/$n/fio.stderr" | tail -n 2 | tr '\n' ' ')"
+			err=$(sed '/^[[:space:]]*$/d' "$dir/$n/fio.stderr")
+			mapfile -t lines <<<"$err"
+			[ -z "$err" ] || printf -v err '%s ' "${lines[@]: -2}"
+			die "$EXIT_ERROR" "preconditioning $t failed (fio exit $rc, $bytes of $((size * PRECOND_LOOPS)) bytes written): $err"
 		fi
 		mv -f -- "$dir/$n/fio.stdout" "$dir/$n/fio.json"
 		jq -c --arg path "$t" '{path: $path, bytes: ([.jobs[] | .write.io_bytes] | add),
 			seconds: (([.jobs[] | .job_runtime] | max) / 1000),
 			gbs: (([.jobs[] | .write.bw_bytes] | add) / 1e9)}' "$dir/$n/fio.json" >"$dir/$n/summary.json"
-		say "preconditioned $t: $(jq -r '"\(.bytes) bytes in \(.seconds) s, \(.gbs * 1000 | round / 1000) GB/s"' "$dir/$n/summary.json")"
+		jq -r --arg t "$t" '"preconditioned \($t): \(.bytes) bytes in \(.seconds) s, \(.gbs * 1000 | round / 1000) GB/s"' "$dir/$n/summary.json"
 	done
 	jq -s --arg bs "$PRECOND_BS" --argjson qd "$PRECOND_QD" --argjson loops "$PRECOND_LOOPS" --argjson size "$size" \
 		'{passes: $loops, bs: $bs, iodepth: $qd, size_bytes: $size, targets: .,
@@ -100,12 +108,14 @@ precondition_before() {
 
 # precondition_line: the report's line on preconditioning.
 precondition_line() {
+	local why='no write point' w
 	if [ -f "$RUN/precondition.json" ]; then
 		jq -r '"- preconditioned before the first write point: \(.passes) sequential passes of \(.size_bytes) bytes over \(.targets | map("`\(.path)`") | join(", ")) (fio libaio, bs=\(.bs), iodepth=\(.iodepth), O_DIRECT): \(.bytes) bytes in \(.seconds) s, \(.gbs * 1000 | round / 1000) GB/s (precondition.json)"' "$RUN/precondition.json"
 	elif [ "$PRECONDITION" = off ]; then
 		printf -- '- not preconditioned (--no-precondition)\n'
 	else
-		printf -- '- not preconditioned (%s; --precondition fills the target twice before the first write point)\n' \
-			"$(if plan_has_write; then printf 'a file target'; else printf 'no write point'; fi)"
+		w=$(plan_writes)
+		[ "$w" = 0 ] || why='a file target'
+		printf -- '- not preconditioned (%s; --precondition fills the target twice before the first write point)\n' "$why"
 	fi
 }

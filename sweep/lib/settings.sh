@@ -76,7 +76,8 @@ setup_new_run() {
 	fi
 	SIZE=$(bytes_to_size "$SIZE_BYTES")
 	((max_t <= SIZE_BYTES)) || usage_error "tensor size $(bytes_to_size "$max_t") does not fit in --size $SIZE"
-	PLAN_TEXT=$(expand_grid | awk -F '\t' '!seen[$1]++')
+	PLAN_TEXT=$(expand_grid)
+	PLAN_TEXT=$(unique_points "$PLAN_TEXT")
 	[ -n "$PLAN_TEXT" ] || usage_error "the grid has no valid point"
 	if [ "$CEILING" = 1 ]; then
 		CEILING_QD=$(ceiling_depth "$PLAN_TEXT")
