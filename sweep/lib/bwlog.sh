@@ -17,7 +17,6 @@
 # Owns: bwlog_options, bwlog_line, bwlog_series, bwlog_summary, write_bw_plots.
 # Reads: BWLOG_MSEC, DROP_PCT, BWLOG_MIN_SAMPLES, RUN/points/*/bw_bw.*.log, RUN/aggregate.json.
 # Writes: RUN/plots/bw-POINT.{dat,gp,png,log}.
-# shellcheck disable=SC2016 # $1, $2 in single quotes are awk's and gnuplot's
 
 # bwlog_options: the job options of the bandwidth log.
 bwlog_options() {
@@ -33,25 +32,7 @@ bwlog_line() {
 # bwlog_series DIR: "SECONDS GB/s" lines of DIR's bandwidth logs, summed
 # over the jobs per BWLOG_MSEC interval, in time order; nothing without logs.
 bwlog_series() {
-	local -a logs=("$1"/bw_bw.*.log)
-	[ -f "${logs[0]}" ] || return 0
-	awk -F', *' -v ms="$BWLOG_MSEC" '
-		BEGIN { n = 0 }
-		NF >= 2 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ {
-			k = int(($1 + ms / 2) / ms)
-			sum[k] += $2
-			if (!(k in seen)) { seen[k] = 1; keys[n++] = k }
-		}
-		END {
-			# insertion sort: a few hundred intervals at most
-			for (i = 1; i < n; i++) {
-				v = keys[i]
-				for (j = i - 1; j >= 0 && keys[j] > v; j--) keys[j + 1] = keys[j]
-				keys[j + 1] = v
-			}
-			for (i = 0; i < n; i++)
-				printf "%.3f %.6f\n", keys[i] * ms / 1000, sum[keys[i]] * 1024 / 1e9
-		}' "${logs[@]}"
+	bwlog_jq series "$1"
 }
 
 # bwlog_summary DIR: JSON of DIR's bandwidth over time: {samples,
@@ -60,22 +41,16 @@ bwlog_series() {
 # above DROP_PCT)}; null without a log or with fewer than
 # BWLOG_MIN_SAMPLES samples.
 bwlog_summary() {
-	bwlog_series "$1" | awk -v lim="$DROP_PCT" -v min="$BWLOG_MIN_SAMPLES" '
-		BEGIN { n = 0 }
-		{ t[n] = $1; v[n] = $2; n++ }
-		END {
-			if (n < min) { print "null"; exit }
-			end = t[n - 1]
-			for (i = 0; i < n; i++) {
-				if (t[i] <= end / 3) { a += v[i]; na++ }
-				if (t[i] > 2 * end / 3) { b += v[i]; nb++ }
-			}
-			if (na == 0 || nb == 0 || a == 0) { print "null"; exit }
-			a /= na; b /= nb
-			d = 100 * (a - b) / a
-			printf "{\"samples\": %d, \"first_third_gbs\": %.6f, \"last_third_gbs\": %.6f, \"drop_pct\": %.2f, \"drops\": %s}\n",
-				n, a, b, d, (d > lim) ? "true" : "false"
-		}'
+	bwlog_jq summary "$1"
+}
+
+# bwlog_jq MODE DIR: jq/bwlog.jq over DIR's logs.
+bwlog_jq() {
+	local -a logs=("$2"/bw_bw.*.log)
+	[ -f "${logs[0]}" ] || logs=()
+	[ "$1" = summary ] || ((${#logs[@]})) || return 0
+	jq -Rnr -L "$JQ_DIR" --arg mode "$1" --argjson ms "$BWLOG_MSEC" --argjson min "$BWLOG_MIN_SAMPLES" --argjson lim "$DROP_PCT" \
+		-f "$JQ_DIR/bwlog.jq" "${logs[@]}" </dev/null
 }
 
 # write_bw_plots: plots/bw-POINT.png, GB/s over the measured seconds, one

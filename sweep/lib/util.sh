@@ -115,7 +115,7 @@ abspath() {
 }
 
 # num PLACES EXPR [NAME NUMBER]...: the jq expression EXPR (NUMBERs as
-# $NAME) with PLACES decimals, rounded half away from zero.
+# $NAME) with PLACES decimals, as printf's %.Nf (jq/fixed.jq).
 num() {
 	local p=$1 e=$2
 	local -a a=()
@@ -124,9 +124,7 @@ num() {
 		a+=(--argjson "$1" "$2")
 		shift 2
 	done
-	jq -rn --argjson p "$p" "${a[@]}" "($e)"' | pow(10; $p) as $m | (. * $m | round) as $c
-		| (if $c < 0 then "-" else "" end) + (($c | if . < 0 then -. else . end) as $a
-		| "\($a / $m | floor)" + (if $p > 0 then "." + ("\($a % $m)" | ("0" * ($p - length)) + .) else "" end))'
+	jq -rn -L "$JQ_DIR" --argjson p "$p" "${a[@]}" "include \"fixed\"; ($e) | fixed(\$p)"
 }
 
 # fmt_secs N -> M:SS or H:MM:SS
