@@ -31,6 +31,7 @@ oneline() { tr -d '\n\r'; }
 # trim: leading and trailing blanks off stdin's one line
 trim() { sed 's/^[[:space:]]*//; s/[[:space:]]*$//'; }
 
+# shellcheck disable=SC2312 # best effort: a value it cannot read is empty (meta.jq says why)
 collect() {
 	target=$1 kind=file dev='' disk='' pci='' fs='' blk='' nvme='' serial=''
 	if [ -b "$target" ]; then
@@ -110,7 +111,8 @@ collect() {
 	kv lscpu "$(lscpu -J | oneline)"
 	kv kernel "$(uname -r)"
 	kv host "$(uname -n)"
-	kv memtotal "$(awk '$1 == "MemTotal:" { printf "%.0f\n", $2 * 1024 }' /proc/meminfo)"
+	mem=$(sed -n 's/^MemTotal: *\([0-9]*\) kB$/\1/p' /proc/meminfo)
+	kv memtotal "${mem:+$((mem * 1024))}"
 	kv aio_max_nr "$(cat /proc/sys/fs/aio-max-nr)"
 	kv io_uring_disabled "$(cat /proc/sys/kernel/io_uring_disabled)"
 	kv fio "$(fio --version)"
@@ -121,12 +123,15 @@ case ${1:-} in
 	[ $# -eq 3 ] || exit 2
 	name=$2
 	# the chunks never hold ';', '#', '$' or blanks, which fio would cut
-	collect "$3" | gzip -9 | base64 -w 240 |
-		awk -v name="$name" 'BEGIN { print "[global]\nioengine=null\nsize=4k\nbs=4k\nrw=read" }
-			{ printf "[%s-%03d]\ndescription=%s\n", name, NR, $0 }
-			# the first job removes this file (fio wrote it as NAME.prerun.txt
-			# in the server'"'"'s directory); its own prerun file goes with it
-			NR == 1 { printf "exec_prerun=rm -f %s.prerun.txt && rm -f %s-001.prerun.txt\n", name, name }'
+	printf '[global]\nioengine=null\nsize=4k\nbs=4k\nrw=read\n'
+	n=0
+	collect "$3" | gzip -9 | base64 -w 240 | while IFS= read -r chunk; do
+		n=$((n + 1))
+		printf '[%s-%03d]\ndescription=%s\n' "$name" "$n" "$chunk"
+		# the first job removes this file (fio wrote it as NAME.prerun.txt
+		# in the server's directory); its own prerun file goes with it
+		[ "$n" -gt 1 ] || printf 'exec_prerun=rm -f %s.prerun.txt && rm -f %s-001.prerun.txt\n' "$name" "$name"
+	done
 	;;
 *)
 	[ $# -eq 1 ] || exit 2

@@ -17,8 +17,11 @@ readonly RUN_SPACE_MIN=$((1024 * 1024))
 # run_dir_free: bytes available to the sweep on RUN's filesystem; status 1
 # if df cannot tell.
 run_dir_free() {
-	local n
-	n=$(df -P -B1 -- "$RUN" 2>/dev/null | awk 'NR == 2 { print $4 }') || return 1
+	local out n=''
+	local -a lines
+	out=$(df -P -B1 -- "$RUN" 2>/dev/null) || return 1
+	mapfile -t lines <<<"$out"
+	read -r _ _ _ n _ <<<"${lines[1]:-}"
 	[[ $n =~ ^[0-9]+$ ]] || return 1
 	printf '%s\n' "$n"
 }

@@ -93,17 +93,5 @@ zero_print_plan() {
 
 # zero_columns: align the TSV runs of stdin (no `column` dependency).
 zero_columns() {
-	awk -F '\t' '
-	function flush(   i, j, line) {
-		for (i = 1; i <= n; i++) {
-			line = ""
-			for (j = 1; j <= nf[i]; j++)
-				line = line sprintf(j < nf[i] ? "%-" w[j] "s  " : "%s", cell[i, j])
-			print line
-		}
-		n = 0; split("", w)
-	}
-	NF <= 1 { flush(); print; next }
-	{ n++; nf[n] = NF; for (j = 1; j <= NF; j++) { cell[n, j] = $j; if (length($j) > w[j]) w[j] = length($j) } }
-	END { flush() }'
+	jq -Rrs -f "$ZERO_LIB/columns.jq"
 }
