@@ -256,6 +256,7 @@ check-sanitizers: check-asan check-tsan check-valgrind
 lint:
 	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run tests/drive/refdrive $(wildcard sweep/tswap-sweep sweep/*.sh sweep/lib/*.sh tests/bench/tswap-bench tests/bench/lib/*.bash tests/bench/tswap-bench-deepspeed tests/bench/tswap-bench-sweep tests/*.bash)
 	shellcheck -x sweep/tswap-zero sweep/zero/*.sh
+	shellcheck -x -P SCRIPTDIR tests/*.bats
 	@for f in sweep/zero/*.jq; do \
 		if jq -n --arg mode x --arg engine x --arg header x --arg step x --arg dtype x --argjson dirs '[]' --argjson unit 1 \
 			--argjson scale 1 --argjson params 1 --argjson world 1 --argjson ranks 1 \

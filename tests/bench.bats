@@ -212,6 +212,7 @@ python_torch() {
 	assert_line --regexp "^\| disk\.$row \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \[n/a\] \|"
 	assert_file_exists "$out/results.json"
 	# Two pairs, alternating: A B, then B A.
+	# shellcheck disable=SC2016 # $NAME in single quotes: jq's
 	run -0 jq -s -c --arg row "disk.$row" '[.[] | select(.kind == "timed" and .row == $row) | .side]' "$out/runs.jsonl"
 	assert_output '["tswap","ds","ds","tswap"]'
 	# Every timed run counted the device's requests (0 when the scratch
@@ -220,8 +221,10 @@ python_torch() {
 	assert_output '["number"]'
 	# P = 2: 16 blocks of each part in one io_submit, 8 tensors x 2 threads,
 	# counted from one trace file per thread.
+	# shellcheck disable=SC2016 # $NAME in single quotes: jq's
 	run -0 jq -r --arg row "disk.$row2" '.rows[] | select(.row == $row) | "\(.shape.a.hist) / \(.shape.b.hist)"' "$out/results.json"
 	assert_output "16:16 / 16:16"
+	# shellcheck disable=SC2016 # $NAME in single quotes: jq's
 	run -0 jq -r --arg row "disk.$row" '.rows[] | select(.row == $row) | [.a, .b, (.gbs.a > 0), (.gbs.b > 0), .ratio_gbs.n,
 		(.ratio_gbs.median > 0), (.cpu_s_per_gb.a > 0), (.cpu_s_per_gb.b > 0),
 		.bytes_ok, .shape.same, .shape.a.hist, .shape.b.hist] | @tsv' "$out/results.json"
@@ -236,10 +239,12 @@ python_torch() {
 	ds_source
 	[ "$(id -u)" -eq 0 ] || skip "needs root (loop device)"
 	local before after
+	# shellcheck disable=SC2012 # loop device names are plain
 	before=$(ls /dev/loop[0-9]* | sort)
 	run -0 --separate-stderr "$DS_BENCH" --ds-src "$DS_SRC" --targets loop --size 64m \
 		--rows '^read-8m-128k-q64-block-overlap-p1-async$' --pairs 1 --runtime 1 --out "$SCRATCH/ds-loop"
 	assert_line --regexp '^\| loop\.read-8m-128k-q64-block-overlap-p1-async \|'
+	# shellcheck disable=SC2012 # loop device names are plain
 	after=$(ls /dev/loop[0-9]* | sort)
 	assert_equal "$after" "$before"
 	printf 'keep\n' >"$SCRATCH/user.txt"

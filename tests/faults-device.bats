@@ -63,7 +63,7 @@ requires_dm() {
 # fresh backing file; the fault target is $FAULTFS_FILE, the server's pid
 # $FAULTFS_PID.  Unmounted and killed in teardown.
 faultfs_mount() {
-	local mb=$1 mnt=$SCRATCH/faultfs i
+	local mb=$1 mnt=$SCRATCH/faultfs
 	shift
 	mkdir -p "$mnt"
 	rm -f "$SCRATCH/faultfs.img"
@@ -72,7 +72,7 @@ faultfs_mount() {
 		</dev/null >"$SCRATCH/faultfs.log" 2>&1 3>&- &
 	FAULTFS_PID=$!
 	undo fuse "$mnt" "$FAULTFS_PID"
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		mountpoint -q "$mnt" && break
 		sleep 0.1
 	done

@@ -59,6 +59,7 @@ load fleet
 		--fio-version fio-0.0-test
 	expect_status 3
 	# twice in the preflight lines (stderr), twice in the summary (stdout)
+	# shellcheck disable=SC2154 # stderr: set by bats' run --separate-stderr
 	assert_equal "$(grep -c 'fio version differs: the host runs fio-3[0-9.]*, this run wants fio-0.0-test' <<<"$stderr")" 2
 	assert_equal "$(grep -c 'fio version differs: the host runs fio-3[0-9.]*, this run wants fio-0.0-test' <<<"$output")" 2
 	[ -z "$(find "$SCRATCH/ver/points" -name fio.client.out)" ] || fail "a point ran on a host with another fio"
@@ -209,5 +210,6 @@ load fleet
 	expect_status 0
 	expect_ok_rows "$SCRATCH/new/summary.csv" 1
 	assert_file_exists "$SCRATCH/host3/new.swap"
+	# shellcheck disable=SC2010 # counts names; the files' names are the test's
 	assert_equal "$(ls "$SCRATCH/host3" | grep -c prerun || true)" 0
 }

@@ -30,6 +30,7 @@ load fleet
 		--min-read-gbs 0.05 --min-write-gbs 0.05 --out "$rd" --junit "$SCRATCH/ci/tswap-fleet.xml"
 	# some hosts below the bar: exit 1, as a missed threshold
 	expect_status 1
+	# shellcheck disable=SC2154 # stderr: set by bats' run --separate-stderr
 	local fout=$output ferr=$stderr
 	assert_output --partial "FAIL  slow-host"
 	assert_output --partial "PASS  127.0.0.2:$PORT"

@@ -116,6 +116,7 @@ host_and_version_types() {
 	# stdout: the results; stderr: progress (one line per point)
 	assert_output --partial 'best read:'
 	refute_output --regexp '^\[[0-9]+/[0-9]+\]'
+	# shellcheck disable=SC2154 # stderr: set by bats' run --separate-stderr
 	assert_equal "$(grep -cE '^\[[0-9]/4\] read ' <<<"$stderr")" 4
 	# --quiet: no progress at all, the same results
 	run --separate-stderr timeout -k 10 300 "$SWEEP" --quiet --grid quick --rw read --repeat 1 --no-ceiling --size 16m \

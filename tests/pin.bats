@@ -103,7 +103,7 @@ pin_trace() {
 # 3-second read job with an 8m buffer: post_init locks it before the first
 # I/O.  Empty if no fio process was seen.
 vmlck_during() {
-	local f=$SCRATCH/vmlck.file top p kb i best=
+	local f=$SCRATCH/vmlck.file top p kb best=
 	local -a pin=()
 	[ -z "$1" ] || pin=(--tswap_pin="$1")
 	[ -f "$f" ] || psync_ok --filename="$f" --size=16m --bs=1m --rw=write
@@ -111,7 +111,7 @@ vmlck_during() {
 		--time_based --runtime=3 "${pin[@]}" --output=/dev/null
 	"${FIO_ARGV[@]}" &
 	top=$!
-	for i in $(seq 1 15); do
+	for _ in $(seq 1 15); do
 		sleep 0.1
 		for p in $(pgrep -P "$top") $(pgrep -P "$(pgrep -P "$top" | head -n 1)"); do
 			kb=$(awk '/^VmLck:/ { print $2 }' "/proc/$p/status" 2>/dev/null) || continue
@@ -142,6 +142,7 @@ vmlck_during() {
 	dd if=/dev/zero of="$f" bs=1M count=8 status=none
 	fio_argv "$ENGINE" --filename="$f" --size=8m --bs=4m --rw=write \
 		--buffer_pattern=0xdeadbeef --tswap_pin=1
+	# shellcheck disable=SC2030 # each test sets its own FIO_ARGV
 	FIO_ARGV=("${LIMITED[@]}" "${FIO_ARGV[@]}")
 	run --separate-stderr "${FIO_ARGV[@]}"
 	assert_rejected tswap_pin=1 "cannot mlock" "RLIMIT_MEMLOCK" "1048576 bytes" "tswap_pin=0"
@@ -166,6 +167,7 @@ vmlck_during() {
 	# 2 x 4m of buffers: eight times the 1 MiB limit.
 	fio_argv "$ENGINE" --filename="$f" --size=8m --bs=4m --iodepth=2 --rw=write \
 		--verify=crc32c --do_verify=1 --output-format=json --tswap_stats="$st"
+	# shellcheck disable=SC2030,SC2031 # each test sets its own FIO_ARGV
 	FIO_ARGV=("${LIMITED[@]}" "${FIO_ARGV[@]}")
 	run --separate-stderr "${FIO_ARGV[@]}"
 	if [ "$status" -ne 0 ]; then
@@ -193,6 +195,7 @@ vmlck_during() {
 		fio_argv "$ENGINE" --filename="$f" --size=4m --bs=256k --iodepth=2 --rw=write \
 			--tswap_block_size=128k --verify=crc32c --do_verify=1 \
 			--tswap_pin="$pin" --tswap_stats="$st"
+		# shellcheck disable=SC2031 # each test sets its own FIO_ARGV
 		FIO_ARGV=("${LIMITED[@]}" "${FIO_ARGV[@]}")
 		run --separate-stderr "${FIO_ARGV[@]}"
 		if [ "$status" -ne 0 ]; then

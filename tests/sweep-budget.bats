@@ -187,6 +187,7 @@ prune() {
 			"runs": 7, "planned_s": 56, "wall_s": 52, "overhead_s": 0.5, "kept": ["a", "b"], "pruned": []}],
 		"final_margins": {}}}'
 	run -0 jq -r -f "$SWEEP_REPO/sweep/jq/report-budget.jq" <<<"$agg"
+	# shellcheck disable=SC2016 # backticks are markdown
 	assert_output --partial '| 1 | 1 | 1 | 1 | read 3 | 3 | 9 | 8 | 0.5 | `e` 2.5 (tied, costlier), `d` 1.9, `f` - (failed) |'
 	assert_output --partial '| 2 (final) | 5 | 2 | 3 | read 2 + 1 ceiling | 7 | 56 | 52 | 0.5 | - |'
 	assert_output --partial 'the fastest, then the points tied with it within that run'"'"'s noise'
@@ -380,6 +381,7 @@ prune() {
 	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
 	assert_output --partial '| full | exhaustive |'
 	assert_output --partial '| full | budget 45 s #2 |'
+	# shellcheck disable=SC2016 # backticks are markdown
 	assert_output --regexp '\| full \| exhaustive again #1 \(A/A\) \| [0-9.]+ \| `read-[^`]+` \| (same|tied|other) \|'
 	assert_output --regexp 'A/A control \(the exhaustive run again\): lowest fraction of the first.s best [0-9.]+, agrees with it in [01] of 1'
 	assert_output --regexp 'full, budget 45 s: consecutive budget runs agree .* in [01] of 1 pair'

@@ -160,6 +160,7 @@ grid_from() {
 	# threads 3 does not divide 4m; block 6000 is not a multiple of 4096
 	assert_equal "${#lines[@]}" 1
 	assert_equal "$(cut -f1 <<<"$output")" read-libaio-t4m-b1m-q4-block-overlap-p1-d1
+	# shellcheck disable=SC2154 # stderr: set by bats' run --separate-stderr
 	assert_equal "$stderr" 'tswap-sweep: left out 3 point(s) whose tensor size is not divisible into 4096-aligned parts per thread, or whose block size is not a multiple of 4096'
 }
 
@@ -198,8 +199,11 @@ grid_from() {
 	assert_line --index 1 "$(printf 'ceiling-read-fio-libaio-bs1m-qd64-j4\tceiling\t64\t4\t64')"
 	assert_line --index 3 "$(printf 'ceiling-write-fio-libaio-bs1m-qd64-j4\tceiling\t64\t4\t64')"
 	# the job: 4 jobs of iodepth 16, each on a quarter of the sweep's size
+	# shellcheck source=../sweep/lib/jobs.sh
 	. "$SWEEP_HOME/lib/jobs.sh"
+	# shellcheck source=../sweep/lib/steady.sh
 	. "$SWEEP_HOME/lib/steady.sh"
+	# shellcheck source=../sweep/lib/bwlog.sh
 	. "$SWEEP_HOME/lib/bwlog.sh"
 	SIZE_BYTES=$((64 * 1048576)) RUNTIME=2 RAMP=1 IO_SIZE='' STEADY=off
 	run -0 point_job "$(grep -m 1 -- -j4 <<<"$PLAN_TEXT")"

@@ -292,8 +292,10 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	local v
 	for v in '' 0 v0.16.4 0.16.4.1 0.16.x 0.16.04 '0.16 ' 0.3 0.3.14; do
 		run -2 --separate-stderr "$SWEEP_HOME/tswap-sweep" --ds-version "$v" --dry-run
+		# shellcheck disable=SC2154 # stderr_lines: set by bats' run --separate-stderr
 		assert_equal "${#stderr_lines[@]}" 1
 		assert_output ''
+		# shellcheck disable=SC2154 # stderr: set by bats' run --separate-stderr
 		[[ $stderr == *--ds-version* ]] || fail "no option named for '$v': $stderr"
 	done
 	assert_equal "$stderr" "tswap-sweep: --ds-version: DeepSpeed 0.3.14 has no aio section (it appears in 0.3.15) (see --help)"

@@ -32,6 +32,7 @@ setup() {
 sweep_ok() {
 	run --separate-stderr timeout -k 10 300 "$SWEEP" --grid "$D/one.grid" --size 16m "$@"
 	if [ "$status" -ne 0 ]; then
+		# shellcheck disable=SC2154 # stderr: set by bats' run --separate-stderr
 		printf 'exit %s\n--- stdout\n%s\n--- stderr\n%s\n' "$status" "$output" "$stderr" >&2
 		fail "tswap-sweep failed (exit $status)"
 	fi

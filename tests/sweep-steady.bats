@@ -68,6 +68,7 @@ sweep() {
 
 sweep_ok() {
 	sweep "$@"
+	# shellcheck disable=SC2154 # stderr: set by bats' run --separate-stderr
 	[ "$status" -eq 0 ] || fail "tswap-sweep $* exited $status: $stderr"
 }
 

@@ -22,6 +22,7 @@ teardown() {
 
 # traced_run, field, stats_hist: tests/strace.bash; here they trace and
 # check the io_uring calls (uring_strace_fio, uring_records, uring_check).
+# shellcheck disable=SC2034 # read by strace.bash
 TRACE_BACKEND=io_uring
 
 # enter_column N - column N of the submitting (to_submit > 0) or, with

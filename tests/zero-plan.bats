@@ -76,6 +76,7 @@ load zero
 	jq '.gradient_accumulation_steps = 0' "$EXAMPLE" >"$c"
 	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/g0"
 	assert_failure 2
+	# shellcheck disable=SC2154 # stderr: set by bats' run --separate-stderr
 	assert_equal "$stderr" "tswap-zero: --ds-config $c: gradient_accumulation_steps (given, or train_batch_size // train_micro_batch_size_per_gpu // world) must be an integer from 1 to 1024"
 }
 
@@ -176,6 +177,7 @@ stage3: sg2-state.write[sg2-out]"
 	run --separate-stderr "$ZERO" --ds-config "$REPO/jobs/ds_config.zero-infinity-defaults.json" --params 7e9 --ranks 8 \
 		--target "$SCRATCH" --dry-run --out "$OUT"
 	assert_success
+	# shellcheck disable=SC2016 # $0 in single quotes: awk's
 	run -0 awk '/^filename=/ { if (length($0) > m) m = length($0) } END { print m }' "$OUT/step.fio"
 	assert [ "$output" -le 4009 ]
 	run -0 awk '/^\[optimizer.grad-flush.r0.grad-c1.write\]/,/^$/' "$OUT/step.fio"

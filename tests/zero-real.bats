@@ -101,6 +101,7 @@ ops() {
 	jq '.zero_optimization.offload_param.buffer_count = 4' "$FIX/ds_config.issue23-A.json" >"$c"
 	run --separate-stderr "$ZERO" --ds-config "$c" "${MODEL[@]}" --target "$SCRATCH" --dry-run --out "$OUT/a"
 	assert_failure 2
+	# shellcheck disable=SC2154 # stderr: set by bats' run --separate-stderr
 	assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 1
 	[[ $stderr == *"offload_param.buffer_count=4: from the second step on DeepSpeed keeps the last 5 NVMe parameters"*"raise buffer_count to 5"* ]] ||
 		{ echo "$stderr"; return 1; }

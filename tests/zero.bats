@@ -18,6 +18,7 @@ load zero
 	jq '.zero_optimization.offload_param.max_in_cpu = 8388608' "$c" >"$c.2" && mv "$c.2" "$c"
 	run --separate-stderr timeout 300 "$ZERO" --ds-config "$c" --params 50331648 --param-numel 8388608 \
 		--ranks 2 --target "$SCRATCH/t" --out "$OUT" --steps 1
+	# shellcheck disable=SC2154 # stderr: set by bats' run --separate-stderr
 	[ "$status" -eq 0 ] || echo "$stderr"
 	assert_success
 	assert_output --regexp 'base step 1: forward [0-9.]+ s, backward [0-9.]+ s, optimizer [0-9.]+ s; total [0-9.]+ s'
@@ -36,6 +37,7 @@ load zero
 	run grep -c "^filename=$SCRATCH/t/tswap-zero-[^/]*/ceiling.r[01].swp\$" "$OUT/ceiling.fio"
 	assert_output 4
 	run -0 jq -e '.read_gbs > 0 and .write_gbs > 0 and .jobs_per_direction == 2' "$OUT/ceiling.json"
+	# shellcheck disable=SC2016 # $NAME in single quotes: jq's
 	run -0 jq -e --slurpfile c "$OUT/ceiling.json" '.[0] as $s | $s.ceiling == $c[0]
 		and ($s.phases | map(.phase)) == ["forward", "backward", "optimizer"]
 		and all($s, $s.phases[]; .pct_of_ceiling > 0 and .ceiling_gbs > 0 and .gbs > 0)
@@ -234,5 +236,5 @@ TINY=(--params 50331648 --param-numel 8388608 --ranks 2)
 	assert_line --index 2 "fio: $(fio --version)"
 	assert_equal "$stderr" ""
 	# the first line has tswap-sweep's shape
-	assert_equal "$(sed 's/^tswap-zero //' <<<"${lines[0]}")" "$("$REPO/sweep/tswap-sweep" --version | sed -n '1s/^tswap-sweep //p')"
+	assert_equal "${lines[0]#tswap-zero }" "$("$REPO/sweep/tswap-sweep" --version | sed -n '1s/^tswap-sweep //p')"
 }
