@@ -249,7 +249,7 @@ parse_args() {
 	[ -z "$SIZE" ] || size_to_bytes "$SIZE" >/dev/null || usage_error "--size: not a size: $SIZE"
 	[ -z "$IO_SIZE" ] || [ -z "$RUNTIME" ] || usage_error "--runtime and --io-size exclude each other"
 	if [ -n "$OUTLIER_PCT" ]; then
-		[[ $OUTLIER_PCT =~ ^0*([0-9]{0,2}([.][0-9]+)?|100([.]0+)?)$ ]] && is_number "$OUTLIER_PCT" ||
+		{ is_number "$OUTLIER_PCT" && [[ $OUTLIER_PCT =~ ^0*([0-9]{0,2}([.][0-9]+)?|100([.]0+)?)$ ]]; } ||
 			usage_error "--outlier-pct: not a percentage from 0 to 100: $OUTLIER_PCT"
 	fi
 	[ -z "$CONNECT_TIMEOUT" ] || { is_uint "$CONNECT_TIMEOUT" && ((10#$CONNECT_TIMEOUT >= 1)); } ||
