@@ -44,13 +44,15 @@ bwlog_summary() {
 	bwlog_jq summary "$1"
 }
 
-# bwlog_jq MODE DIR: jq/bwlog.jq over DIR's logs.
+# bwlog_jq MODE DIR: jq/bwlog.jq over DIR's logs (found next to this
+# module: bwlog_summary also runs with only state.sh and bwlog.sh loaded).
 bwlog_jq() {
+	local jq=${BASH_SOURCE[0]%/*}/../jq
 	local -a logs=("$2"/bw_bw.*.log)
 	[ -f "${logs[0]}" ] || logs=()
 	[ "$1" = summary ] || ((${#logs[@]})) || return 0
-	jq -Rnr -L "$JQ_DIR" --arg mode "$1" --argjson ms "$BWLOG_MSEC" --argjson min "$BWLOG_MIN_SAMPLES" --argjson lim "$DROP_PCT" \
-		-f "$JQ_DIR/bwlog.jq" "${logs[@]}" </dev/null
+	jq -Rnr -L "$jq" --arg mode "$1" --argjson ms "$BWLOG_MSEC" --argjson min "$BWLOG_MIN_SAMPLES" --argjson lim "$DROP_PCT" \
+		-f "$jq/bwlog.jq" "${logs[@]}" </dev/null
 }
 
 # write_bw_plots: plots/bw-POINT.png, GB/s over the measured seconds, one

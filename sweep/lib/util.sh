@@ -124,7 +124,7 @@ num() {
 		a+=(--argjson "$1" "$2")
 		shift 2
 	done
-	jq -rn -L "$JQ_DIR" --argjson p "$p" "${a[@]}" "include \"fixed\"; ($e) | fixed(\$p)"
+	jq -rn -L "${BASH_SOURCE[0]%/*}/../jq" --argjson p "$p" "${a[@]}" "include \"fixed\"; ($e) | fixed(\$p)"
 }
 
 # fmt_secs N -> M:SS or H:MM:SS
