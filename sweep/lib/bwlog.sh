@@ -60,12 +60,16 @@ bwlog_jq() {
 # point that drops during the run (aggregate.json). Needs gnuplot (the
 # caller, plot.sh write_plots, has checked).
 write_bw_plots() {
-	local dir="$RUN/plots" point why data gp plot r n
+	local dir="$RUN/plots" point why data plot r n list q t
+	list=$(jq -r '([.best.read, .best.write, .best.readwrite | select(. != null) | [.point, "best \(.rw)"]]
+		+ [.points[] | select(.drops == true) | [.point, "drops \(.drop_pct | round)% during the run"]])
+		| unique_by(.[0])[] | @tsv' "$RUN/aggregate.json")
 	while IFS=$'\t' read -r point why; do
 		[ -n "$point" ] || continue
 		data="$dir/bw-$point.dat"
 		plot='' n=0
 		: >"$data"
+		gp_quote q "$data"
 		for r in "$RUN/points/$point".r*; do
 			[ -d "$r" ] || continue
 			{
@@ -73,23 +77,16 @@ write_bw_plots() {
 				bwlog_series "$r"
 				printf '\n\n'
 			} >>"$data"
-			plot="$plot${plot:+, }$(gp_quote "$data") index $n using 1:2 with linespoints title $(gp_quote "${r##*.}")"
+			gp_quote t "${r##*.}"
+			plot="$plot${plot:+, }$q index $n using 1:2 with linespoints title $t"
 			n=$((n + 1))
 		done
 		if [ -z "$plot" ] || ! grep -q '^[0-9]' "$data"; then
 			rm -f -- "$data"
 			continue
 		fi
-		gp="$dir/bw-$point.gp"
-		{
-			printf 'set terminal png size 900,500 noenhanced\n'
-			printf 'set output %s\n' "$(gp_quote "$dir/bw-$point.png")"
-			printf 'set title %s\n' "$(gp_quote "$point: GB/s (1e9 B/s) over the measured run, fio bw log every $BWLOG_MSEC ms ($why)")"
-			printf 'set xlabel "seconds after ramp_time"\nset ylabel "GB/s"\nset yrange [0:*]\nset key bottom right\nset grid\n'
-			printf 'plot %s\n' "$plot"
-		} >"$gp"
-		gnuplot "$gp" 2>"$dir/bw-$point.log" || note "gnuplot failed for bw-$point (see plots/bw-$point.log)"
-	done < <(jq -r '([.best.read, .best.write, .best.readwrite | select(. != null) | [.point, "best \(.rw)"]]
-		+ [.points[] | select(.drops == true) | [.point, "drops \(.drop_pct | round)% during the run"]])
-		| unique_by(.[0])[] | @tsv' "$RUN/aggregate.json")
+		gp_quote t "$point: GB/s (1e9 B/s) over the measured run, fio bw log every $BWLOG_MSEC ms ($why)"
+		gp_plot "bw-$point" 900,500 "$t" 'set xlabel "seconds after ramp_time"' 'set ylabel "GB/s"' \
+			'set yrange [0:*]' 'set key bottom right' 'set grid' "plot $plot"
+	done <<<"$list"
 }
