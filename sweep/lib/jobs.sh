@@ -30,7 +30,8 @@ run_options() {
 		if [ "${1:-}" = ceiling ] && ((io < 4 * $2)); then
 			io=$((4 * $2))
 		fi
-		printf 'io_size=%s\n' "$(bytes_to_size "$io")"
+		szname io "$io"
+		printf 'io_size=%s\n' "$io"
 	else
 		printf 'time_based=1\nruntime=%s\nramp_time=%s\n' "$RUNTIME" "$RAMP"
 	fi
@@ -43,20 +44,25 @@ run_options() {
 # and the host's own fio options last in [global].
 point_job() {
 	local key kind rw be t b q s w p d n h=${2:-} engine='${TSWAP_ENGINE}' target='${TSWAP_TARGET}' opt multi=0
+	local tn bn zn dirn=''
 	IFS=$'\t' read -r key kind rw be t b q s w p d n <<<"$1"
 	multi_point "$rw" "${n:-1}" && multi=1
+	szname tn "$t"
+	szname bn "$b"
+	szname zn "$((SIZE_BYTES / t * t))"
+	[ "$rw" != readwrite ] || dirn=' and direction'
 	if [ -n "$h" ]; then
 		engine=${H_ENGINE[h]}
 		target=${H_TARGET[h]//:/\\:}
 	fi
 	printf '; tswap-sweep point %s\n' "$key"
 	if [ "$kind" = ceiling ]; then
-		printf '; device ceiling: fio'"'"'s own libaio engine, %s blocks, iodepth %s\n' "$(bytes_to_size "$t")" "$q"
+		printf '; device ceiling: fio'"'"'s own libaio engine, %s blocks, iodepth %s\n' "$tn" "$q"
 		((multi == 1 || p <= 1)) ||
 			printf '; as %s jobs (submitting threads) of iodepth %s, each on its own 1/%s of the target\n' "$p" "$(((q + p - 1) / p))" "$p"
 	else
 		printf '; %s, backend %s, tensor %s, block %s, queue depth %s, submit %s, window %s, %s thread(s), %s op(s) queued\n' \
-			"$rw" "$be" "$(bytes_to_size "$t")" "$(bytes_to_size "$b")" "$q" "$s" "$w" "$p" "$d"
+			"$rw" "$be" "$tn" "$bn" "$q" "$s" "$w" "$p" "$d"
 	fi
 	if [ -n "$h" ]; then
 		printf '; fleet host %s: run.sh in this directory reruns the point there with\n' "${H_LABEL[h]}"
@@ -64,7 +70,7 @@ point_job() {
 		printf '; The engine and target are paths on that host. overwrite=1: fio writes a new\n'
 		printf '; target in full before its first job, so reads never hit unwritten extents.\n'
 	elif [ "$multi" = 1 ]; then
-		printf '; %s rank(s) at once, one job (one tswap handle) per rank%s, one group,\n' "${n:-1}" "$([ "$rw" = readwrite ] && printf ' and direction')"
+		printf '; %s rank(s) at once, one job (one tswap handle) per rank%s, one group,\n' "${n:-1}" "$dirn"
 		printf '; no group_reporting: fio'"'"'s JSON has one entry per handle.\n'
 		printf '; Environment: TSWAP_ENGINE (tswap.so), TSWAP_RANKn and TSWAP_RANKn_WRITE (the\n'
 		printf '; file or block device of rank n'"'"'s handles, '"'"':'"'"' escaped as '"'"'\\:'"'"').\n'
@@ -90,7 +96,7 @@ point_job() {
 	if [ "$multi" = 1 ]; then
 		printf 'direct=1\n'
 	else
-		printf 'filename=%s\nsize=%s\ndirect=1\n' "$target" "$(bytes_to_size "$((SIZE_BYTES / t * t))")"
+		printf 'filename=%s\nsize=%s\ndirect=1\n' "$target" "$zn"
 	fi
 	run_options "$kind" "$((t * q))"
 	if [ -z "$h" ]; then
@@ -116,12 +122,13 @@ point_job() {
 		# each on its own slice (no group_reporting: result.jq adds the jobs)
 		local slice=$((SIZE_BYTES / p / t * t))
 		((slice >= t)) || slice=$t
+		szname slice "$slice"
 		printf 'bs=%s\niodepth=%s\nnumjobs=%s\nsize=%s\noffset_increment=%s\n' \
-			"$(bytes_to_size "$t")" "$(((q + p - 1) / p))" "$p" "$(bytes_to_size "$slice")" "$(bytes_to_size "$slice")"
+			"$tn" "$(((q + p - 1) / p))" "$p" "$slice" "$slice"
 	elif [ "$kind" = ceiling ]; then
-		printf 'bs=%s\niodepth=%s\n' "$(bytes_to_size "$t")" "$q"
+		printf 'bs=%s\niodepth=%s\n' "$tn" "$q"
 	else
-		printf 'bs=%s\niodepth=%s\n' "$(bytes_to_size "$t")" "$d"
+		printf 'bs=%s\niodepth=%s\n' "$tn" "$d"
 	fi
 }
 
@@ -195,14 +202,16 @@ fio_path() {
 
 # write_run_sh DIR DEPTH: a script that reruns the point in its directory.
 write_run_sh() {
-	local dir=$1 depth=$2
+	local dir=$1 depth=$2 engine target
+	engine=$(fio_path "$ENGINE" engine.so "$depth")
+	target=$(fio_path "$TARGET" target "$depth")
 	{
 		printf '#!/usr/bin/env bash\n'
 		printf '# Rerun this point exactly (tswap-sweep %s).\n' "$G_NAME"
 		printf 'set -euo pipefail\ncd "$(dirname "$0")"\n'
 		printf '# target: %q\n' "$TARGET"
-		printf 'export TSWAP_ENGINE=%q\n' "$(fio_path "$ENGINE" engine.so "$depth")"
-		printf 'export TSWAP_TARGET=%q\n' "$(fio_path "$TARGET" target "$depth")"
+		printf 'export TSWAP_ENGINE=%q\n' "$engine"
+		printf 'export TSWAP_TARGET=%q\n' "$target"
 		printf 'export TSWAP_SIZE=%q\n' "$SIZE"
 		rank_env_lines "$depth"
 		printf 'exec fio --output-format=json --eta=never job.fio\n'
@@ -216,10 +225,7 @@ emit_grid_jobs() {
 	local gfile
 	gfile=$(grid_file_for "$GRID") || exit
 	load_grid "$gfile"
-	[ -z "$RW_OPT" ] || mapfile -t G_RW < <(split_list "$RW_OPT")
-	[ -z "$RANKS_OPT" ] || mapfile -t G_RANKS < <(split_list "$RANKS_OPT")
-	[ -z "$BACKEND_OPT" ] || mapfile -t G_BACKEND < <(split_list "$BACKEND_OPT")
-	[ -z "$TENSOR_OPT" ] || mapfile -t G_TENSOR < <(split_list "$TENSOR_OPT")
+	grid_options 0
 	if [ -z "$IO_SIZE" ]; then
 		: "${RUNTIME:=${G_RUNTIME:-5}}"
 		: "${RAMP:=${G_RAMP:-1}}"

@@ -10,32 +10,27 @@
 # shellcheck disable=SC2034 # sets the settings of state.sh
 # shellcheck disable=SC2153 # FLEET: a global of state.sh
 
+# grid_options CHECK: --rw, --ranks, --backend and --tensor-size over the
+# grid's lists (G_RW, G_RANKS, G_BACKEND, G_TENSOR), checked when CHECK is 1.
+grid_options() {
+	local spec name flag opt arr
+	local -a list
+	for spec in rw:--rw:RW_OPT:G_RW ranks:--ranks:RANKS_OPT:G_RANKS \
+		backend:--backend:BACKEND_OPT:G_BACKEND tensor:--tensor-size:TENSOR_OPT:G_TENSOR; do
+		IFS=: read -r name flag opt arr <<<"$spec"
+		[ -n "${!opt}" ] || continue
+		split_into list "${!opt}"
+		[ "$1" = 0 ] || check_values "$name" "$flag" "${list[@]}"
+		split_into "$arr" "${!opt}"
+	done
+}
+
 # setup_new_run: resolve the settings of a new run and its plan.
 setup_new_run() {
-	local gfile item t tb max_t=0
-	local -a list
+	local gfile item t tb max_t=0 sz
 	gfile=$(grid_file_for "$GRID") || exit # its own message and status
 	load_grid "$gfile"
-	if [ -n "$RW_OPT" ]; then
-		mapfile -t list < <(split_list "$RW_OPT")
-		check_values rw --rw "${list[@]}"
-		G_RW=("${list[@]}")
-	fi
-	if [ -n "$RANKS_OPT" ]; then
-		mapfile -t list < <(split_list "$RANKS_OPT")
-		check_values ranks --ranks "${list[@]}"
-		G_RANKS=("${list[@]}")
-	fi
-	if [ -n "$BACKEND_OPT" ]; then
-		mapfile -t list < <(split_list "$BACKEND_OPT")
-		check_values backend --backend "${list[@]}"
-		G_BACKEND=("${list[@]}")
-	fi
-	if [ -n "$TENSOR_OPT" ]; then
-		mapfile -t list < <(split_list "$TENSOR_OPT")
-		check_values tensor --tensor-size "${list[@]}"
-		G_TENSOR=("${list[@]}")
-	fi
+	grid_options 1
 	check_engine_limits
 	if [ -z "$IO_SIZE" ]; then
 		: "${RUNTIME:=${G_RUNTIME:-5}}"
@@ -43,7 +38,8 @@ setup_new_run() {
 	else
 		RUNTIME=
 		RAMP=
-		IO_SIZE=$(bytes_to_size "$(size_to_bytes "$IO_SIZE")")
+		IO_SIZE=$(size_to_bytes "$IO_SIZE")
+		szname IO_SIZE "$IO_SIZE"
 	fi
 	: "${REPEAT:=${G_REPEAT:-1}}"
 	REPEAT=$((10#$REPEAT))
@@ -53,13 +49,14 @@ setup_new_run() {
 	fi
 	if [ "$FLEET" = 1 ]; then
 		# paths on the hosts: taken as given (absolute, checked per host)
-		: "${ENGINE:=$(fleet_default_engine)}"
+		[ -n "$ENGINE" ] || ENGINE=$(fleet_default_engine)
 		[[ ${G_RANKS[*]} == 1 && ${G_RW[*]} != *readwrite* && $TARGET != *,* ]] ||
 			usage_error "--hosts: ranks above 1, rw readwrite and several targets are not supported in fleet mode"
 	else
-		: "${TARGET:=${G_TARGETS:-$(default_target)}}"
+		: "${TARGET:=$G_TARGETS}"
+		[ -n "$TARGET" ] || TARGET=$(default_target)
 		target_list
-		: "${ENGINE:=$(default_engine)}"
+		[ -n "$ENGINE" ] || ENGINE=$(default_engine)
 		ENGINE=$(abspath "$ENGINE")
 	fi
 	SIZE_BYTES=$(size_to_bytes "$SIZE")
@@ -75,7 +72,8 @@ setup_new_run() {
 		fi
 	fi
 	SIZE=$(bytes_to_size "$SIZE_BYTES")
-	((max_t <= SIZE_BYTES)) || usage_error "tensor size $(bytes_to_size "$max_t") does not fit in --size $SIZE"
+	szname sz "$max_t"
+	((max_t <= SIZE_BYTES)) || usage_error "tensor size $sz does not fit in --size $SIZE"
 	PLAN_TEXT=$(expand_grid)
 	PLAN_TEXT=$(unique_points "$PLAN_TEXT")
 	[ -n "$PLAN_TEXT" ] || usage_error "the grid has no valid point"
@@ -90,7 +88,12 @@ setup_new_run() {
 
 # save_config: sweep.json and plan.tsv describe the run for --resume.
 save_config() {
-	local tmp="$RUN/sweep.json.tmp" fleet=/dev/null
+	local tmp="$RUN/sweep.json.tmp" fleet=/dev/null created host kernel fio targets
+	created=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+	host=$(hostname)
+	kernel=$(uname -r)
+	fio=$(fio --version 2>/dev/null) || fio=unknown
+	targets=$(targets_json)
 	if [ "$FLEET" = 1 ]; then
 		fleet="$RUN/fleet-config.json.tmp"
 		fleet_config_json >"$fleet"
@@ -101,9 +104,8 @@ save_config() {
 		--argjson size_bytes "$SIZE_BYTES" --arg grid "$G_NAME" --arg grid_desc "$G_DESC" \
 		--arg runtime "$RUNTIME" --arg ramp "$RAMP" --arg io_size "$IO_SIZE" \
 		--argjson repeat "$REPEAT" --arg engine "$ENGINE" --argjson ceiling "$CEILING" \
-		--arg created "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg host "$(hostname)" \
-		--arg kernel "$(uname -r)" --arg fio "$(fio --version 2>/dev/null || echo unknown)" \
-		--argjson targets "$(targets_json)" \
+		--arg created "$created" --arg host "$host" --arg kernel "$kernel" --arg fio "$fio" \
+		--argjson targets "$targets" \
 		--arg ceiling_bs "$CEILING_BS" --argjson ceiling_qd "$CEILING_QD" --argjson ceiling_jobs "$CEILING_JOBS" \
 		--arg ds_version "$DS_VERSION" \
 		--arg steady "$STEADY" --argjson fixed_runtime "$FIXED_RUNTIME" --arg ss_crit "$SS_CRIT" \
@@ -122,6 +124,7 @@ load_config() {
 	fi
 	jq -e . "$cfg" >/dev/null 2>&1 || die "$EXIT_ERROR" "$cfg does not parse"
 	TARGET=$(jq -r .target "$cfg")
+	# shellcheck disable=SC2312 # NUL-separated (paths may hold newlines); cfg parsed above
 	mapfile -d '' -t TARGETS < <(jq -j '(.targets // [.target])[] | . + "\u0000"' "$cfg")
 	SIZE=$(jq -r .size "$cfg")
 	SIZE_BYTES=$(jq -r .size_bytes "$cfg")
@@ -154,14 +157,16 @@ load_config() {
 # when the name is taken. Then its sweep.json and plan.tsv;
 # build/sweep/latest points at it in a checkout.
 new_run_dir() {
-	local base n=1
+	local base n=1 v
 	if [ -n "$OUT" ]; then
 		RUN=$(abspath "$OUT")
 		mkdir -p -- "$(dirname -- "$RUN")"
 		if ! mkdir -- "$RUN" 2>/dev/null; then
 			[ -d "$RUN" ] || die "$EXIT_USAGE" "--out $RUN: cannot create the run directory"
 			lock_run
-			[ -z "$(find "$RUN" -mindepth 1 -maxdepth 1 ! -name .lock -print -quit)" ] ||
+			# an unreadable directory counts as empty, as it always has
+			v=$(find "$RUN" -mindepth 1 -maxdepth 1 ! -name .lock -print -quit) || true
+			[ -z "$v" ] ||
 				die "$EXIT_USAGE" "$RUN exists and is not empty (use --resume to finish it, or another --out)"
 		fi
 	else

@@ -106,6 +106,18 @@ split_list() {
 	return 0
 }
 
+# split_into ARRAY STR: split_list STR into the array named ARRAY.
+split_into() {
+	local -n _into=$1
+	local _item
+	local -a _items
+	_into=()
+	IFS=', ' read -r -a _items <<<"$2"
+	for _item in "${_items[@]}"; do
+		[ -z "$_item" ] || _into+=("$_item")
+	done
+}
+
 # abspath PATH: absolute path without resolving symlinks of the last part.
 abspath() {
 	case $1 in
