@@ -121,7 +121,7 @@ EOF
 }
 
 parse_args() {
-	local opt val v
+	local opt val v ma mi pa
 	while [ "$#" -gt 0 ]; do
 		opt=$1
 		val=
@@ -243,7 +243,8 @@ parse_args() {
 		[[ $DS_VERSION =~ ^(0|[1-9][0-9]{0,3})\.(0|[1-9][0-9]{0,3})(\.(0|[1-9][0-9]{0,3}))?$ ]] ||
 			usage_error "--ds-version: not a DeepSpeed release MAJOR.MINOR[.PATCH] (e.g. 0.16.4): $DS_VERSION"
 		# the aio section appears in 0.3.15 (deepspeed/runtime/swap_tensor/aio_config.py)
-		[ "$(printf '%s\n' "$DS_VERSION" 0.3.15 | sort -V | head -n 1)" = 0.3.15 ] ||
+		IFS=. read -r ma mi pa <<<"$DS_VERSION"
+		((ma > 0 || mi > 3 || (mi == 3 && ${pa:-0} >= 15))) ||
 			usage_error "--ds-version: DeepSpeed $DS_VERSION has no aio section (it appears in 0.3.15)"
 	fi
 	[ -z "$SIZE" ] || size_to_bytes "$SIZE" >/dev/null || usage_error "--size: not a size: $SIZE"

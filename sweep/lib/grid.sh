@@ -22,14 +22,17 @@
 # shellcheck disable=SC2034 # sets the G_* globals of state.sh
 
 grid_file_for() {
-	local g=$1 d
+	local g=$1 d names
 	if [[ $g == */* || $g == *.grid ]] || [ -f "$g" ]; then
 		[ -f "$g" ] || usage_error "grid file not found: $g"
 		abspath "$g"
 		return 0
 	fi
 	d=$(grids_dir) || die "$EXIT_ERROR" "cannot find the built-in grids (sweep/grids/ or PREFIX/share/tswap/grids/)"
-	[ -f "$d/$g.grid" ] || usage_error "unknown grid '$g' (built in: $(list_grid_names | tr '\n' ' '))"
+	if [ ! -f "$d/$g.grid" ]; then
+		names=$(list_grid_names)
+		usage_error "unknown grid '$g' (built in: ${names:+${names//$'\n'/ } })"
+	fi
 	printf '%s\n' "$d/$g.grid"
 }
 
@@ -44,12 +47,14 @@ list_grid_names() {
 }
 
 list_grids() {
-	local g f desc
+	local g f desc names
+	names=$(list_grid_names)
 	while IFS= read -r g; do
+		[ -n "$g" ] || continue
 		f=$(grid_file_for "$g") || exit
-		desc=$(sed -n 's/^description[[:space:]]*//p' "$f" | head -n 1)
+		desc=$(sed -n 's/^description[[:space:]]*//p; T; q' "$f")
 		printf '%-16s %s\n' "$g" "$desc"
-	done < <(list_grid_names)
+	done <<<"$names"
 }
 
 # engine_max OPTION [BACKEND]: the largest value the engine takes for
