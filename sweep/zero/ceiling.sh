@@ -41,7 +41,8 @@ zero_ceiling_size() {
 	depth=$(jq -s --argjson bs "$ZERO_CEILING_BS_BYTES" \
 		'[.[].config | .intra_op_parallelism * .queue_depth * .block_size] | max / $bs | ceil | [., 1048576] | min' "$@")
 	((depth >= ZERO_CEILING_QD_MIN)) || depth=$ZERO_CEILING_QD_MIN
-	read -r cap aiomax < <(aio_depth_cap "$ranks" "$ZERO_CEILING_QD_MAX")
+	cap=$(aio_depth_cap "$ranks" "$ZERO_CEILING_QD_MAX")
+	read -r cap aiomax <<<"$cap"
 	if ((depth > cap)); then
 		warn "device ceiling: the aio settings keep $depth x $ZERO_CEILING_BS in flight per handle; the ceiling runs at iodepth $cap (the most $ranks job(s) get from fs.aio-max-nr=$aiomax and $ZERO_CEILING_QD_MAX), so it may read low"
 		depth=$cap

@@ -62,10 +62,12 @@ zero_check_step_dtype() {
 # zero_find_engine: tswap.so: $TSWAP_ENGINE, build/tswap.so in a checkout,
 # else PREFIX/lib/fio/tswap.so next to the installed script.
 zero_find_engine() {
-	local c
+	local c d b
 	for c in "${TSWAP_ENGINE:-}" "$SCRIPT_DIR/../build/tswap.so" "$SCRIPT_DIR/../lib/fio/tswap.so"; do
 		if [ -n "$c" ] && [ -f "$c" ]; then
-			(cd "$(dirname "$c")" && printf '%s/%s\n' "$(pwd)" "$(basename "$c")")
+			d=$(dirname -- "$c")
+			b=$(basename -- "$c")
+			(cd -- "$d" && printf '%s/%s\n' "$PWD" "$b")
 			return 0
 		fi
 	done
@@ -90,13 +92,15 @@ zero_check_path() {
 # written to or replaced.
 ZERO_OUT="" ZERO_OUT_MADE=0
 zero_claim_out() {
-	local d=$1
+	local d=$1 v
 	if [ -L "$d" ] || { [ -e "$d" ] && [ ! -d "$d" ]; }; then
 		usage_error "--out $d: not a directory (a new or empty folder for plan.json, the fio jobs and results)"
 	fi
 	[ -d "$d" ] || ZERO_OUT_MADE=1
 	mkdir -p -- "$d" 2>/dev/null || usage_error "--out $d: cannot create it"
-	if [ -n "$(find "$d" -mindepth 1 -maxdepth 1 -print -quit 2>/dev/null)" ]; then
+	# an unreadable folder counts as empty here, as it always has
+	v=$(find "$d" -mindepth 1 -maxdepth 1 -print -quit 2>/dev/null) || true
+	if [ -n "$v" ]; then
 		usage_error "--out $d: not empty (tswap-zero writes only into a new or empty folder)"
 	fi
 	(set -C && : >"$d/.tswap-zero-out") 2>/dev/null ||

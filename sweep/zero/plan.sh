@@ -67,8 +67,8 @@ zero_jobs() {
 # zero_print_plan PLAN: the dry-run table on stdout: the settings, the
 # tensors of one rank, and per phase and stage the bytes per rank and node.
 zero_print_plan() {
-	local plan=$1
-	jq -r '
+	local plan=$1 table
+	table=$(jq -r '
 	def gb: . / 1e9 * 1000 | round / 1000 | tostring;
 	"ZeRO-Infinity step: \(.inputs.params) params, world \(.inputs.world), \(.inputs.ranks) ranks on this node, \(.config.optimizer) (\(.config.optimizer_state | join(", "))), \(.config.param_dtype) params",
 	"step: \({steady: "steady (a training step from the second on)", first: "first (the first training step)", init: "init (deepspeed.initialize)"}[.step]); stage3_max_reuse_distance \(.config.max_reuse_distance): \([.per_rank.nvme_params[] | select(.kept)] | length) of \(.per_rank.nvme_params | length) NVMe parameters kept from forward for backward after the first step",
@@ -88,7 +88,8 @@ zero_print_plan() {
 	"",
 	"per step (node): read \(.read_bytes_per_step) B (\(.read_bytes_per_step | gb) GB), write \(.write_bytes_per_step) B (\(.write_bytes_per_step | gb) GB), \(.files) files",
 	(.steps | "per rank: deepspeed.initialize read \(.init.read_bytes_per_rank) B, write \(.init.write_bytes_per_rank) B; first step read \(.first.read_bytes_per_rank) B, write \(.first.write_bytes_per_rank) B; steady step read \(.steady.read_bytes_per_rank) B, write \(.steady.write_bytes_per_rank) B")
-	' "$plan" | zero_columns
+	' "$plan")
+	zero_columns <<<"$table"
 }
 
 # zero_columns: align the TSV runs of stdin (no `column` dependency).

@@ -67,19 +67,21 @@ zero_make_run_dirs() {
 # holds (+1%; targets on one file system are summed: stat's device number).
 # $1: JSON array, per rank the bytes it lays out; $2: per rank its target.
 zero_check_room() {
-	local need_json=$1 tmap_json=$2 t need avail dev
+	local need_json=$1 tmap_json=$2 t need avail dev per
 	local -A fs_need=() fs_name=()
+	per=$(jq -rn --argjson need "$need_json" --argjson t "$tmap_json" '
+		[range(0; $t | length) | {t: $t[.], b: $need[.]}] | group_by(.t)[]
+		| [.[0].t, (map(.b) | add)] | @tsv')
 	while IFS=$'\t' read -r t need; do
 		dev=$(stat -L -c %d -- "$t" 2>/dev/null) || usage_error "--target $t: cannot stat it"
 		fs_need[$dev]=$((${fs_need[$dev]:-0} + need))
 		fs_name[$dev]=${fs_name[$dev]:+${fs_name[$dev]},}$t
-	done < <(jq -rn --argjson need "$need_json" --argjson t "$tmap_json" '
-		[range(0; $t | length) | {t: $t[.], b: $need[.]}] | group_by(.t)[]
-		| [.[0].t, (map(.b) | add)] | @tsv')
+	done <<<"$per"
 	for dev in "${!fs_need[@]}"; do
 		t=${fs_name[$dev]}
 		need=${fs_need[$dev]}
-		avail=$(df -B1 --output=avail -- "${t%%,*}" 2>/dev/null | tail -n 1 | tr -d ' ') || avail=""
+		avail=$(df -B1 --output=avail -- "${t%%,*}" 2>/dev/null) || avail=''
+		avail=${avail##*[!0-9]}
 		[[ $avail =~ ^[0-9]+$ ]] || usage_error "--target $t: cannot read its free space (df)"
 		if ((need + need / 100 > avail)); then
 			usage_error "--target $t: needs $need bytes for its ranks' swap files, $avail free on its file system"
@@ -146,14 +148,16 @@ zero_step_figures() {
 # OUTDIR/LABEL-steps.json (a list of step figures).
 zero_run_steps() {
 	local label=$1 job=$2 steps=$3 out=$4 totals=$5 ceiling=${6:-null} i f
-	local want_r want_w
+	local want_r want_w moved
 	want_r=$(jq -r .read <<<"$totals")
 	want_w=$(jq -r .write <<<"$totals")
 	for ((i = 1; i <= steps; i++)); do
 		zero_fio "$job" "$out/$label-step$i.fio.json"
-		f=$(zero_step_figures "$out/$label-step$i.fio.json" | zero_against_ceiling "$ceiling")
-		if [ "$(jq -r .read <<<"$f")" != "$want_r" ] || [ "$(jq -r .write <<<"$f")" != "$want_w" ]; then
-			die "$EXIT_ERROR" "step $i ($label) moved $(jq -r '"\(.read) B read, \(.write) B written"' <<<"$f"), the plan says $want_r and $want_w"
+		f=$(zero_step_figures "$out/$label-step$i.fio.json")
+		f=$(zero_against_ceiling "$ceiling" <<<"$f")
+		moved=$(jq -r '"\(.read)\t\(.write)"' <<<"$f")
+		if [ "$moved" != "$want_r"$'\t'"$want_w" ]; then
+			die "$EXIT_ERROR" "step $i ($label) moved ${moved%$'\t'*} B read, ${moved#*$'\t'} B written, the plan says $want_r and $want_w"
 		fi
 		printf '%s\n' "$f" >"$out/$label-step$i.json"
 		jq -r --arg l "$label" --argjson i "$i" '
@@ -164,5 +168,7 @@ zero_run_steps() {
 			 + ([.phases[] | "\(.phase) \(.gbs * 100 | round / 100) of \(.ceiling_gbs * 100 | round / 100) GB/s (\(.pct_of_ceiling | round)%)"] | join(", "))
 			 + "; step \(.gbs * 100 | round / 100) of \(.ceiling_gbs * 100 | round / 100) GB/s (\(.pct_of_ceiling | round)%)" end)' <<<"$f"
 	done
-	for ((i = 1; i <= steps; i++)); do cat "$out/$label-step$i.json"; done | jq -s . >"$out/$label-steps.json"
+	local -a all=()
+	for ((i = 1; i <= steps; i++)); do all+=("$out/$label-step$i.json"); done
+	jq -s . "${all[@]}" </dev/null >"$out/$label-steps.json"
 }
