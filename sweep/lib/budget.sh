@@ -45,11 +45,6 @@ budget_left() {
 	num 0 '$b - $e - $r | trunc' b "$BUDGET" e "$e" r "$r"
 }
 
-# budget_reps: the final round's repeats: REPEAT, at least BUDGET_REPEAT.
-budget_reps() {
-	printf '%s\n' "$((REPEAT > BUDGET_REPEAT ? REPEAT : BUDGET_REPEAT))"
-}
-
 # budget_steady_window: the runtime (s) a final-round run needs for fio's
 # steady-state detection (steady_window_at), or nothing when no final-round
 # run would use it (steady state off, or only points of several handles).
@@ -94,8 +89,7 @@ budget_plan() {
 # budget_plan_floor FLOOR LEFT DONE SHAPE GROUPS NCEIL OVER: budget-plan.jq
 # with the final round's runtime floor FLOOR (s).
 budget_plan_floor() {
-	local reps
-	reps=$(budget_reps)
+	local reps=$((REPEAT > BUDGET_REPEAT ? REPEAT : BUDGET_REPEAT)) # the final round's
 	jq -n --argjson floor "$1" --argjson left "$2" --argjson first "$3" --argjson shape "$4" \
 		--argjson groups "$5" --argjson ceilings "$6" --argjson over "$7" \
 		--argjson ramp "${RAMP:-0}" --argjson tmax "$RUNTIME" --argjson reps "$reps" \
@@ -163,9 +157,8 @@ budget_json() {
 # budget_save_config: the budget in sweep.json (a new run, after
 # new_run_dir).
 budget_save_config() {
-	local reps
+	local reps=$((REPEAT > BUDGET_REPEAT ? REPEAT : BUDGET_REPEAT))
 	[ -n "$BUDGET" ] || return 0
-	reps=$(budget_reps)
 	budget_json "$RUN/sweep.json" '. + {budget: {seconds: $s, chosen_by_default: ($auto == 1), method: "successive halving", keep: "half per direction: the fastest, then the points tied with it within the noise of the round (one tensor op + 5%) cheapest first, then by GB/s", final_repeats_at_most: $reps}}' \
 		--argjson s "$BUDGET" --argjson auto "$BUDGET_AUTO" --argjson reps "$reps"
 }
@@ -198,8 +191,7 @@ budget_fitted_plan() {
 # its floor and the steady-state window, in words, with the budget that
 # gives it each (the time spent so far, PLAN's rounds, the outputs).
 budget_floor_text() {
-	local reps reserve spent
-	reps=$(budget_reps)
+	local reps=$((REPEAT > BUDGET_REPEAT ? REPEAT : BUDGET_REPEAT)) reserve spent
 	reserve=$(budget_reserve)
 	spent=$(budget_elapsed)
 	jq -r --argjson left "$2" --argjson reps "$reps" --argjson reserve "$reserve" \

@@ -97,16 +97,12 @@ is_number() { [[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]]; }
 
 # split_list STR: comma and/or blank separated list, one item per line.
 split_list() {
-	local item
-	local -a items
-	IFS=', ' read -r -a items <<<"$1"
-	for item in "${items[@]}"; do
-		[ -n "$item" ] && printf '%s\n' "$item"
-	done
-	return 0
+	local -a l
+	split_into l "$1"
+	((${#l[@]} == 0)) || printf '%s\n' "${l[@]}"
 }
 
-# split_into ARRAY STR: split_list STR into the array named ARRAY.
+# split_into ARRAY STR: the items of STR (split_list) into the array ARRAY.
 split_into() {
 	local -n _into=$1
 	local _item
