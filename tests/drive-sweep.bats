@@ -38,6 +38,7 @@ sweep_on() {
 	rm -rf "$RUN"
 	run --separate-stderr "$DRIVE" run "$STATE" timeout -k 10 600 "$SWEEP" --target "$DEV" --destructive \
 		--out "$RUN" -q "$@"
+	# shellcheck disable=SC2154 # stderr: set by bats' run --separate-stderr
 	[ "$status" -eq 0 ] || fail "tswap-sweep $* exited $status: $stderr"
 	EXPECT=$(jq -c -L "$REPO/tests/drive" --slurpfile state "$STATE" --arg phase "${PHASE:-pre}" \
 		-f "$REPO/tests/drive/expect.jq" "$RUN/aggregate.json")

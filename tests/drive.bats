@@ -124,12 +124,12 @@ leftovers() {
 	requires loopdev
 	loop_setup 16
 	drive_up bandwidth-bound
-	local own cg pid n
+	local own cg pid
 	own=$DEV
 	cg=$(jq -r .cgroup "$STATE")
 	"$DRIVE" run "$STATE" sleep 60 3>&- &
 	pid=$!
-	for n in $(seq 100); do
+	for _ in $(seq 100); do
 		! grep -qx "$pid" "$cg/cgroup.procs" || break
 		sleep 0.1
 	done
@@ -150,10 +150,10 @@ leftovers() {
 
 @test "refdrive with: runs the command in the cgroup; SIGTERM removes the drive" {
 	requires_drive
-	local f=$BATS_TEST_TMPDIR/in pid n rc=0
+	local f=$BATS_TEST_TMPDIR/in pid rc=0
 	"$DRIVE" with "$PROFILES/iops-bound.json" bash -c 'echo "$REFDRIVE_STATE $REFDRIVE_DEV" >"$1.tmp"; cat /proc/self/cgroup >>"$1.tmp"; mv "$1.tmp" "$1"; exec sleep 60' _ "$f" 3>&- &
 	pid=$!
-	for n in $(seq 100); do
+	for _ in $(seq 100); do
 		[ ! -f "$f" ] || break
 		sleep 0.1
 	done
@@ -240,8 +240,7 @@ leftovers() {
 	sleep 1.5
 	run -0 jq -e '.phase == "pre"' "$STATE"
 	"$DRIVE" run "$STATE" dd if=/dev/zero "of=$DEV" bs=1M count=1 oflag=direct status=none
-	local n
-	for n in $(seq 100); do
+	for _ in $(seq 100); do
 		jq -e '.phase == "post"' "$STATE" >/dev/null && break
 		sleep 0.1
 	done
