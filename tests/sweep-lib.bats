@@ -332,3 +332,15 @@ result() {
 	run -0 jq -c -f "$SWEEP_HOME/jq/best-aio.jq" "$TMP/agg.json"
 	assert_output '{}'
 }
+
+@test "aggregate_json: an even number of runs without latencies (a 2-host fleet's ceiling rows) gives null medians, not a jq error" {
+	grid_from 'rw read' 'qd 8'
+	PLAN_TEXT=$(add_ceilings "$(expand_grid)")
+	{
+		result ceiling-read-fio-libaio-bs1m-qd64.h1 ceiling-read-fio-libaio-bs1m-qd64 1 2.0
+		result ceiling-read-fio-libaio-bs1m-qd64.h2 ceiling-read-fio-libaio-bs1m-qd64 2 1.0
+	} | jq -s 'map(.ops_per_s = null | .clat_p50_us = null | .clat_p99_us = null | .clat_p999_us = null)' >"$TMP/results.json"
+	run -0 aggregate_json "$TMP/results.json" across-hosts
+	run -0 jq -c '.ceiling' <<<"$output"
+	assert_output '{"read":1.5}'
+}

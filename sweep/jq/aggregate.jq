@@ -12,7 +12,9 @@
 # tolerance (pick.jq pick). Used by results.sh
 # aggregate_json (jq -L sweep/jq).
 include "pick";
-def median: sort | if length == 0 then null
+# median: of the values that are known (a fleet's ceiling rows have no
+# latencies: fleet-results.jq); null when none is.
+def median: map(select(. != null)) | sort | if length == 0 then null
 	elif length % 2 == 1 then .[length / 2 | floor]
 	else (.[length / 2 - 1] + .[length / 2]) / 2 end;
 def cv: if length < 2 then null else
