@@ -6,7 +6,7 @@
 # submit threads ranks. Scalar keys (defaults for options): size runtime
 # ramp repeat ceiling targets description. Format: docs/sweep.md.
 #
-# A plan line (PLAN_TEXT, RUN/plan.tsv), tab separated, sizes in bytes:
+# A plan line (PLAN_TEXT; RUN/plan.json: pipeline.sh), tab separated, sizes in bytes:
 #   key kind rw backend tensor block qd submit window threads iodepth [ranks]
 # kind is tswap, or ceiling (fio's libaio: backend fio-libaio, tensor = bs,
 # qd = iodepth, submit/window "-"). rw is read, write or readwrite (a read

@@ -6,7 +6,7 @@
 # plan), new_run_dir, save_config, load_config. Reads: the option globals,
 # the grid (grid.sh). Writes: RUNTIME, RAMP, REPEAT, SIZE, SIZE_BYTES,
 # TARGET, ENGINE, CEILING, PLAN_TEXT, RUN; RUN/sweep.json (jq/sweep-config.jq),
-# RUN/plan.tsv, RUN/hosts.txt (fleet), build/sweep/latest (checkout).
+# RUN/plan.json (pipeline.sh), RUN/hosts.txt (fleet), build/sweep/latest (checkout).
 # shellcheck disable=SC2034 # sets the settings of state.sh
 # shellcheck disable=SC2153 # FLEET: a global of state.sh
 
@@ -86,7 +86,7 @@ setup_new_run() {
 	precondition_check_plan
 }
 
-# save_config: sweep.json and plan.tsv describe the run for --resume.
+# save_config: sweep.json and plan.json describe the run for --resume.
 save_config() {
 	local tmp="$RUN/sweep.json.tmp" fleet=/dev/null created host kernel fio targets
 	created=$(date -u +%Y-%m-%dT%H:%M:%SZ)
@@ -113,13 +113,12 @@ save_config() {
 		-f "$JQ_DIR/sweep-config.jq" >"$tmp"
 	mv -f "$tmp" "$RUN/sweep.json"
 	[ "$fleet" = /dev/null ] || rm -f -- "$fleet"
-	printf '%s\n' "$PLAN_TEXT" >"$RUN/plan.tsv.tmp"
-	mv -f "$RUN/plan.tsv.tmp" "$RUN/plan.tsv"
+	plan_save "$RUN"
 }
 
 load_config() {
 	local cfg="$RUN/sweep.json" v
-	if [ ! -f "$cfg" ] || [ ! -f "$RUN/plan.tsv" ]; then
+	if [ ! -f "$cfg" ] || { [ ! -f "$RUN/plan.json" ] && [ ! -f "$RUN/plan.tsv" ]; }; then
 		die "$EXIT_USAGE" "$RUN is not a tswap-sweep run directory (no sweep.json/plan.tsv)"
 	fi
 	jq -e . "$cfg" >/dev/null 2>&1 || die "$EXIT_ERROR" "$cfg does not parse"
@@ -145,7 +144,7 @@ load_config() {
 	STEADY=$(jq -r '.steady_state // "off"' "$cfg")
 	FIXED_RUNTIME=$(jq -r 'if .fixed_runtime then 1 else 0 end' "$cfg")
 	PRECONDITION=$(jq -r '.precondition // "off"' "$cfg")
-	PLAN_TEXT=$(cat "$RUN/plan.tsv")
+	PLAN_TEXT=$(plan_load "$RUN")
 	if jq -e '.fleet' "$cfg" >/dev/null 2>&1; then
 		fleet_load_config "$cfg"
 	fi
@@ -154,7 +153,7 @@ load_config() {
 # new_run_dir: RUN for a new run, created with mkdir (atomic) and locked
 # (lock.sh) before anything is written in it: --out must be new, or an
 # empty directory; the default dated directory gets a suffix (-2, -3, ...)
-# when the name is taken. Then its sweep.json and plan.tsv;
+# when the name is taken. Then its sweep.json and plan.json;
 # build/sweep/latest points at it in a checkout.
 new_run_dir() {
 	local base n=1 v

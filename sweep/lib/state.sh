@@ -97,11 +97,11 @@ G_SIZE='' G_RUNTIME='' G_RAMP='' G_REPEAT='' G_DESC='' G_NAME='' G_CEILING='' G_
 
 # --- the run --------------------------------------------------------------------
 # PLAN_TEXT: the plan, one tab-separated line per point (grid.sh, format
-# there); RUN: the run directory (settings.sh); NOTES: notes for the report
+# there; RUN/plan.json holds it as JSON, pipeline.sh); RUN: the run directory (settings.sh); NOTES: notes for the report
 # (util.sh note, also in RUN/notes.txt).
 PLAN_TEXT='' RUN=''
 declare -ga NOTES=()
-# run.sh: the fio running now and the point directory it writes (the signal
+# exec-local.sh: the fio running now and the point directory it writes (the signal
 # trap stops and removes them); FINISHED[RUNKEY]=GB/s of the runs done
 # earlier (fleet: RUNKEY/HOSTID); DROP_NOTED: the page-cache note was given.
 FIO_PID='' TMP_POINT='' DROP_NOTED=0
@@ -134,7 +134,7 @@ BUDGET_T0=$EPOCHREALTIME
 readonly BUDGET_OVER_EST=1 BUDGET_RESERVE=5 BUDGET_REPEAT=3 BUDGET_AUTO_OVER=3600 BUDGET_FINAL_MIN=5
 
 # --- fleet mode (--hosts): settings (args.sh, fleet.sh), one entry per host
-# in the H_* arrays (fleet.sh), the fio clients running now (fleet-run.sh) ----
+# in the H_* arrays (fleet.sh), the fio clients running now (exec-fleet.sh) ---
 HOSTS_FILE='' FLEET=0 OUTLIER_PCT='' CONNECT_TIMEOUT='' HOST_TIMEOUT='' JUNIT_OUT='' FIO_WANT=''
 readonly FLEET_PORT=8765 OUTLIER_PCT_DEFAULT=20 CONNECT_TIMEOUT_DEFAULT=10 HOST_TIMEOUT_DEFAULT=120
 # H_ADDR: HOST,PORT for fio --client; H_LABEL: the name in reports; H_ID:
@@ -142,9 +142,11 @@ readonly FLEET_PORT=8765 OUTLIER_PCT_DEFAULT=20 CONNECT_TIMEOUT_DEFAULT=10 HOST_
 # H_OPTS: the host's fio options, one a line; H_WHERE: FILE:LINE of the
 # hosts file; H_LOST: why the host is out of the rest of the run, or empty.
 declare -ga H_ADDR=() H_LABEL=() H_ID=() H_TARGET=() H_ENGINE=() H_OPTS=() H_WHERE=() H_LOST=()
-declare -ga FLEET_PIDS=() FLEET_TMPS=()
+# FLEET_PIDS: the fio clients running now, FLEET_TMPS their directories;
+# FLEET_RAN: the hosts the point running now was started on (exec-fleet.sh).
+declare -ga FLEET_PIDS=() FLEET_TMPS=() FLEET_RAN=()
 # fleet.sh hosts_tokens: the words of a hosts-file line.
 declare -ga TOKENS=()
-# fleet-run.sh fleet_classify: why a host gave no result, and whether the
+# exec-fleet.sh fleet_classify: why a host gave no result, and whether the
 # host itself is lost.
 REASON='' FATAL=0

@@ -1,16 +1,187 @@
 # shellcheck shell=bash
-# fleet-run.sh - running the points on the hosts: the preflight, one fio
-# client per host and point, and why a host gave no result.
+# exec-fleet.sh - the executor that runs each point on the hosts of --hosts
+# at once, one `fio --client=HOST,PORT` per host (pipeline.sh names the
+# exec_* hooks), after a preflight: each host parses a job (fio version,
+# engine), its target is judged there (fleet-target.sh) and its metadata
+# read (fleet-meta.sh). A host that fails is left out of the rest of the
+# run, and its results say why.
 #
-# Owns: fleet_launch, fleet_run_sh, fleet_split, first_match,
-# fleet_classify, fleet_tag_result, fleet_result, fleet_preflight,
-# fleet_load_done, run_plan_fleet (jq/fleet-progress.jq), dry_run_fleet.
-# Reads: PLAN_TEXT, REPEAT, the H_* arrays, CONNECT_TIMEOUT, HOST_TIMEOUT,
-# FIO_WANT. Writes: FLEET_PIDS, FLEET_TMPS, FINISHED, H_LOST, REASON,
-# FATAL; RUN/preflight/ID/, RUN/points/RUNKEY/ID/ (job.fio, run.sh,
-# fio.client.out, fio.text, fio.json, fio.stderr, result.json).
+# Owns: the exec_* hooks, fleet_launch, fleet_run_sh, fleet_split,
+# first_match, fleet_classify, fleet_tag_result, fleet_result,
+# fleet_preflight. Reads: REPEAT, the H_* arrays, CONNECT_TIMEOUT,
+# HOST_TIMEOUT, FIO_WANT, FINISHED. Writes: FLEET_PIDS, FLEET_TMPS,
+# FLEET_RAN, H_LOST, REASON, FATAL; RUN/preflight/ID/, RUN/points/RUNKEY/ID/
+# (job.fio, run.sh, fio.client.out, fio.text, fio.json, fio.stderr,
+# result.json).
 # shellcheck disable=SC2164 # cd in a subshell under the entry point's set -e
 # shellcheck disable=SC2016 # $(...) in run.sh text is literal
+
+exec_setup() { fleet_setup; }
+exec_check_targets() { fleet_check_targets "$1"; }
+exec_ready() { need_tools timeout; }
+exec_new_run() { :; }
+exec_places() { seq 0 "$((${#H_ADDR[@]} - 1))"; }
+exec_place_name() { printf ' on %s' "${H_LABEL[$1]}"; }
+
+# exec_dry_head TOTAL
+exec_dry_head() {
+	local h
+	say "dry run: $1 fio run(s) on each of ${#H_ADDR[@]} host(s) through fio's client mode, grid $G_NAME, $SIZE of each target; nothing is run"
+	for ((h = 0; h < ${#H_ADDR[@]}; h++)); do
+		say "host ${H_LABEL[h]}: fio --client=${H_ADDR[h]}, target ${H_TARGET[h]}, engine ${H_ENGINE[h]}${H_OPTS[h]:+, options: ${H_OPTS[h]//$'\n'/ }}"
+	done
+}
+
+exec_head() { say "tswap-sweep: grid $G_NAME on ${#H_ADDR[@]} host(s) from $HOSTS_FILE; run directory $RUN"; }
+
+# exec_begin TOTAL: the preflight of the hosts with runs left (of TOTAL).
+exec_begin() {
+	local h k
+	local -a need=() probe=()
+	local -A per=()
+	mkdir -p "$RUN/preflight"
+	find "$RUN/points" -mindepth 2 -maxdepth 2 -name '.tmp-*' -exec rm -rf -- {} + 2>/dev/null || true
+	for k in "${!FINISHED[@]}"; do
+		h=${k##*/}
+		per[$h]=$((${per[$h]:-0} + 1))
+	done
+	for ((h = 0; h < ${#H_ADDR[@]}; h++)); do
+		H_LOST[h]=''
+		[ "${per[${H_ID[h]}]:-0}" -ge "$1" ] || need+=("$h")
+	done
+	[ "${#need[@]}" -gt 0 ] || return 0
+	say "preflight: probing ${#need[@]} host(s) (fio --client, ${CONNECT_TIMEOUT} s at most)"
+	fleet_preflight "${need[@]}"
+	for h in "${need[@]}"; do
+		[ -n "${H_LOST[h]}" ] || probe+=("$h")
+	done
+	# each target judged on its host (fleet-target.sh); a refusal exits 2
+	[ "${#probe[@]}" -eq 0 ] || fleet_probe_targets "$(plan_writes)" "${probe[@]}"
+	for h in "${need[@]}"; do
+		if [ -n "${H_LOST[h]}" ]; then
+			say "  ${H_LABEL[h]}: ERROR ${H_LOST[h]#preflight: }"
+		else
+			say "  ${H_LABEL[h]}: $(jq -r '"\(.hostname), \(.fio_version)"' "$RUN/preflight/${H_ID[h]}/result.json")"
+		fi
+	done
+}
+
+exec_todo() {
+	local h
+	for ((h = 0; h < ${#H_ADDR[@]}; h++)); do
+		[ -n "${FINISHED[$1/${H_ID[h]}]+set}" ] || printf '%s\n' "$h"
+	done
+}
+exec_done_text() { printf 'done earlier on all %d hosts\n' "${#H_ADDR[@]}"; }
+
+# exec_run WALLVAR LINE RUNKEY REP LABEL H...: the point on hosts H at
+# once; a host lost earlier gets a result that says why, unrun. A host may
+# take the point's own time plus --host-timeout (fio start-up, laying out
+# a new file, stats).
+exec_run() {
+	local -n _fw=$1
+	local line=$2 runkey=$3 rep=$4 h i tmp t0 limit
+	local -A rcs=()
+	shift 5
+	limit=$((HOST_TIMEOUT + 10#${RUNTIME:-0} + 10#${RAMP:-0}))
+	mkdir -p "$RUN/points/$runkey"
+	FLEET_PIDS=() FLEET_TMPS=() FLEET_RAN=()
+	t0=$EPOCHREALTIME
+	for h in "$@"; do
+		tmp="$RUN/points/$runkey/.tmp-${H_ID[h]}.$$"
+		rm -rf -- "$tmp"
+		mkdir -p "$tmp"
+		FLEET_TMPS+=("$tmp")
+		point_job "$line" "$h" >"$tmp/job.fio"
+		fleet_run_sh "$tmp" "$h"
+		[ -z "${H_LOST[h]}" ] || continue
+		fleet_launch "$tmp" "$h" "$limit"
+		FLEET_RAN+=("$h")
+	done
+	for i in "${!FLEET_RAN[@]}"; do
+		rcs[${FLEET_RAN[i]}]=0
+		wait "${FLEET_PIDS[i]}" 2>/dev/null || rcs[${FLEET_RAN[i]}]=$?
+	done
+	FLEET_PIDS=()
+	_fw=$(since "$t0")
+	for h in "$@"; do
+		tmp="$RUN/points/$runkey/.tmp-${H_ID[h]}.$$"
+		if [ -n "${rcs[$h]+set}" ]; then
+			fleet_result "$tmp" "$runkey" "$rep" "${rcs[$h]}" "$_fw" "$line" "$h" "$limit"
+			[ "$FATAL" = 0 ] || H_LOST[h]="$REASON (at $runkey)"
+		else
+			result_json "$tmp" "$runkey" "$rep" 0 0 "$line"
+			fleet_tag_result "$tmp/result.json" "$h" "not run: ${H_LOST[h]}"
+		fi
+		rm -rf -- "$RUN/points/$runkey/${H_ID[h]}"
+		mv -T -- "$tmp" "$RUN/points/$runkey/${H_ID[h]}"
+	done
+	FLEET_TMPS=()
+}
+
+# exec_result_text RUNKEY LABEL ETA H...: the hosts' figures, then the
+# error of each host that ran it and failed.
+exec_result_text() {
+	local runkey=$1 label=$2 eta=$3 res h n
+	shift 3
+	res=$(jq -rs -f "$JQ_DIR/fleet-progress.jq" "$RUN/points/$runkey"/*/result.json)
+	if [ "$#" -lt "${#H_ADDR[@]}" ]; then
+		res="$res ($# run now, $((${#H_ADDR[@]} - $#)) done earlier)"
+	fi
+	printf '%s  %s  (eta %s)\n' "$label" "$res" "$eta"
+	for h in "${FLEET_RAN[@]}"; do
+		n=$(jq -r 'if .status == "ok" then "" else .error end' "$RUN/points/$runkey/${H_ID[h]}/result.json")
+		[ -z "$n" ] || printf '    %s: ERROR %s\n' "${H_LABEL[h]}" "$n"
+	done
+}
+
+# exec_stop: the fio clients (each under timeout, which passes SIGTERM on;
+# fio's client then asks its server to stop the job) and their directories.
+# shellcheck disable=SC2317 # called from the signal trap
+exec_stop() {
+	local pid tmp
+	for pid in "${FLEET_PIDS[@]}"; do
+		kill -TERM "$pid" 2>/dev/null || true
+	done
+	for pid in "${FLEET_PIDS[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	FLEET_PIDS=()
+	for tmp in "${FLEET_TMPS[@]}"; do
+		rm -rf -- "$tmp"
+	done
+	FLEET_TMPS=()
+}
+
+exec_collect() {
+	collect_fleet
+	fleet_verdicts
+}
+exec_csv() { write_csv_fleet; }
+exec_verdicts() {
+	write_hosts_plot
+	write_junit
+}
+exec_report() { write_fleet_report; }
+exec_summary() {
+	if [ -n "$JUNIT_OUT" ]; then
+		mkdir -p "$(dirname "$JUNIT_OUT")"
+		cp -- "$RUN/junit.xml" "$JUNIT_OUT"
+	fi
+	print_fleet_summary
+}
+
+# exec_status: 0 all hosts pass, 1 some below the bar or outliers, 3 a host
+# or a run failed.
+exec_status() {
+	local n
+	n=$(jq '.summary.error' "$RUN/fleet.json")
+	if [ "$n" -gt 0 ]; then
+		warn "$n host(s) with errors (see report.md, Errors); rerun what failed with --resume $(printf '%q' "$RUN")"
+		return "$EXIT_ERROR"
+	fi
+	[ "$(jq '.summary.fail' "$RUN/fleet.json")" -eq 0 ] || return "$EXIT_THRESHOLD"
+}
 
 # fleet_launch DIR H LIMIT: fio's client for DIR/job.fio on host H, in the
 # background, stopped after LIMIT seconds; its pid goes to FLEET_PIDS.
@@ -140,7 +311,7 @@ fleet_result() {
 # run (H_LOST): its points say why.
 fleet_preflight() {
 	local h dir rc line ver name i=0 ok reason first
-	first=$(awk -F '\t' '$2 == "tswap" { print; exit }' <<<"$PLAN_TEXT")
+	first=$(plan_lines "$RUN/plan.json" 'first(.points[] | select(.kind == "tswap"))')
 	FLEET_PIDS=()
 	for h in "$@"; do
 		dir="$RUN/preflight/${H_ID[h]}"
@@ -200,150 +371,4 @@ fleet_preflight() {
 			  fio_version: (if $fio == "" then null else $fio end)}' >"$dir/result.json"
 	done
 	FLEET_PIDS=()
-}
-
-# fleet_load_done: FINISHED[RUNKEY/HOSTID]=GB/s for every host run whose
-# result.json says ok.
-fleet_load_done() {
-	local k v
-	FINISHED=()
-	while IFS=$'\t' read -r k v; do
-		# shellcheck disable=SC2004 # FINISHED is associative (state.sh)
-		[ -n "$k" ] && FINISHED[$k]=$v
-	done < <(find "$RUN/points" -mindepth 3 -maxdepth 3 -name result.json -exec \
-		jq -r 'select(.status == "ok") | "\(.runkey)/\(.host_id)\t\((.gbs // 0) * 1000 | round / 1000)"' {} + 2>/dev/null || true)
-	return 0
-}
-
-run_plan_fleet() {
-	local total idx=0 line key rep runkey label h tmp final start end wall rc limit i k n res
-	local spent=0 ran=0 left eta per nhosts=${#H_ADDR[@]}
-	local -a todo=() need=() probe=()
-	local -A done_per_host=() launched=() rcs=()
-	total=$(($(grep -c . <<<"$PLAN_TEXT") * REPEAT))
-	mkdir -p "$RUN/points" "$RUN/preflight"
-	find "$RUN/points" -mindepth 2 -maxdepth 2 -name '.tmp-*' -exec rm -rf -- {} + 2>/dev/null || true
-	fleet_load_done
-	for k in "${!FINISHED[@]}"; do
-		h=${k##*/}
-		done_per_host[$h]=$((${done_per_host[$h]:-0} + 1))
-	done
-	for ((h = 0; h < nhosts; h++)); do
-		H_LOST[h]=''
-		if [ "${done_per_host[${H_ID[h]}]:-0}" -lt "$total" ]; then
-			need+=("$h")
-		fi
-	done
-	if [ "${#need[@]}" -gt 0 ]; then
-		say "preflight: probing ${#need[@]} host(s) (fio --client, ${CONNECT_TIMEOUT} s at most)"
-		fleet_preflight "${need[@]}"
-		probe=()
-		for h in "${need[@]}"; do
-			[ -n "${H_LOST[h]}" ] || probe+=("$h")
-		done
-		# each target judged on its host (fleet-target.sh); a refusal exits 2
-		[ "${#probe[@]}" -eq 0 ] || fleet_probe_targets "$(plan_writes)" "${probe[@]}"
-		for h in "${need[@]}"; do
-			if [ -n "${H_LOST[h]}" ]; then
-				say "  ${H_LABEL[h]}: ERROR ${H_LOST[h]#preflight: }"
-			else
-				say "  ${H_LABEL[h]}: $(jq -r '"\(.hostname), \(.fio_version)"' "$RUN/preflight/${H_ID[h]}/result.json")"
-			fi
-		done
-	fi
-	# a host may take the point's own time, plus --host-timeout (fio
-	# startup, laying out a new file, stats)
-	limit=$((HOST_TIMEOUT + 10#${RUNTIME:-0} + 10#${RAMP:-0}))
-	for ((rep = 1; rep <= REPEAT; rep++)); do
-		while IFS= read -r line; do
-			IFS=$'\t' read -r key _ <<<"$line"
-			idx=$((idx + 1))
-			runkey="$key.r$rep"
-			point_label label "$line"
-			[ "$REPEAT" -gt 1 ] && label="$label r$rep"
-			todo=()
-			for ((h = 0; h < nhosts; h++)); do
-				if [ -z "${FINISHED[$runkey/${H_ID[h]}]+set}" ]; then
-					todo+=("$h")
-				fi
-			done
-			if [ "${#todo[@]}" -eq 0 ]; then
-				printf '[%*d/%d] %s  done earlier on all %d hosts\n' "${#total}" "$idx" "$total" "$label" "$nhosts"
-				continue
-			fi
-			mkdir -p "$RUN/points/$runkey"
-			FLEET_PIDS=() FLEET_TMPS=()
-			launched=() rcs=()
-			start=$(date +%s.%N)
-			for h in "${todo[@]}"; do
-				tmp="$RUN/points/$runkey/.tmp-${H_ID[h]}.$$"
-				rm -rf -- "$tmp"
-				mkdir -p "$tmp"
-				FLEET_TMPS+=("$tmp")
-				point_job "$line" "$h" >"$tmp/job.fio"
-				fleet_run_sh "$tmp" "$h"
-				[ -z "${H_LOST[h]}" ] || continue
-				fleet_launch "$tmp" "$h" "$limit"
-				launched[$h]=$((${#FLEET_PIDS[@]} - 1))
-			done
-			for h in "${!launched[@]}"; do
-				rc=0
-				wait "${FLEET_PIDS[${launched[$h]}]}" 2>/dev/null || rc=$?
-				rcs[$h]=$rc
-			done
-			FLEET_PIDS=()
-			end=$(date +%s.%N)
-			wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')
-			for h in "${todo[@]}"; do
-				tmp="$RUN/points/$runkey/.tmp-${H_ID[h]}.$$"
-				final="$RUN/points/$runkey/${H_ID[h]}"
-				if [ -n "${launched[$h]+set}" ]; then
-					fleet_result "$tmp" "$runkey" "$rep" "${rcs[$h]}" "$wall" "$line" "$h" "$limit"
-					if [ "$FATAL" = 1 ]; then
-						H_LOST[h]="$REASON (at $runkey)"
-					fi
-				else
-					result_json "$tmp" "$runkey" "$rep" 0 0 "$line"
-					fleet_tag_result "$tmp/result.json" "$h" "not run: ${H_LOST[h]}"
-				fi
-				rm -rf -- "$final"
-				mv -T -- "$tmp" "$final"
-			done
-			FLEET_TMPS=()
-			ran=$((ran + 1))
-			spent=$(awk -v s="$spent" -v w="$wall" 'BEGIN { printf "%.3f", s + w }')
-			per=$(awk -v s="$spent" -v n="$ran" 'BEGIN { printf "%d", s / n + 0.5 }')
-			left=$((total - idx))
-			eta=$(fmt_secs "$((left * per))")
-			res=$(jq -rs -f "$JQ_DIR/fleet-progress.jq" "$RUN/points/$runkey"/*/result.json)
-			if [ "${#todo[@]}" -lt "$nhosts" ]; then
-				res="$res (${#todo[@]} run now, $((nhosts - ${#todo[@]})) done earlier)"
-			fi
-			printf '[%*d/%d] %s  %s  (eta %s)\n' "${#total}" "$idx" "$total" "$label" "$res" "$eta"
-			for h in "${!launched[@]}"; do
-				n=$(jq -r 'if .status == "ok" then "" else .error end' "$RUN/points/$runkey/${H_ID[h]}/result.json")
-				[ -z "$n" ] || printf '    %s: ERROR %s\n' "${H_LABEL[h]}" "$n"
-			done
-		done <<<"$PLAN_TEXT"
-	done
-	return 0
-}
-
-dry_run_fleet() {
-	local line key total rep idx=0 h
-	total=$(($(grep -c . <<<"$PLAN_TEXT") * REPEAT))
-	say "dry run: $total fio run(s) on each of ${#H_ADDR[@]} host(s) through fio's client mode, grid $G_NAME, $SIZE of each target; nothing is run"
-	for ((h = 0; h < ${#H_ADDR[@]}; h++)); do
-		say "host ${H_LABEL[h]}: fio --client=${H_ADDR[h]}, target ${H_TARGET[h]}, engine ${H_ENGINE[h]}${H_OPTS[h]:+, options: ${H_OPTS[h]//$'\n'/ }}"
-	done
-	while IFS= read -r line; do
-		key=${line%%$'\t'*}
-		for ((rep = 1; rep <= REPEAT; rep++)); do
-			idx=$((idx + 1))
-			for ((h = 0; h < ${#H_ADDR[@]}; h++)); do
-				printf '\n### [%d/%d] %s.r%d on %s\n' "$idx" "$total" "$key" "$rep" "${H_LABEL[h]}"
-				point_job "$line" "$h"
-			done
-		done
-	done <<<"$PLAN_TEXT"
 }

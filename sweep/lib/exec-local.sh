@@ -1,0 +1,188 @@
+# shellcheck shell=bash
+# exec-local.sh - the executor that runs each point with fio on this host
+# (pipeline.sh names the exec_* hooks), and the fio process it runs.
+#
+# A point runs in RUN/points/.tmp-RUNKEY.PID and is renamed to
+# RUN/points/RUNKEY (KEY.rREPEAT) when its result.json is written, so a
+# point directory is either whole or absent; --resume skips runs whose
+# result.json says ok.
+#
+# Owns: the exec_* hooks, drop_caches, alive, stop_fio, run_fio, run_point. Reads: ENGINE, TARGET, SIZE, RUN, FINISHED. Writes: FIO_PID,
+# TMP_POINT, DROP_NOTED; RUN/points/RUNKEY/ (job.fio, run.sh, fio.json,
+# fio.stderr, stats.json, result.json), RUN/cache-dropped.
+# shellcheck disable=SC2153 # ENGINE, TARGET: globals of state.sh
+# shellcheck disable=SC2164 # cd in a subshell under the entry point's set -e
+
+exec_setup() { :; }
+exec_check_targets() { check_targets "$1"; }
+exec_ready() {
+	[ -f "$ENGINE" ] || die "$EXIT_ERROR" "the tswap engine $ENGINE does not exist (run make, or pass --engine)"
+}
+exec_new_run() { write_meta; }
+exec_places() { printf '\n'; }
+exec_place_name() { :; }
+
+# exec_dry_head TOTAL
+exec_dry_head() {
+	if [ -n "$BUDGET" ]; then
+		say "dry run: the job file of each of the $1 point(s) at the grid's runtime (a round runs it with its own runtime and ramp) on $TARGET ($TARGET_KIND, $SIZE), grid $G_NAME; nothing is run"
+	else
+		say "dry run: $1 fio run(s) on $TARGET ($TARGET_KIND, $SIZE), grid $G_NAME; nothing is run"
+	fi
+	say "environment: TSWAP_ENGINE=$(fio_path "$ENGINE" engine.so 2) TSWAP_TARGET=$(fio_path "$TARGET" target 2) TSWAP_SIZE=$SIZE"
+}
+
+exec_head() {
+	say "tswap-sweep: grid $G_NAME on $TARGET ($TARGET_KIND, $SIZE); run directory $RUN"
+	prepare_targets
+}
+exec_begin() { rm -rf -- "$RUN"/points/.tmp-*; }
+exec_todo() { [ -n "${FINISHED[$1]+set}" ] || printf '\n'; }
+exec_done_text() { printf 'done earlier: %s GB/s\n' "${FINISHED[$1]}"; }
+# exec_run WALLVAR LINE RUNKEY REP LABEL
+exec_run() { run_point "$1" "$2" "$3" "$4" points "$5"; }
+
+# exec_result_text RUNKEY LABEL ETA
+exec_result_text() {
+	printf '%s  %s  (eta %s)\n' "$2" "$(jq -r 'if .status == "ok" then "\(.gbs * 1000 | round / 1000) GB/s  \(.ops_per_s * 10 | round / 10) op/s  p99 \(.clat_p99_us / 1000 * 100 | round / 100) ms" else "ERROR: \(.error)" end' "$RUN/points/$1/result.json")" "$3"
+}
+
+# shellcheck disable=SC2317 # called from the signal trap
+exec_stop() {
+	status_stop
+	if [ -n "$FIO_PID" ]; then
+		stop_fio "$FIO_PID"
+		FIO_PID=
+	fi
+	if [ -n "$TMP_POINT" ]; then
+		rm -rf -- "$TMP_POINT"
+		TMP_POINT=
+	fi
+}
+
+exec_collect() {
+	collect
+	meta_into_aggregate
+	budget_into_aggregate
+}
+exec_csv() { write_csv; }
+exec_verdicts() { check_thresholds; }
+exec_report() { write_report; }
+exec_summary() {
+	local l
+	print_summary
+	budget_summary
+	for l in "${THRESHOLD_LINES[@]}"; do say "$l"; done
+}
+
+# exec_status: 0 pass, 1 a threshold missed, 3 a run failed, 4 no
+# trustworthy point (3 before 4 before 1).
+exec_status() {
+	local nerr
+	nerr=$(jq '[.[] | select(.status != "ok")] | length' "$RUN/results.json")
+	if [ "$nerr" -gt 0 ]; then
+		warn "$nerr run(s) failed (see report.md, Warnings); rerun them with --resume $(printf '%q' "$RUN")"
+		return "$EXIT_ERROR"
+	elif untrusted; then
+		warn "no trustworthy point: every point with a result is flagged (report.md, Warnings); best-aio.json has no aio block"
+		return "$EXIT_UNTRUSTED"
+	elif [ "$THRESHOLD_FAILED" = 1 ]; then
+		return "$EXIT_THRESHOLD"
+	fi
+	return 0
+}
+
+drop_caches() {
+	local why
+	sync
+	if [ "$(id -u)" -ne 0 ]; then
+		why="not root: the page cache was not dropped before read points (reads use O_DIRECT, but check the ceiling warnings)"
+	elif ! { echo 3 >/proc/sys/vm/drop_caches; } 2>/dev/null; then
+		why="could not write /proc/sys/vm/drop_caches: the page cache was not dropped before read points"
+	else
+		[ -f "$RUN/cache-dropped" ] || : >"$RUN/cache-dropped"
+		return 0
+	fi
+	if [ "$DROP_NOTED" = 0 ]; then
+		DROP_NOTED=1
+		say "note: $why"
+		note "$why"
+	fi
+	return 0
+}
+
+# alive PID: the process exists and is not a zombie.
+# shellcheck disable=SC2317 # called from the signal trap
+alive() {
+	local st
+	st=$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) || return 1
+	[ -n "$st" ] && [ "$st" != Z ]
+}
+
+# stop_fio PID: SIGTERM, up to 10 s for fio to wind down, then SIGKILL to it
+# and its job processes (fio 3.33 can deadlock on a SIGTERM that arrives
+# while it forks a job: never wait for it unbounded).
+# shellcheck disable=SC2317 # called from the signal trap
+stop_fio() {
+	local pid=$1 i
+	kill -TERM "$pid" 2>/dev/null || true
+	for ((i = 0; i < 100; i++)); do
+		alive "$pid" || break
+		sleep 0.1
+	done
+	if alive "$pid"; then
+		warn "fio (pid $pid) did not stop on SIGTERM within 10 s: killing it"
+		pkill -KILL -P "$pid" 2>/dev/null || true
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" 2>/dev/null || true
+}
+
+# run_fio DIR DEPTH [LABEL]: run DIR/job.fio in DIR (DEPTH levels below the
+# run directory); stdout -> fio.stdout, stderr -> fio.stderr. With LABEL, a
+# status line every STATUS_EVERY seconds while fio runs (status.sh).
+run_fio() {
+	local dir=$1 depth=$2 label=${3:-} rc=0 engine target
+	engine=$(fio_path "$ENGINE" engine.so "$depth")
+	target=$(fio_path "$TARGET" target "$depth")
+	(
+		cd "$dir"
+		export TSWAP_ENGINE="$engine" TSWAP_TARGET="$target" TSWAP_SIZE="$SIZE"
+		rank_env_export "$depth"
+		exec fio --output-format=json --eta=never job.fio >fio.stdout 2>fio.stderr </dev/null
+	) &
+	FIO_PID=$!
+	[ -z "$label" ] || status_start "$FIO_PID" "$label"
+	wait "$FIO_PID" || rc=$?
+	FIO_PID=
+	status_stop
+	return "$rc"
+}
+
+# run_point WALLVAR PLANLINE RUNKEY REPEAT DIR [LABEL]: run one point once
+# (the settings of now: RUNTIME, RAMP) into RUN/DIR/RUNKEY (DIR one level
+# below the run directory), via RUN/DIR/.tmp-RUNKEY.PID; fio's wall seconds
+# into WALLVAR; LABEL for the status line while it runs. The first write
+# point preconditions the target first (precondition.sh). A failed fio is a
+# result (result.json says error), not a return status.
+run_point() {
+	local -n _wall=$1
+	local line=$2 runkey=$3 rep=$4 dir="$RUN/$5" label=${6:-} tmp rw t0 rc=0
+	IFS=$'\t' read -r _ _ rw _ <<<"$line"
+	precondition_before "$rw"
+	check_run_space
+	tmp="$dir/.tmp-$runkey.$$"
+	TMP_POINT=$tmp
+	rm -rf -- "$tmp"
+	mkdir -p "$tmp"
+	point_job "$line" >"$tmp/job.fio"
+	write_run_sh "$tmp" 2
+	[ "$rw" = read ] && drop_caches
+	t0=$EPOCHREALTIME
+	run_fio "$tmp" 2 "$label" || rc=$?
+	_wall=$(since "$t0")
+	result_json "$tmp" "$runkey" "$rep" "$rc" "$_wall" "$line"
+	rm -rf -- "${dir:?}/$runkey"
+	mv -T -- "$tmp" "$dir/$runkey"
+	TMP_POINT=
+}

@@ -1,0 +1,187 @@
+# shellcheck shell=bash
+# pipeline.sh - the sweep's stages, written once for both executors:
+#
+#   plan.json -> run the points -> results.json -> aggregate.json (the
+#   pick) -> summary.csv, best-aio.json, plots, report.md -> exit status
+#
+# Where a point runs is the executor's only concern: the entry point
+# sources lib/exec-local.sh (fio on this host) or lib/exec-fleet.sh (fio
+# --client per host of --hosts), which answer the exec_* hooks:
+#   exec_setup               a new run's executor settings (fleet: hosts)
+#   exec_check_targets W     refuse a target before anything is written
+#   exec_ready               its tools and engine are there
+#   exec_new_run             a new run directory's first files (meta.json)
+#   exec_dry_head TOTAL      the dry run's first lines; exec_places: the
+#                            places a point runs on ("" this host, or the
+#                            host indexes), exec_place_name P
+#   exec_begin TOTAL         before the points (fleet: the preflight)
+#   exec_todo RUNKEY         the places where RUNKEY is not done yet
+#   exec_done_text RUNKEY    the progress text of a run done earlier
+#   exec_run WALLVAR LINE RUNKEY REP LABEL PLACE...   run it there
+#   exec_result_text RUNKEY PLACE...   the progress text of the run
+#   exec_stop                the signal trap: stop what runs, drop its dirs
+#   exec_collect, exec_csv, exec_verdicts, exec_report, exec_summary,
+#   exec_status              the outputs (report.sh, fleet-report.sh)
+#
+# Owns: plan_doc, plan_save, plan_lines, plan_load (RUN/plan.json, the plan
+# document; an older run's plan.tsv is converted), point_label, load_done,
+# run_points, run_all, on_signal, dry_run, since, finish_run. Reads: RUN, REPEAT,
+# BUDGET, PLAN_TEXT. Writes: FINISHED; RUN/plan.json.
+# shellcheck disable=SC2153 # REPEAT: a global of state.sh
+
+# plan_doc: the plan (PLAN_TEXT's lines) as plan.json's document:
+# {points: [...]}, each point's fields by name (jq/plan.jq).
+plan_doc() {
+	plan_json | jq '{points: .}'
+}
+
+# plan_save RUN: RUN/plan.json, once, for a new run.
+plan_save() {
+	plan_doc >"$1/plan.json.tmp"
+	mv -f "$1/plan.json.tmp" "$1/plan.json"
+}
+
+# plan_lines PLAN.JSON [FILTER]: its points (those FILTER gives) as plan
+# lines (the tab-separated form of grid.sh that point_job and result_json
+# take).
+plan_lines() {
+	jq -r "${2:-.points[]}"' | [.point, .kind, .rw, .backend, .tensor, .block, .qd, .submit, .window, .threads, .iodepth]
+		+ (if .ranks > 1 then [.ranks] else [] end) | map(tostring) | join("\t")' "$1"
+}
+
+# plan_load RUN: the plan lines of a run: its plan.json, or the plan.tsv
+# of a run made before plan.json (plan_save converts it once the run
+# directory is locked: the entry point).
+plan_load() {
+	if [ -f "$1/plan.json" ]; then plan_lines "$1/plan.json"; else cat -- "$1/plan.tsv"; fi
+}
+
+# point_label VAR PLANLINE: the progress label of a point, into VAR.
+point_label() {
+	local -n _label=$1
+	local key kind rw be t b q s w p d n tn bn
+	IFS=$'\t' read -r key kind rw be t b q s w p d n <<<"$2"
+	szname tn "$t"
+	if [ "$kind" = ceiling ]; then
+		printf -v _label '%-5s ceiling (fio libaio bs=%s iodepth=%s%s)' "$rw" "$tn" "$q" "$( ((p > 1)) && printf ' over %s jobs' "$p")"
+	else
+		szname bn "$b"
+		printf -v _label '%-5s %-8s t=%s b=%s q=%s %s/%s p=%s d=%s' "$rw" "$be" "$tn" "$bn" "$q" "$s" "$w" "$p" "$d"
+	fi
+	[ "${n:-1}" = 1 ] || _label="$_label n=$n"
+}
+
+# load_done: FINISHED[RUNKEY]=GB/s (a fleet's: FINISHED[RUNKEY/HOSTID])
+# for every run whose result.json says ok (one jq for all of them: a
+# resumed full grid has thousands).
+load_done() {
+	local k v
+	FINISHED=()
+	while IFS=$'\t' read -r k v; do
+		# shellcheck disable=SC2004,SC2034 # FINISHED: associative (state.sh), read by exec_todo
+		[ -n "$k" ] && FINISHED[$k]=$v
+	done < <(find "$RUN/points" -mindepth 2 -maxdepth 3 -name result.json -exec \
+		jq -r 'select(.status == "ok") | "\(.runkey)\(if .host_id then "/\(.host_id)" else "" end)\t\((.gbs // 0) * 1000 | round / 1000)"' {} + 2>/dev/null || true)
+	return 0
+}
+
+# run_points PLAN.JSON REPEAT: every point REPEAT times, in whole passes
+# over the plan (so the CV of a point includes the device's drift over the
+# sweep, not only noise); runs done earlier are skipped. Progress on stdout.
+run_points() {
+	local repeat=$2 total idx=0 line rep runkey label pre wall ms spent=0 ran=0 eta
+	local -a lines=() todo=()
+	mapfile -t lines < <(plan_lines "$1")
+	total=$((${#lines[@]} * repeat))
+	mkdir -p "$RUN/points"
+	load_done
+	exec_begin "$total"
+	for ((rep = 1; rep <= repeat; rep++)); do
+		for line in "${lines[@]}"; do
+			idx=$((idx + 1))
+			runkey="${line%%$'\t'*}.r$rep"
+			point_label label "$line"
+			((repeat == 1)) || label="$label r$rep"
+			printf -v pre '[%*d/%d] %s' "${#total}" "$idx" "$total" "$label"
+			mapfile -t todo < <(exec_todo "$runkey")
+			if [ "${#todo[@]}" -eq 0 ]; then
+				printf '%s  %s\n' "$pre" "$(exec_done_text "$runkey")"
+				continue
+			fi
+			exec_run wall "$line" "$runkey" "$rep" "$pre" "${todo[@]}"
+			# wall: seconds with 3 decimals; the ETA from the mean so far
+			ms=${wall/./}
+			ran=$((ran + 1)) spent=$((spent + 10#$ms))
+			eta=$(fmt_secs "$(((total - idx) * ((spent + 500 * ran) / (1000 * ran))))")
+			exec_result_text "$runkey" "$pre" "$eta" "${todo[@]}"
+		done
+	done
+}
+
+# run_all: the points (the budget's rounds with --budget), under the
+# INT/TERM/HUP trap; progress on fd 8.
+run_all() {
+	trap 'on_signal 130' INT
+	trap 'on_signal 143' TERM
+	trap 'on_signal 129' HUP
+	{
+		exec_head
+		if [ -n "$BUDGET" ]; then run_budget; else run_points "$RUN/plan.json" "$REPEAT"; fi
+	} >&8
+	trap - INT TERM HUP
+}
+
+# shellcheck disable=SC2317 # invoked by trap
+on_signal() {
+	exec_stop
+	if [ -n "$BUDGET" ]; then
+		warn "interrupted: a --budget run cannot be resumed (its rounds are planned for one run's wall time); start a new run"
+	else
+		warn "interrupted: finished points are kept; finish with: $PROG --resume $(printf '%q' "$RUN")"
+	fi
+	exit "${1:-$EXIT_INTERRUPTED}"
+}
+
+# dry_run: each point's job file per repeat and place, nothing run (with
+# --budget each point once: the rounds are budget_dry_run's).
+dry_run() {
+	local line key total rep idx=0 reps=$REPEAT p
+	local -a lines=() places=()
+	[ -z "$BUDGET" ] || reps=1
+	mapfile -t lines <<<"$PLAN_TEXT"
+	mapfile -t places < <(exec_places)
+	total=$((${#lines[@]} * reps))
+	exec_dry_head "$total"
+	for line in "${lines[@]}"; do
+		key=${line%%$'\t'*}
+		for ((rep = 1; rep <= reps; rep++)); do
+			idx=$((idx + 1))
+			for p in "${places[@]}"; do
+				printf '\n### [%d/%d] %s.r%d%s\n' "$idx" "$total" "$key" "$rep" "$(exec_place_name "$p")"
+				point_job "$line" "$p"
+			done
+		done
+	done
+}
+
+# since T0: the seconds since T0 (an EPOCHREALTIME), 3 decimals.
+since() {
+	local ms=$(((${EPOCHREALTIME//[!0-9]/} - ${1//[!0-9]/} + 500) / 1000))
+	printf '%d.%03d\n' "$((ms / 1000))" "$((ms % 1000))"
+}
+
+# finish_run: the outputs from the points' results, the summary, and the
+# exit status (exec_status).
+finish_run() {
+	local status=$EXIT_OK
+	exec_collect
+	exec_csv
+	write_best_aio
+	write_plots
+	exec_verdicts
+	exec_report
+	[ -z "$COMPARE" ] || write_compare "$(abspath "$COMPARE")"
+	exec_summary
+	exec_status || status=$?
+	exit "$status"
+}
