@@ -10,7 +10,7 @@
 # first_match, fleet_classify, fleet_tag_result, fleet_result,
 # fleet_preflight. Reads: REPEAT, the H_* arrays, CONNECT_TIMEOUT,
 # HOST_TIMEOUT, FIO_WANT, FINISHED. Writes: FLEET_PIDS, FLEET_TMPS,
-# FLEET_RAN, H_LOST, REASON, FATAL; RUN/preflight/ID/, RUN/points/RUNKEY/ID/
+# FLEET_RAN, H_LOST; RUN/preflight/ID/, RUN/points/RUNKEY/ID/
 # (job.fio, run.sh, fio.client.out, fio.text, fio.json, fio.stderr,
 # result.json).
 # shellcheck disable=SC2164 # cd in a subshell under the entry point's set -e
@@ -80,7 +80,7 @@ exec_done_text() { printf 'done earlier on all %d hosts\n' "${#H_ADDR[@]}"; }
 # a new file, stats).
 exec_run() {
 	local -n _fw=$1
-	local line=$2 runkey=$3 rep=$4 h i tmp t0 limit
+	local line=$2 runkey=$3 rep=$4 h i tmp t0 limit why
 	local -A rcs=()
 	shift 5
 	limit=$((HOST_TIMEOUT + 10#${RUNTIME:-0} + 10#${RAMP:-0}))
@@ -107,8 +107,8 @@ exec_run() {
 	for h in "$@"; do
 		tmp="$RUN/points/$runkey/.tmp-${H_ID[h]}.$$"
 		if [ -n "${rcs[$h]+set}" ]; then
-			fleet_result "$tmp" "$runkey" "$rep" "${rcs[$h]}" "$_fw" "$line" "$h" "$limit"
-			[ "$FATAL" = 0 ] || H_LOST[h]="$REASON (at $runkey)"
+			why=$(fleet_result "$tmp" "$runkey" "$rep" "${rcs[$h]}" "$_fw" "$line" "$h" "$limit")
+			[[ $why != "lost "* ]] || H_LOST[h]="${why#lost } (at $runkey)"
 		else
 			result_json "$tmp" "$runkey" "$rep" 0 0 "$line"
 			fleet_tag_result "$tmp/result.json" "$h" "not run: ${H_LOST[h]}"
@@ -231,51 +231,49 @@ first_match() {
 	grep -i -m 1 -- "$1" <<<"$2" || true
 }
 
-# fleet_classify DIR RC LIMIT H: why host H gave no result, into REASON,
-# from the exit status of its fio client and the messages it printed;
-# FATAL=1 when the host itself is the problem (unreachable, hung, gone,
-# no engine, another fio version): it is then left out of the rest of the run.
-# REASON is empty when the messages say nothing more than the exit status.
+# fleet_classify DIR RC LIMIT H: why host H gave no result, from the exit
+# status of its fio client and the messages it printed: "lost REASON" when
+# the host itself is the problem (unreachable, hung, gone, no engine,
+# another fio version: it is then left out of the rest of the run), else
+# "job REASON", REASON empty when the messages say no more than the status.
 fleet_classify() {
 	local dir=$1 rc=$2 limit=$3 h=$4 text line
 	text=$(cat -- "$dir/fio.text" "$dir/fio.stderr" 2>/dev/null | tr -d '\r' | grep -v '^[[:space:]]*$' || true)
-	FATAL=1
 	line=$(first_match 'timeout on cmd\|timed out' "$text")
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] || [ -n "$line" ]; then
 		if [ -z "$line" ]; then line="within $limit s (timeout)"; else line="($line)"; fi
-		REASON="no answer $line: the host is down, a firewall drops port ${H_ADDR[h]##*,}, or fio --server hangs; a job it started may still be running there"
+		printf 'lost no answer %s: the host is down, a firewall drops port %s, or fio --server hangs; a job it started may still be running there\n' "$line" "${H_ADDR[h]##*,}"
 		return 0
 	fi
 	line=$(first_match 'connection refused\|failed to connect\|no route to host\|network is unreachable\|failed to resolve' "$text")
 	if [ -n "$line" ]; then
-		REASON="unreachable: $line (is fio --server running on ${H_ADDR[h]}, and the port open?)"
+		printf 'lost %s\n' "unreachable: $line (is fio --server running on ${H_ADDR[h]}, and the port open?)"
 		return 0
 	fi
 	line=$(first_match 'version mismatch' "$text")
 	if [ -n "$line" ]; then
-		REASON="fio version differs from this machine's: $line"
+		printf 'lost %s\n' "fio version differs from this machine's: $line"
 		return 0
 	fi
 	line=$(first_match 'invalid external ioengine path\|not loadable\|failed to load engine' "$text")
 	if [ -n "$line" ]; then
-		REASON="engine missing or not loadable on the host: ${H_ENGINE[h]} ($line); install it there (make install) or give engine= in the hosts file"
+		printf 'lost %s\n' "engine missing or not loadable on the host: ${H_ENGINE[h]} ($line); install it there (make install) or give engine= in the hosts file"
 		return 0
 	fi
 	line=$(first_match 'was built for .* but is loaded by' "$text")
 	if [ -n "$line" ]; then
 		line=${line#tswap: }            # the engine's "tswap: JOB: message"
-		REASON="fio version differs from the engine's: ${line#*: }"
+		printf 'lost %s\n' "fio version differs from the engine's: ${line#*: }"
 		return 0
 	fi
 	# after the engine checks: a server closes the connection when its job fails
 	line=$(first_match 'disconnected\|connection reset\|broken pipe' "$text")
 	if [ -n "$line" ]; then
-		REASON="connection lost mid-run (fio --server or the host died): $line"
+		printf 'lost %s\n' "connection lost mid-run (fio --server or the host died): $line"
 		return 0
 	fi
 	# the job itself failed there: its first message, or nothing to add
-	FATAL=0
-	REASON=$(first_match 'tswap:\|fio:\|error' "$text")
+	printf 'job %s\n' "$(first_match 'tswap:\|fio:\|error' "$text")"
 }
 
 # fleet_tag_result FILE H [REASON]: add the host to a result.json (and
@@ -290,17 +288,16 @@ fleet_tag_result() {
 }
 
 # fleet_result DIR RUNKEY REPEAT RC WALL PLANLINE H LIMIT: DIR/result.json
-# for host H; FATAL=1 when the host is lost (fleet_classify).
+# for host H; prints fleet_classify's line when the run failed.
 fleet_result() {
-	local dir=$1 runkey=$2 rep=$3 rc=$4 wall=$5 line=$6 h=$7 limit=$8 reason=''
+	local dir=$1 runkey=$2 rep=$3 rc=$4 wall=$5 line=$6 h=$7 limit=$8 why=''
 	fleet_split "$dir"
 	result_json "$dir" "$runkey" "$rep" "$rc" "$wall" "$line"
-	FATAL=0
 	if [ "$(jq -r .status "$dir/result.json")" != ok ]; then
-		fleet_classify "$dir" "$rc" "$limit" "$h"
-		reason=$REASON
+		why=$(fleet_classify "$dir" "$rc" "$limit" "$h")
 	fi
-	fleet_tag_result "$dir/result.json" "$h" "$reason"
+	fleet_tag_result "$dir/result.json" "$h" "${why#* }"
+	printf '%s\n' "$why"
 }
 
 # fleet_preflight H...: every host given parses its first point's job
@@ -310,7 +307,7 @@ fleet_result() {
 # fio version, or cannot load the engine or parse the job is lost for this
 # run (H_LOST): its points say why.
 fleet_preflight() {
-	local h dir rc line ver name i=0 ok reason first
+	local h dir rc line ver name i=0 ok reason first why
 	first=$(plan_lines "$RUN/plan.json" 'first(.points[] | select(.kind == "tswap"))')
 	FLEET_PIDS=()
 	for h in "$@"; do
@@ -342,16 +339,16 @@ fleet_preflight() {
 		ok=true
 		reason=''
 		fleet_split "$dir"
+		why=$(fleet_classify "$dir" "$rc" "$CONNECT_TIMEOUT" "$h")
 		if [ -z "$line" ]; then
-			fleet_classify "$dir" "$rc" "$CONNECT_TIMEOUT" "$h"
-			reason=${REASON:-no probe answer from fio --client=${H_ADDR[h]} (exit $rc)}
+			reason=${why#* }
+			reason=${reason:-no probe answer from fio --client=${H_ADDR[h]} (exit $rc)}
 		elif [ "$ver" != "$FIO_WANT" ]; then
 			reason="fio version differs: the host runs $ver, this run wants ${FIO_WANT:-unknown} (this machine's fio, or --fio-version); the engine is built for one fio version, and hosts are compared on one"
 		else
-			fleet_classify "$dir" "$rc" "$CONNECT_TIMEOUT" "$h"
 			line=$(first_match 'bad option\|failed parsing\|dropped' "$(cat -- "$dir/fio.text")")
-			if [ "$FATAL" = 1 ] && [ -n "$REASON" ]; then
-				reason=$REASON
+			if [[ $why == "lost "* ]]; then
+				reason=${why#lost }
 			elif [ -n "$line" ]; then
 				reason="the host's fio rejects the job: $line (preflight/${H_ID[h]}/job.fio)"
 			elif [ "$rc" -ne 0 ]; then

@@ -12,7 +12,7 @@
 # the target is refused. exec_prerun's output goes to JOB.prerun.txt in the
 # server's working directory; the command removes that file itself.
 #
-# Rules (docs/fleet.md "Safety"): a block device is written only with
+# Rules (docs/fleet.md "Safety"; a file's: target.sh file_rules): a block device is written only with
 # --destructive --force (the sweep does not check mounts and signatures on
 # a host); an existing regular file that is not the sweep's (its mark,
 # scratch.sh) only with --destructive, and read only if it is at least
@@ -114,16 +114,9 @@ fleet_probe_targets() {
 				printf '%s %s\n' "${H_ID[h]}" "${H_TARGET[h]}" >>"$created"
 		elif [ "${yes[file]:-0}" = 0 ]; then
 			die "$EXIT_USAGE" "refusing $where: not a regular file or a block device there"
-		elif [ "${yes[ours]:-0}" = 1 ] || grep -qxF "${H_ID[h]} ${H_TARGET[h]}" "$created" 2>/dev/null; then
-			: # the sweep's own file (its mark, or this run created it)
-		elif [ "$DESTRUCTIVE" = 1 ]; then
-			if [ "$writes" = 1 ] || [ "${yes[big]:-0}" = 0 ]; then
-				warn "overwriting $where, a file the sweep did not create, because of --destructive"
-			fi
-		elif [ "$writes" = 1 ]; then
-			die "$EXIT_USAGE" "refusing $where: an existing file the sweep did not create, and the sweep writes to it (its data would be destroyed); pass --destructive, a new path, or --rw read"
-		elif [ "${yes[big]:-0}" = 0 ]; then
-			die "$EXIT_USAGE" "refusing $where: an existing file the sweep did not create, shorter than --size $SIZE: fio would write it out to full size; pass --destructive, a new path, or a smaller --size"
+		elif [ "${yes[ours]:-0}" = 0 ] && ! grep -qxF "${H_ID[h]} ${H_TARGET[h]}" "$created" 2>/dev/null; then
+			# not the sweep's own file (its mark, or this run created it)
+			file_rules "$where" "$where" "$writes" "${yes[big]:-0}"
 		fi
 	done
 	FLEET_PIDS=()

@@ -14,17 +14,18 @@
 # Owns: hosts_tokens, fleet_path_problem, load_hosts, fleet_check_options,
 # fleet_check_targets, fleet_setup, fleet_config_json, fleet_load_config.
 # Reads: HOSTS_FILE, TARGET, ENGINE, the fleet options, RUN/sweep.json
-# (resume). Writes: FLEET, TARGET_KIND, TOKENS, the H_* arrays, the fleet
+# (resume). Writes: FLEET, TARGET_KIND, the H_* arrays, the fleet
 # settings (OUTLIER_PCT, CONNECT_TIMEOUT, HOST_TIMEOUT, FIO_WANT).
 # shellcheck disable=SC2034 # sets the fleet globals of state.sh
 # shellcheck disable=SC2016 # '${' is literal
 
-# hosts_tokens LINE: the words of a hosts-file line into TOKENS. Blanks
+# hosts_tokens VAR LINE: the words of a hosts-file line into array VAR. Blanks
 # separate words; "..." keeps blanks in a word (\" and \\ inside quotes);
 # a '#' at the start of a word starts a comment. Status 1: an open quote.
 hosts_tokens() {
-	local s=$1 c word='' inword=0 quoted=0 i
-	TOKENS=()
+	local -n _words=$1
+	local s=$2 c word='' inword=0 quoted=0 i
+	_words=()
 	for ((i = 0; i < ${#s}; i++)); do
 		c=${s:i:1}
 		if [ "$quoted" = 1 ]; then
@@ -41,7 +42,7 @@ hosts_tokens() {
 			inword=1
 		elif [[ $c == [[:space:]] ]]; then
 			if [ "$inword" = 1 ]; then
-				TOKENS+=("$word")
+				_words+=("$word")
 			fi
 			word=''
 			inword=0
@@ -54,7 +55,7 @@ hosts_tokens() {
 	done
 	[ "$quoted" = 0 ] || return 1
 	if [ "$inword" = 1 ]; then
-		TOKENS+=("$word")
+		_words+=("$word")
 	fi
 	return 0
 }
@@ -79,14 +80,15 @@ fleet_path_problem() {
 #   HOST[,PORT] [target=PATH] [engine=PATH] [name=LABEL] [FIO_OPTION[=VALUE]...]
 load_hosts() {
 	local file=$1 line n=0 where tok host addr port label target engine opts key why i
+	local -a toks=()
 	local -A seen=()
 	{ [ -f "$file" ] && [ -r "$file" ]; } || usage_error "--hosts: cannot read $file"
 	while IFS= read -r line || [ -n "$line" ]; do
 		n=$((n + 1))
 		where="$file:$n"
-		hosts_tokens "$line" || usage_error "$where: unterminated quote"
-		[ "${#TOKENS[@]}" -gt 0 ] || continue
-		host=${TOKENS[0]}
+		hosts_tokens toks "$line" || usage_error "$where: unterminated quote"
+		[ "${#toks[@]}" -gt 0 ] || continue
+		host=${toks[0]}
 		if [[ $host =~ ^(((ip|ip4|ip6):)?[^,=[:space:]]+)(,([0-9]+))?$ ]]; then
 			addr=${BASH_REMATCH[1]}
 			port=${BASH_REMATCH[5]}
@@ -104,7 +106,7 @@ load_hosts() {
 			label=$addr
 		fi
 		target='' engine='' opts=''
-		for tok in "${TOKENS[@]:1}"; do
+		for tok in "${toks[@]:1}"; do
 			key=${tok%%=*}
 			case $key in
 			target | engine | name)

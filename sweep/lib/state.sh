@@ -145,8 +145,3 @@ declare -ga H_ADDR=() H_LABEL=() H_ID=() H_TARGET=() H_ENGINE=() H_OPTS=() H_WHE
 # FLEET_PIDS: the fio clients running now, FLEET_TMPS their directories;
 # FLEET_RAN: the hosts the point running now was started on (exec-fleet.sh).
 declare -ga FLEET_PIDS=() FLEET_TMPS=() FLEET_RAN=()
-# fleet.sh hosts_tokens: the words of a hosts-file line.
-declare -ga TOKENS=()
-# exec-fleet.sh fleet_classify: why a host gave no result, and whether the
-# host itself is lost.
-REASON='' FATAL=0

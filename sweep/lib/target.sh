@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # target.sh - the target's safety and preparation (one host).
 #
-# Owns: refuse_target, device_in_use, device_signature, check_target (a
+# Owns: refuse_target, device_in_use, device_signature, check_target,
+# check_existing_file, file_rules (a
 # block device is written only with --destructive, an in-use or signed one
 # only with --force; a regular file only if new or the sweep's own, see
 # scratch.sh, else with --destructive; anything else is refused),
@@ -107,28 +108,34 @@ check_target() {
 }
 
 # check_existing_file WRITES: an existing regular file is written only if
-# the sweep created it (scratch.sh) or with --destructive; a read-only
-# sweep may read any file at least --size long (fio lays out, i.e. writes,
-# a shorter one).
+# the sweep created it (scratch.sh) or with --destructive (file_rules).
 check_existing_file() {
-	local writes=$1 have
+	local have
 	if scratch_owned "$TARGET"; then
 		TARGET_OWNED=ours
 		return 0
 	fi
 	TARGET_OWNED=theirs
 	have=$(stat -L -c %s -- "$TARGET")
+	file_rules "target $TARGET" "$TARGET" "$1" "$((have >= SIZE_BYTES))" " ($have bytes)"
+}
+
+# file_rules WHAT NAME WRITES BIG [HAVE]: the rules for an existing regular
+# file the sweep did not create, here or on a fleet host (fleet-target.sh):
+# written only with --destructive; a read-only sweep may read one at least
+# --size long (BIG 1; fio lays out, i.e. writes, a shorter one). WHAT names
+# it in a refusal, NAME in the warning, HAVE is its size, said.
+file_rules() {
+	local what=$1 name=$2 writes=$3 big=$4 have=${5:-}
 	if [ "$DESTRUCTIVE" = 1 ]; then
-		if [ "$writes" = 1 ] || ((have < SIZE_BYTES)); then
-			warn "overwriting $TARGET, a file the sweep did not create, because of --destructive"
+		if [ "$writes" = 1 ] || [ "$big" = 0 ]; then
+			warn "overwriting $name, a file the sweep did not create, because of --destructive"
 		fi
-		return 0
+	elif [ "$writes" = 1 ]; then
+		die "$EXIT_USAGE" "refusing $what: an existing file the sweep did not create, and the sweep writes to it (its data would be destroyed); pass --destructive, a new path, or --rw read"
+	elif [ "$big" = 0 ]; then
+		die "$EXIT_USAGE" "refusing $what: an existing file the sweep did not create, shorter$have than --size $SIZE: fio would write it out to full size; pass --destructive, a new path, or a smaller --size"
 	fi
-	if [ "$writes" = 1 ]; then
-		refuse_target "an existing file the sweep did not create, and the sweep writes to it (its data would be destroyed); pass --destructive, a new path, or --rw read"
-	fi
-	((have >= SIZE_BYTES)) ||
-		refuse_target "an existing file the sweep did not create, shorter ($have bytes) than --size $SIZE: fio would write it out to full size; pass --destructive, a new path, or a smaller --size"
 	return 0
 }
 
