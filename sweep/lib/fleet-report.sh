@@ -19,10 +19,7 @@
 collect_fleet() {
 	local h hd
 	local -a aggs=()
-	# points x hosts files: too many for one command line on a big grid
-	find "$RUN/points" -mindepth 3 -maxdepth 3 -name result.json -exec cat -- {} + 2>/dev/null |
-		jq -s 'sort_by([.host_index, .runkey])' >"$RUN/results.json.tmp"
-	mv -f "$RUN/results.json.tmp" "$RUN/results.json"
+	collect 3 '[.host_index, .runkey]'
 	for ((h = 0; h < ${#H_ADDR[@]}; h++)); do
 		hd="$RUN/hosts/${H_ID[h]}"
 		mkdir -p "$hd"
@@ -74,12 +71,8 @@ fleet_verdicts() {
 readonly FLEET_CSV_META=model,firmware,capacity_bytes,logical_block_size,pcie_speed,pcie_width,pcie_max_speed,pcie_max_width,numa_node,scheduler,nr_requests,max_sectors_kb,fs_type,kernel,cpus,memory_bytes,metadata_note
 
 write_csv_fleet() {
-	{
-		printf 'host,address,point,repeat,status,direction,backend,tensor_size,block_size,queue_depth,submit,window,threads,iodepth,gbs,ops_per_s,clat_p50_us,clat_p99_us,clat_p999_us,usr_cpu_pct,sys_cpu_pct,io_submit_per_gb,pct_of_ceiling,error,%s\n' \
-			"$FLEET_CSV_META"
-		jq -r --slurpfile fl "$RUN/fleet.json" --arg meta "$FLEET_CSV_META" -f "$JQ_DIR/fleet-csv.jq" "$RUN/results.json"
-	} >"$RUN/summary.csv.tmp"
-	mv -f "$RUN/summary.csv.tmp" "$RUN/summary.csv"
+	write_csv "host,address,point,repeat,status,direction,backend,tensor_size,block_size,queue_depth,submit,window,threads,iodepth,gbs,ops_per_s,clat_p50_us,clat_p99_us,clat_p999_us,usr_cpu_pct,sys_cpu_pct,io_submit_per_gb,pct_of_ceiling,error,$FLEET_CSV_META" \
+		fleet-csv.jq --slurpfile fl "$RUN/fleet.json" --arg meta "$FLEET_CSV_META"
 }
 
 # write_junit: junit.xml, one testsuite per host, one testcase per check

@@ -51,19 +51,16 @@ result_json() {
 	mv -f "$dir/result.json.tmp" "$dir/result.json"
 }
 
-# collect: results.json (every repeat) and aggregate.json (per point).
+# collect [DEPTH SORT]: RUN/results.json, every result.json DEPTH levels
+# below RUN/points (2: KEY.rN/; a fleet's 3: KEY.rN/HOST/) sorted by SORT
+# (a jq path), then (one host) aggregate.json.
 collect() {
-	local f
-	local -a files=()
-	for f in "$RUN"/points/*/result.json; do
-		[ -f "$f" ] && files+=("$f")
-	done
-	if [ "${#files[@]}" -eq 0 ]; then
-		printf '[]\n' >"$RUN/results.json.tmp"
-	else
-		jq -s 'sort_by(.runkey)' "${files[@]}" >"$RUN/results.json.tmp"
-	fi
+	local depth=${1:-2}
+	# points x hosts files: too many for one command line on a big grid
+	find "$RUN/points" -mindepth "$depth" -maxdepth "$depth" -name result.json ! -path '*/.tmp-*' -exec cat -- {} + 2>/dev/null |
+		jq -s "sort_by(${2:-.runkey})" >"$RUN/results.json.tmp"
 	mv -f "$RUN/results.json.tmp" "$RUN/results.json"
+	[ "$depth" = 3 ] && return 0
 	aggregate_json "$RUN/results.json" >"$RUN/aggregate.json.tmp"
 	mv -f "$RUN/aggregate.json.tmp" "$RUN/aggregate.json"
 }
@@ -84,10 +81,16 @@ plan_json() {
 	jq -R -s -f "$JQ_DIR/plan.jq" <<<"$PLAN_TEXT"
 }
 
+# write_csv [HEADER PROGRAM JQ-ARGS...]: summary.csv, HEADER then
+# PROGRAM's rows from results.json (a fleet's: fleet-report.sh).
 write_csv() {
 	{
-		printf 'point,repeat,status,direction,backend,tensor_size,block_size,queue_depth,submit,window,threads,iodepth,gbs,ops_per_s,clat_p50_us,clat_p99_us,clat_p999_us,usr_cpu_pct,sys_cpu_pct,io_submit_per_gb,pct_of_ceiling,error\n'
-		jq -r --slurpfile agg "$RUN/aggregate.json" -f "$JQ_DIR/summary-csv.jq" "$RUN/results.json"
+		printf '%s\n' "${1:-point,repeat,status,direction,backend,tensor_size,block_size,queue_depth,submit,window,threads,iodepth,gbs,ops_per_s,clat_p50_us,clat_p99_us,clat_p999_us,usr_cpu_pct,sys_cpu_pct,io_submit_per_gb,pct_of_ceiling,error}"
+		if [ "$#" -gt 0 ]; then
+			jq -r "${@:3}" -f "$JQ_DIR/$2" "$RUN/results.json"
+		else
+			jq -r --slurpfile agg "$RUN/aggregate.json" -f "$JQ_DIR/summary-csv.jq" "$RUN/results.json"
+		fi
 	} >"$RUN/summary.csv.tmp"
 	mv -f "$RUN/summary.csv.tmp" "$RUN/summary.csv"
 }
