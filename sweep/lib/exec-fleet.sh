@@ -95,7 +95,7 @@ exec_run() {
 		point_job "$line" "$h" >"$tmp/job.fio"
 		fleet_run_sh "$tmp" "$h"
 		[ -z "${H_LOST[h]}" ] || continue
-		fleet_launch "$tmp" "$h" "$limit"
+		fleet_launch "$tmp" "$h" "$limit" 5 --output-format=json job.fio
 		FLEET_RAN+=("$h")
 	done
 	for i in "${!FLEET_RAN[@]}"; do
@@ -183,13 +183,15 @@ exec_status() {
 	[ "$(jq '.summary.fail' "$RUN/fleet.json")" -eq 0 ] || return "$EXIT_THRESHOLD"
 }
 
-# fleet_launch DIR H LIMIT: fio's client for DIR/job.fio on host H, in the
-# background, stopped after LIMIT seconds; its pid goes to FLEET_PIDS.
+# fleet_launch DIR H LIMIT GRACE FIO-ARGS...: fio's client for host H in
+# DIR, in the background, stopped after LIMIT seconds (killed GRACE later);
+# its pid goes to FLEET_PIDS.
 fleet_launch() {
-	local dir=$1 h=$2 limit=$3
+	local dir=$1 h=$2 limit=$3 grace=$4
+	shift 4
 	(
 		cd "$dir"
-		exec timeout -k 5 "$limit" fio --client="${H_ADDR[h]}" --output-format=json job.fio \
+		exec timeout -k "$grace" "$limit" fio --client="${H_ADDR[h]}" "$@" \
 			>fio.client.out 2>fio.stderr </dev/null
 	) &
 	FLEET_PIDS+=("$!")
@@ -321,12 +323,7 @@ fleet_preflight() {
 '
 			point_job "$first" "$h"
 		} >"$dir/job.fio"
-		(
-			cd "$dir"
-			exec timeout -k 2 "$CONNECT_TIMEOUT" fio --client="${H_ADDR[h]}" --parse-only job.fio \
-				>fio.client.out 2>fio.stderr </dev/null
-		) &
-		FLEET_PIDS+=("$!")
+		fleet_launch "$dir" "$h" "$CONNECT_TIMEOUT" 2 --parse-only job.fio
 	done
 	for h in "$@"; do
 		rc=0

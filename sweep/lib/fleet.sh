@@ -234,8 +234,8 @@ fleet_config_json() {
 # fleet_load_config SWEEP.JSON: the hosts and fleet settings of a run
 # (options given with --resume win).
 fleet_load_config() {
-	local cfg=$1 f
-	local -a fields=()
+	local cfg=$1 i
+	local -a f=()
 	FLEET=1
 	HOSTS_FILE=$(jq -r .fleet.hosts_file "$cfg")
 	[ -n "$OUTLIER_PCT" ] || OUTLIER_PCT=$(jq -r .fleet.outlier_pct "$cfg")
@@ -244,21 +244,12 @@ fleet_load_config() {
 	[ -n "$FIO_WANT" ] || FIO_WANT=$(jq -r .fleet.fio_version "$cfg")
 	CONNECT_TIMEOUT=$((10#$CONNECT_TIMEOUT))
 	HOST_TIMEOUT=$((10#$HOST_TIMEOUT))
-	H_ADDR=() H_LABEL=() H_ID=() H_TARGET=() H_ENGINE=() H_OPTS=() H_WHERE=() H_LOST=()
 	# NUL-separated: paths may hold anything but NUL
-	while IFS= read -r -d '' f; do
-		fields+=("$f")
-		if [ "${#fields[@]}" -eq 7 ]; then
-			H_ID+=("${fields[0]}")
-			H_LABEL+=("${fields[1]}")
-			H_ADDR+=("${fields[2]}")
-			H_TARGET+=("${fields[3]}")
-			H_ENGINE+=("${fields[4]}")
-			H_OPTS+=("${fields[5]}")
-			H_WHERE+=("${fields[6]}")
-			H_LOST+=('')
-			fields=()
-		fi
-	done < <(jq -j '.fleet.hosts[] | (.id, .label, .address, .target, .engine, (.options | join("\n")), .where) | . + "\u0000"' "$cfg")
+	mapfile -d '' -t f < <(jq -j '.fleet.hosts[] | (.id, .label, .address, .target, .engine, (.options | join("\n")), .where) | . + "\u0000"' "$cfg")
+	H_ADDR=() H_LABEL=() H_ID=() H_TARGET=() H_ENGINE=() H_OPTS=() H_WHERE=() H_LOST=()
+	for ((i = 0; i + 6 < ${#f[@]}; i += 7)); do
+		H_ID+=("${f[i]}") H_LABEL+=("${f[i + 1]}") H_ADDR+=("${f[i + 2]}") H_TARGET+=("${f[i + 3]}")
+		H_ENGINE+=("${f[i + 4]}") H_OPTS+=("${f[i + 5]}") H_WHERE+=("${f[i + 6]}") H_LOST+=('')
+	done
 	[ "${#H_ADDR[@]}" -gt 0 ] || die "$EXIT_ERROR" "$cfg: no hosts in the fleet settings"
 }
