@@ -1,6 +1,6 @@
 # fleet-progress.jq - The progress line of a fleet point: hosts ok, median
-# and min GB/s (the hosts' result.json, jq -s). Used by fleet-run.sh
-# run_plan_fleet.
+# and min GB/s (the hosts' result.json, jq -s). Used by exec-fleet.sh
+# exec_result_text.
 def g: . * 1000 | round / 1000 | tostring;
 [.[] | select(.status == "ok")] as $ok | ($ok | map(.gbs) | sort) as $v
 | "\($ok | length)/\(length) hosts ok"

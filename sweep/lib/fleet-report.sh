@@ -24,13 +24,13 @@ collect_fleet() {
 		hd="$RUN/hosts/${H_ID[h]}"
 		mkdir -p "$hd"
 		jq --argjson i "$h" 'map(select(.host_index == $i))' "$RUN/results.json" >"$hd/results.json"
-		aggregate_json "$hd/results.json" >"$hd/aggregate.json.tmp"
+		aggregate_json "$hd/results.json" per-run "$RUN/plan.json" >"$hd/aggregate.json.tmp"
 		mv -f "$hd/aggregate.json.tmp" "$hd/aggregate.json"
 		aggs+=("$hd/aggregate.json")
 	done
-	jq -s --slurpfile plan <(plan_json) -f "$JQ_DIR/fleet-results.jq" "${aggs[@]}" >"$RUN/fleet-results.json.tmp"
+	jq -s --slurpfile plan <(plan_json "$RUN/plan.json") -f "$JQ_DIR/fleet-results.jq" "${aggs[@]}" >"$RUN/fleet-results.json.tmp"
 	mv -f "$RUN/fleet-results.json.tmp" "$RUN/fleet-results.json"
-	aggregate_json "$RUN/fleet-results.json" across-hosts >"$RUN/aggregate.json.tmp"
+	aggregate_json "$RUN/fleet-results.json" across-hosts "$RUN/plan.json" >"$RUN/aggregate.json.tmp"
 	mv -f "$RUN/aggregate.json.tmp" "$RUN/aggregate.json"
 }
 
@@ -60,7 +60,7 @@ fleet_verdicts() {
 	done
 	jq -n --slurpfile cfg "$RUN/sweep.json" --slurpfile aggs <(jq -s . "${aggs[@]}") \
 		--slurpfile res <(jq -s . "${res[@]}") --slurpfile pre <(fleet_preflight_results) \
-		--slurpfile plan <(plan_json) --arg minr "$MIN_READ" --arg minw "$MIN_WRITE" \
+		--slurpfile plan <(plan_json "$RUN/plan.json") --arg minr "$MIN_READ" --arg minw "$MIN_WRITE" \
 		--argjson out "$OUTLIER_PCT" -f "$JQ_DIR/fleet-verdicts.jq" |
 		jq --slurpfile metas <(fleet_metas) -f "$JQ_DIR/fleet-meta.jq" >"$RUN/fleet.json.tmp"
 	mv -f "$RUN/fleet.json.tmp" "$RUN/fleet.json"

@@ -3,7 +3,7 @@
 # its checks, and the fleet part of sweep.json.
 #
 # Each point runs as one `fio --client=HOST,PORT job.fio` per host, all
-# started at once (fleet-run.sh). One client process per host (rather than
+# started at once (exec-fleet.sh). One client process per host (rather than
 # one fio with many --client=) keeps each host's output, exit status and
 # time limit its own: a dead or hung host costs only its own result (fio's
 # multi-client mode connects to the hosts one after the other with no

@@ -7,7 +7,7 @@
 # the libaio point best-aio.json comes from: jq/aggregate.jq), plan_json
 # (jq/plan.jq), write_csv (jq/summary-csv.jq), write_best_aio
 # (jq/best-aio.jq, DeepSpeed's aio keys). Reads: POINTDIR/fio.stdout,
-# stats.json, RUN/points/*/result.json, PLAN_TEXT, CV_FLAG, CACHE_FACTOR.
+# stats.json, RUN/points/*/result.json, RUN/plan.json, CV_FLAG, CACHE_FACTOR.
 # Writes: POINTDIR/fio.json, result.json; RUN/results.json,
 # aggregate.json, summary.csv, best-aio.json.
 
@@ -61,24 +61,29 @@ collect() {
 		jq -s "sort_by(${2:-.runkey})" >"$RUN/results.json.tmp"
 	mv -f "$RUN/results.json.tmp" "$RUN/results.json"
 	[ "$depth" = 3 ] && return 0
-	aggregate_json "$RUN/results.json" >"$RUN/aggregate.json.tmp"
+	aggregate_json "$RUN/results.json" per-run "$RUN/plan.json" >"$RUN/aggregate.json.tmp"
 	mv -f "$RUN/aggregate.json.tmp" "$RUN/aggregate.json"
 }
 
-# aggregate_json RESULTS [across-hosts]: per-point medians over the runs in
-# RESULTS (a JSON array of result.json objects), CV, ceiling, flags, picks;
-# on stdout. across-hosts (the fleet-wide aggregate): the CV is between
-# hosts, so it does not flag a point.
+# aggregate_json RESULTS [per-run|across-hosts [PLAN.JSON]]: per-point
+# medians over the runs in RESULTS (a JSON array of result.json objects),
+# CV, ceiling, flags, picks; on stdout. across-hosts (the fleet-wide
+# aggregate): the CV is between hosts, so it does not flag a point.
 aggregate_json() {
 	local cvtrust=true
 	[ "${2:-}" != across-hosts ] || cvtrust=false
-	jq -L "$JQ_DIR" --slurpfile plan <(plan_json) --argjson cvflag "$CV_FLAG" --argjson cvrel "$CV_REL" --argjson cvmax "$CV_MAX" --argjson cache "$CACHE_FACTOR" \
+	jq -L "$JQ_DIR" --slurpfile plan <(plan_json "${3:-}") --argjson cvflag "$CV_FLAG" --argjson cvrel "$CV_REL" --argjson cvmax "$CV_MAX" --argjson cache "$CACHE_FACTOR" \
 		--argjson costtol "$COST_TOL" --argjson cvtrust "$cvtrust" -f "$JQ_DIR/aggregate.jq" "$1"
 }
 
-# plan_json: the plan as a JSON array.
+# plan_json [PLAN.JSON]: the points of a run's plan.json (pipeline.sh) as a
+# JSON array; without it, those of PLAN_TEXT (jq/plan.jq).
 plan_json() {
-	jq -R -s -f "$JQ_DIR/plan.jq" <<<"$PLAN_TEXT"
+	if [ -n "${1:-}" ]; then
+		jq .points "$1"
+	else
+		jq -R -s -f "$JQ_DIR/plan.jq" <<<"$PLAN_TEXT"
+	fi
 }
 
 # write_csv [HEADER PROGRAM JQ-ARGS...]: summary.csv, HEADER then

@@ -5,7 +5,7 @@
 # Owns: status_start, status_stop. Reads: RUNTIME, RAMP (the point's
 # seconds; none with --io-size), STATUS_EVERY. Writes: STATUS_PID; the
 # lines go to stdout, which is the progress stream (fd 8: stderr, or
-# nothing with --quiet) wherever run_plan runs.
+# nothing with --quiet) wherever run_points runs.
 #
 # The line counts from the start of fio (elapsed; remaining against ramp +
 # runtime). fio's own --status-interval JSON is not used: it goes to fio's
