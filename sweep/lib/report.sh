@@ -2,31 +2,25 @@
 # report.sh - the run's verdict and report.md, the comparison with another
 # run, and the summary on stdout (one host).
 #
-# Owns: check_thresholds, write_report (jq/report-*.jq; its first lines,
+# Owns: thresholds, write_report (jq/report-*.jq; its first lines,
 # the pick, from jq/report-pick.jq), write_compare (jq/compare-*.jq),
 # print_summary (jq/summary.jq), untrusted (exit 4). Reads: RUN/sweep.json,
 # aggregate.json, best-aio.json, notes.txt, plots/, MIN_READ, MIN_WRITE.
-# Writes: THRESHOLD_FAILED, THRESHOLD_LINES; RUN/report.md, compare.md.
-# shellcheck disable=SC2034 # sets THRESHOLD_FAILED (state.sh)
+# Writes: RUN/report.md, compare.md.
 # shellcheck disable=SC2016 # `...` is markdown
 
-check_thresholds() {
-	local rw min best ok
-	THRESHOLD_LINES=()
+# thresholds: a line per --min-*-gbs given, "PASS: ..." or "FAIL: ...",
+# from aggregate.json's best points.
+thresholds() {
+	local rw min best
 	for rw in read write; do
 		if [ "$rw" = read ]; then min=$MIN_READ; else min=$MIN_WRITE; fi
 		[ -n "$min" ] || continue
 		best=$(jq -r --arg rw "$rw" '.best[$rw].gbs // "none"' "$RUN/aggregate.json")
-		if [ "$best" = none ]; then
-			ok=0
+		if [ "$best" != none ] && [ "$(jq -n --argjson b "$best" --argjson m "$min" '$b >= $m')" = true ]; then
+			printf 'PASS: best %s %.3f GB/s >= %s GB/s\n' "$rw" "$best" "$min"
 		else
-			ok=$(jq -n --argjson b "$best" --argjson m "$min" 'if $b >= $m then 1 else 0 end')
-		fi
-		if [ "$ok" = 1 ]; then
-			THRESHOLD_LINES+=("PASS: best $rw $(printf '%.3f' "$best") GB/s >= $min GB/s")
-		else
-			THRESHOLD_FAILED=1
-			THRESHOLD_LINES+=("FAIL: best $rw ${best/#none/(no successful point)} GB/s < $min GB/s")
+			printf 'FAIL: best %s %s GB/s < %s GB/s\n' "$rw" "${best/#none/(no successful point)}" "$min"
 		fi
 	done
 }
@@ -57,11 +51,8 @@ write_report() {
 			printf '```json\n%s\n```\n\n' "$(jq . "$RUN/best-aio.json")"
 			jq -r -f "$JQ_DIR/report-other-backend.jq" "$RUN/aggregate.json"
 		fi
-		if [ "${#THRESHOLD_LINES[@]}" -gt 0 ]; then
-			printf '## Thresholds\n\n'
-			for l in "${THRESHOLD_LINES[@]}"; do printf -- '- %s\n' "$l"; done
-			printf '\n'
-		fi
+		l=$(thresholds)
+		[ -z "$l" ] || printf '## Thresholds\n\n- %s\n\n' "${l//$'\n'/$'\n'- }"
 		printf '## Warnings\n\n'
 		jq -r --argjson cvflag "$CV_FLAG" -f "$JQ_DIR/report-warnings.jq" "$RUN/aggregate.json"
 		printf '\n## All points\n\n'

@@ -110,9 +110,6 @@ FIO_PID='' TMP_POINT='' DROP_NOTED=0
 STATUS_PID=''
 readonly STATUS_EVERY=10
 declare -gA FINISHED=()
-# report.sh: the --min-*-gbs checks.
-THRESHOLD_FAILED=0
-declare -ga THRESHOLD_LINES=()
 
 # --- the budget (budget.sh): --budget SECONDS (BUDGET, empty: every point
 # of the plan, or the default rule of budget_setup), --exhaustive (no
