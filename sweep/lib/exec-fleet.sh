@@ -21,7 +21,7 @@ exec_check_targets() { fleet_check_targets "$1"; }
 exec_ready() { need_tools timeout; }
 exec_new_run() { :; }
 exec_places() { seq 0 "$((${#H_ADDR[@]} - 1))"; }
-exec_place_name() { printf ' on %s' "${H_LABEL[$1]}"; }
+exec_place_names() { printf ' on %s\n' "${H_LABEL[@]}"; }
 
 # exec_dry_head TOTAL
 exec_dry_head() {
@@ -56,12 +56,16 @@ exec_begin() {
 		[ -n "${H_LOST[h]}" ] || probe+=("$h")
 	done
 	# each target judged on its host (fleet-target.sh); a refusal exits 2
-	[ "${#probe[@]}" -eq 0 ] || fleet_probe_targets "$(plan_writes)" "${probe[@]}"
+	if [ "${#probe[@]}" -gt 0 ]; then
+		k=$(plan_writes)
+		fleet_probe_targets "$k" "${probe[@]}"
+	fi
 	for h in "${need[@]}"; do
 		if [ -n "${H_LOST[h]}" ]; then
 			say "  ${H_LABEL[h]}: ERROR ${H_LOST[h]#preflight: }"
 		else
-			say "  ${H_LABEL[h]}: $(jq -r '"\(.hostname), \(.fio_version)"' "$RUN/preflight/${H_ID[h]}/result.json")"
+			k=$(jq -r '"\(.hostname), \(.fio_version)"' "$RUN/preflight/${H_ID[h]}/result.json")
+			say "  ${H_LABEL[h]}: $k"
 		fi
 	done
 }
@@ -180,7 +184,8 @@ exec_status() {
 		warn "$n host(s) with errors (see report.md, Errors); rerun what failed with --resume $(printf '%q' "$RUN")"
 		return "$EXIT_ERROR"
 	fi
-	[ "$(jq '.summary.fail' "$RUN/fleet.json")" -eq 0 ] || return "$EXIT_THRESHOLD"
+	n=$(jq '.summary.fail' "$RUN/fleet.json")
+	[ "$n" -eq 0 ] || return "$EXIT_THRESHOLD"
 }
 
 # fleet_launch DIR H LIMIT GRACE FIO-ARGS...: fio's client for host H in
@@ -217,7 +222,7 @@ fleet_split() {
 	local dir=$1
 	: >"$dir/fio.text"
 	[ -f "$dir/fio.client.out" ] || return 0
-	awk '/^\{/ { exit } { print }' "$dir/fio.client.out" | sed 's/^<[^>]*> //' >"$dir/fio.text"
+	sed -n '/^{/q; s/^<[^>]*> //; p' "$dir/fio.client.out" >"$dir/fio.text"
 	sed -n '/^{/,$p' "$dir/fio.client.out" >"$dir/fio.client.json"
 	if jq -e '.client_stats | type == "array"' "$dir/fio.client.json" >/dev/null 2>&1; then
 		jq '{"fio version": .["fio version"], timestamp, time,
@@ -275,7 +280,8 @@ fleet_classify() {
 		return 0
 	fi
 	# the job itself failed there: its first message, or nothing to add
-	printf 'job %s\n' "$(first_match 'tswap:\|fio:\|error' "$text")"
+	line=$(first_match 'tswap:\|fio:\|error' "$text")
+	printf 'job %s\n' "$line"
 }
 
 # fleet_tag_result FILE H [REASON]: add the host to a result.json (and
@@ -292,10 +298,11 @@ fleet_tag_result() {
 # fleet_result DIR RUNKEY REPEAT RC WALL PLANLINE H LIMIT: DIR/result.json
 # for host H; prints fleet_classify's line when the run failed.
 fleet_result() {
-	local dir=$1 runkey=$2 rep=$3 rc=$4 wall=$5 line=$6 h=$7 limit=$8 why=''
+	local dir=$1 runkey=$2 rep=$3 rc=$4 wall=$5 line=$6 h=$7 limit=$8 why='' st
 	fleet_split "$dir"
 	result_json "$dir" "$runkey" "$rep" "$rc" "$wall" "$line"
-	if [ "$(jq -r .status "$dir/result.json")" != ok ]; then
+	st=$(jq -r .status "$dir/result.json")
+	if [ "$st" != ok ]; then
 		why=$(fleet_classify "$dir" "$rc" "$limit" "$h")
 	fi
 	fleet_tag_result "$dir/result.json" "$h" "${why#* }"
@@ -343,7 +350,8 @@ fleet_preflight() {
 		elif [ "$ver" != "$FIO_WANT" ]; then
 			reason="fio version differs: the host runs $ver, this run wants ${FIO_WANT:-unknown} (this machine's fio, or --fio-version); the engine is built for one fio version, and hosts are compared on one"
 		else
-			line=$(first_match 'bad option\|failed parsing\|dropped' "$(cat -- "$dir/fio.text")")
+			line=$(cat -- "$dir/fio.text")
+			line=$(first_match 'bad option\|failed parsing\|dropped' "$line")
 			if [[ $why == "lost "* ]]; then
 				reason=${why#lost }
 			elif [ -n "$line" ]; then

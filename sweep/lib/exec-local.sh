@@ -19,8 +19,8 @@ exec_ready() {
 	[ -f "$ENGINE" ] || die "$EXIT_ERROR" "the tswap engine $ENGINE does not exist (run make, or pass --engine)"
 }
 exec_new_run() { write_meta; }
-exec_places() { printf '\n'; }
-exec_place_name() { :; }
+exec_places() { :; }
+exec_place_names() { :; }
 
 # exec_dry_head TOTAL
 exec_dry_head() {
@@ -29,7 +29,10 @@ exec_dry_head() {
 	else
 		say "dry run: $1 fio run(s) on $TARGET ($TARGET_KIND, $SIZE), grid $G_NAME; nothing is run"
 	fi
-	say "environment: TSWAP_ENGINE=$(fio_path "$ENGINE" engine.so 2) TSWAP_TARGET=$(fio_path "$TARGET" target 2) TSWAP_SIZE=$SIZE"
+	local engine target
+	engine=$(fio_path "$ENGINE" engine.so 2)
+	target=$(fio_path "$TARGET" target 2)
+	say "environment: TSWAP_ENGINE=$engine TSWAP_TARGET=$target TSWAP_SIZE=$SIZE"
 }
 
 exec_head() {
@@ -37,14 +40,16 @@ exec_head() {
 	prepare_targets
 }
 exec_begin() { rm -rf -- "$RUN"/points/.tmp-*; }
-exec_todo() { [ -n "${FINISHED[$1]+set}" ] || printf '\n'; }
+exec_todo() { [ -n "${FINISHED[$1]+set}" ] || printf '0\n'; }
 exec_done_text() { printf 'done earlier: %s GB/s\n' "${FINISHED[$1]}"; }
 # exec_run WALLVAR LINE RUNKEY REP LABEL
 exec_run() { run_point "$1" "$2" "$3" "$4" points "$5"; }
 
 # exec_result_text RUNKEY LABEL ETA
 exec_result_text() {
-	printf '%s  %s  (eta %s)\n' "$2" "$(jq -r 'if .status == "ok" then "\(.gbs * 1000 | round / 1000) GB/s  \(.ops_per_s * 10 | round / 10) op/s  p99 \(.clat_p99_us / 1000 * 100 | round / 100) ms" else "ERROR: \(.error)" end' "$RUN/points/$1/result.json")" "$3"
+	local res
+	res=$(jq -r 'if .status == "ok" then "\(.gbs * 1000 | round / 1000) GB/s  \(.ops_per_s * 10 | round / 10) op/s  p99 \(.clat_p99_us / 1000 * 100 | round / 100) ms" else "ERROR: \(.error)" end' "$RUN/points/$1/result.json")
+	printf '%s  %s  (eta %s)\n' "$2" "$res" "$3"
 }
 
 # shellcheck disable=SC2317 # called from the signal trap
@@ -77,15 +82,20 @@ exec_summary() {
 # exec_status: 0 pass, 1 a threshold missed, 3 a run failed, 4 no
 # trustworthy point (3 before 4 before 1).
 exec_status() {
-	local nerr
+	local nerr failed u=0
 	nerr=$(jq '[.[] | select(.status != "ok")] | length' "$RUN/results.json")
+	# shellcheck disable=SC2310 # its status is the answer: 0 untrusted, 1 not, else jq failed
+	untrusted || u=$?
+	((u <= 1)) || die "$EXIT_ERROR" "cannot read $RUN/aggregate.json or best-aio.json (jq exit $u)"
 	if [ "$nerr" -gt 0 ]; then
 		warn "$nerr run(s) failed (see report.md, Warnings); rerun them with --resume $(printf '%q' "$RUN")"
 		return "$EXIT_ERROR"
-	elif untrusted; then
+	elif [ "$u" = 0 ]; then
 		warn "no trustworthy point: every point with a result is flagged (report.md, Warnings); best-aio.json has no aio block"
 		return "$EXIT_UNTRUSTED"
-	elif thresholds | grep '^FAIL' >/dev/null; then # all of it: no SIGPIPE
+	fi
+	failed=$(thresholds)
+	if [[ $failed == *FAIL:* ]]; then
 		return "$EXIT_THRESHOLD"
 	fi
 	return 0
@@ -94,7 +104,7 @@ exec_status() {
 drop_caches() {
 	local why
 	sync
-	if [ "$(id -u)" -ne 0 ]; then
+	if [ "$EUID" -ne 0 ]; then
 		why="not root: the page cache was not dropped before read points (reads use O_DIRECT, but check the ceiling warnings)"
 	elif ! { echo 3 >/proc/sys/vm/drop_caches; } 2>/dev/null; then
 		why="could not write /proc/sys/vm/drop_caches: the page cache was not dropped before read points"

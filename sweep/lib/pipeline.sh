@@ -13,9 +13,11 @@
 #   exec_new_run             a new run directory's first files (meta.json)
 #   exec_dry_head TOTAL      the dry run's first lines; exec_places: the
 #                            places a point runs on ("" this host, or the
-#                            host indexes), exec_place_name P
+#                            host indexes); exec_place_names: their names
+#                            in the dry run, one a line
 #   exec_begin TOTAL         before the points (fleet: the preflight)
-#   exec_todo RUNKEY         the places where RUNKEY is not done yet
+#   exec_todo RUNKEY         the places where RUNKEY is not done yet (this
+#                            host: 0), nothing when it is done
 #   exec_done_text RUNKEY    the progress text of a run done earlier
 #   exec_run WALLVAR LINE RUNKEY REP LABEL PLACE...   run it there
 #   exec_result_text RUNKEY PLACE...   the progress text of the run
@@ -32,7 +34,9 @@
 # plan_doc: the plan (PLAN_TEXT's lines) as plan.json's document:
 # {points: [...]}, each point's fields by name (jq/plan.jq).
 plan_doc() {
-	plan_json | jq '{points: .}'
+	local points
+	points=$(plan_json)
+	jq '{points: .}' <<<"$points"
 }
 
 # plan_save RUN: RUN/plan.json, once, for a new run.
@@ -90,9 +94,10 @@ load_done() {
 # over the plan (so the CV of a point includes the device's drift over the
 # sweep, not only noise); runs done earlier are skipped. Progress on stdout.
 run_points() {
-	local repeat=$2 total idx=0 line rep runkey label pre wall ms spent=0 ran=0 eta
+	local repeat=$2 total idx=0 line rep runkey label pre wall ms spent=0 ran=0 eta text
 	local -a lines=() todo=()
-	mapfile -t lines < <(plan_lines "$1")
+	text=$(plan_lines "$1")
+	mapfile -t lines <<<"$text"
 	total=$((${#lines[@]} * repeat))
 	mkdir -p "$RUN/points"
 	load_done
@@ -104,11 +109,13 @@ run_points() {
 			point_label label "$line"
 			((repeat == 1)) || label="$label r$rep"
 			printf -v pre '[%*d/%d] %s' "${#total}" "$idx" "$total" "$label"
-			mapfile -t todo < <(exec_todo "$runkey")
-			if [ "${#todo[@]}" -eq 0 ]; then
-				printf '%s  %s\n' "$pre" "$(exec_done_text "$runkey")"
+			text=$(exec_todo "$runkey")
+			if [ -z "$text" ]; then
+				text=$(exec_done_text "$runkey")
+				printf '%s  %s\n' "$pre" "$text"
 				continue
 			fi
+			mapfile -t todo <<<"$text"
 			exec_run wall "$line" "$runkey" "$rep" "$pre" "${todo[@]}"
 			# wall: seconds with 3 decimals; the ETA from the mean so far
 			ms=${wall/./}
@@ -147,10 +154,13 @@ on_signal() {
 # --budget each point once: the rounds are budget_dry_run's).
 dry_run() {
 	local line key total rep idx=0 reps=$REPEAT p
-	local -a lines=() places=()
+	local -a lines=() places=() names=()
 	[ -z "$BUDGET" ] || reps=1
 	mapfile -t lines <<<"$PLAN_TEXT"
-	mapfile -t places < <(exec_places)
+	p=$(exec_places)
+	mapfile -t places <<<"$p"
+	p=$(exec_place_names)
+	mapfile -t names <<<"$p"
 	total=$((${#lines[@]} * reps))
 	exec_dry_head "$total"
 	for line in "${lines[@]}"; do
@@ -158,7 +168,7 @@ dry_run() {
 		for ((rep = 1; rep <= reps; rep++)); do
 			idx=$((idx + 1))
 			for p in "${places[@]}"; do
-				printf '\n### [%d/%d] %s.r%d%s\n' "$idx" "$total" "$key" "$rep" "$(exec_place_name "$p")"
+				printf '\n### [%d/%d] %s.r%d%s\n' "$idx" "$total" "$key" "$rep" "${names[p]:-}"
 				point_job "$line" "$p"
 			done
 		done
@@ -174,14 +184,17 @@ since() {
 # finish_run: the outputs from the points' results, the summary, and the
 # exit status (exec_status).
 finish_run() {
-	local status=$EXIT_OK
+	local status=$EXIT_OK other
 	exec_collect
 	exec_csv
 	write_best_aio
 	write_plots
 	exec_verdicts
 	exec_report
-	[ -z "$COMPARE" ] || write_compare "$(abspath "$COMPARE")"
+	if [ -n "$COMPARE" ]; then
+		other=$(abspath "$COMPARE")
+		write_compare "$other"
+	fi
 	exec_summary
 	exec_status || status=$?
 	exit "$status"
