@@ -12,12 +12,14 @@
 # thresholds: a line per --min-*-gbs given, "PASS: ..." or "FAIL: ...",
 # from aggregate.json's best points.
 thresholds() {
-	local rw min best
+	local rw min best ok
 	for rw in read write; do
 		if [ "$rw" = read ]; then min=$MIN_READ; else min=$MIN_WRITE; fi
 		[ -n "$min" ] || continue
 		best=$(jq -r --arg rw "$rw" '.best[$rw].gbs // "none"' "$RUN/aggregate.json")
-		if [ "$best" != none ] && [ "$(jq -n --argjson b "$best" --argjson m "$min" '$b >= $m')" = true ]; then
+		ok=false
+		[ "$best" = none ] || ok=$(jq -n --argjson b "$best" --argjson m "$min" '$b >= $m')
+		if [ "$ok" = true ]; then
 			printf 'PASS: best %s %.3f GB/s >= %s GB/s\n' "$rw" "$best" "$min"
 		else
 			printf 'FAIL: best %s %s GB/s < %s GB/s\n' "$rw" "${best/#none/(no successful point)}" "$min"
@@ -26,13 +28,20 @@ thresholds() {
 }
 
 write_report() {
-	local cfg="$RUN/sweep.json" notes='' l dropped=0
+	local cfg="$RUN/sweep.json" notes='' l dropped=0 head trusted n why aio
 	if [ -f "$RUN/notes.txt" ]; then notes=$(sort -u "$RUN/notes.txt"); fi
 	[ -f "$RUN/cache-dropped" ] && dropped=1
+	head=$(budget_report_cfg "$cfg")
+	trusted=$(jq '.trusted' "$RUN/best-aio.json")
+	n=$(jq 'length' "$RUN/best-aio.json")
+	why=$(jq -r 'if .trusted == false then .reason else "" end' "$RUN/best-aio.json")
+	aio=$(jq . "$RUN/best-aio.json")
+	[ "$trusted" = false ] || [ "$n" = 0 ] || why=$(jq -r '.best.aio_source.why' "$RUN/aggregate.json")
+	l=$(thresholds)
 	{
 		printf '# tswap sweep report\n\n'
 		jq -r -L "$JQ_DIR" -f "$JQ_DIR/report-pick.jq" "$RUN/aggregate.json"
-		budget_report_cfg "$cfg" | jq -r --slurpfile agg "$RUN/aggregate.json" --arg notes "$notes" --argjson dropped "$dropped" -f "$JQ_DIR/report-head.jq"
+		jq -r --slurpfile agg "$RUN/aggregate.json" --arg notes "$notes" --argjson dropped "$dropped" -f "$JQ_DIR/report-head.jq" <<<"$head"
 		printf '## How the points ran\n\n'
 		steady_line
 		budget_line
@@ -42,16 +51,15 @@ write_report() {
 		[ ! -f "$RUN/meta.json" ] || jq -r -f "$JQ_DIR/meta-report.jq" "$RUN/meta.json"
 		jq -r -f "$JQ_DIR/report-budget.jq" "$RUN/aggregate.json"
 		printf '## DeepSpeed aio config (best-aio.json)\n\n'
-		if [ "$(jq '.trusted' "$RUN/best-aio.json")" = false ]; then
-			printf 'No trustworthy libaio point: no config. %s.\n\n' "$(jq -r '.reason' "$RUN/best-aio.json")"
-		elif [ "$(jq 'length' "$RUN/best-aio.json")" = 0 ]; then
+		if [ "$trusted" = false ]; then
+			printf 'No trustworthy libaio point: no config. %s.\n\n' "$why"
+		elif [ "$n" = 0 ]; then
 			printf 'No successful libaio point: no config.\n\n'
 		else
-			printf '%s\n\n' "$(jq -r '.best.aio_source.why' "$RUN/aggregate.json"). Paste into the ds_config (see docs/deepspeed.md):"
-			printf '```json\n%s\n```\n\n' "$(jq . "$RUN/best-aio.json")"
+			printf '%s. Paste into the ds_config (see docs/deepspeed.md):\n\n' "$why"
+			printf '```json\n%s\n```\n\n' "$aio"
 			jq -r -f "$JQ_DIR/report-other-backend.jq" "$RUN/aggregate.json"
 		fi
-		l=$(thresholds)
 		[ -z "$l" ] || printf '## Thresholds\n\n- %s\n\n' "${l//$'\n'/$'\n'- }"
 		printf '## Warnings\n\n'
 		jq -r --argjson cvflag "$CV_FLAG" -f "$JQ_DIR/report-warnings.jq" "$RUN/aggregate.json"
@@ -89,11 +97,13 @@ write_compare() {
 
 # print_summary: the best points, the ceiling and the output files, on stdout.
 print_summary() {
+	local aio
 	say ""
 	jq -r -f "$JQ_DIR/summary.jq" "$RUN/aggregate.json"
 	say "report:     $RUN/report.md"
 	say "csv:        $RUN/summary.csv"
-	say "best-aio:   $RUN/best-aio.json $(jq -c '.aio // "no trustworthy point: no aio block"' "$RUN/best-aio.json")"
+	aio=$(jq -c '.aio // "no trustworthy point: no aio block"' "$RUN/best-aio.json")
+	say "best-aio:   $RUN/best-aio.json $aio"
 }
 
 # untrusted: true when the run has results but no trustworthy pick: every

@@ -14,7 +14,8 @@
 # result_json DIR RUNKEY REPEAT FIO_RC WALL PLANLINE: DIR/result.json.
 result_json() {
 	local dir=$1 runkey=$2 rep=$3 rc=$4 wall=$5 line=$6
-	local key kind rw be t b q s w p d n err='' fiojson=/dev/null stats=/dev/null
+	local key kind rw be t b q s w p d n err='' fiojson=/dev/null stats=/dev/null targets tail
+	local -a last=()
 	IFS=$'\t' read -r key kind rw be t b q s w p d n <<<"$line"
 	merge_rank_stats "$dir"
 	if [ -s "$dir/fio.stdout" ]; then
@@ -38,14 +39,19 @@ result_json() {
 		err="fio exited $rc"
 	fi
 	if [ -n "$err" ] && [ -s "$dir/fio.stderr" ]; then
-		err="$err: $(grep -v '^[[:space:]]*$' "$dir/fio.stderr" | tail -n 2 | tr '\n' ' ' | cut -c1-300)"
+		# its last two lines that are not blank
+		mapfile -t last < <(grep -v '^[[:space:]]*$' "$dir/fio.stderr" || true)
+		tail=''
+		[ "${#last[@]}" -eq 0 ] || printf -v tail '%s ' "${last[@]: -2}"
+		err="$err: ${tail:0:300}"
 	fi
+	targets=$(targets_json)
 	jq -n \
 		--arg runkey "$runkey" --arg point "$key" --argjson repeat "$rep" --arg kind "$kind" \
 		--arg rw "$rw" --arg backend "$be" --argjson tensor "$t" --argjson block "$b" \
 		--argjson qd "$q" --arg submit "$s" --arg window "$w" --argjson threads "$p" \
 		--argjson iodepth "$d" --argjson rc "$rc" --arg err "$err" --argjson wall "$wall" \
-		--argjson ranks "${n:-1}" --argjson targets "$(targets_json)" \
+		--argjson ranks "${n:-1}" --argjson targets "$targets" \
 		--slurpfile fio "$fiojson" --slurpfile stats "$stats" --slurpfile bwlog <(bwlog_summary "$dir") \
 		-f "$JQ_DIR/result.jq" >"$dir/result.json.tmp"
 	mv -f "$dir/result.json.tmp" "$dir/result.json"
