@@ -51,7 +51,7 @@ WRONGVER_ENGINE=$REPO/build/tswap-wrongver.so
 FIO_TIMEOUT=${TSWAP_FIO_TIMEOUT:-120}
 FIO_VERSION=$(fio --version 2>/dev/null || echo unknown)
 
-# Every option the engine must offer (design.md section 2).
+# Every option the engine must offer (docs/engine.md, Options).
 TSWAP_OPTIONS=(tswap_backend tswap_block_size tswap_queue_depth tswap_submit
 	tswap_window tswap_threads tswap_handoff tswap_reopen tswap_pin tswap_bounce
 	tswap_stats tswap_sqpoll tswap_sqpoll_idle tswap_iopoll tswap_fixedbufs
