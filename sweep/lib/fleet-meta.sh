@@ -43,6 +43,7 @@ fleet_meta_name() {
 # single quotes for the host's sh.
 fleet_meta_job() {
 	local q="'${1//\'/\'\\\'\'}'" code
+	# shellcheck disable=SC2312 # gzip's status: pipefail (tswap-sweep)
 	code=$(gzip -9 -n <"$SWEEP_HOME/lib/meta-collect.sh" | base64 -w 0)
 	printf '[%s]\nexec_prerun=sh -c "$(echo %s | base64 -d | gunzip)" meta-collect.sh --fio-job %s %s\n' \
 		"$2" "$code" "$2" "$q"
@@ -51,9 +52,10 @@ fleet_meta_job() {
 # fleet_meta_fetch H: step 2 for host H, in RUN/preflight/ID/target (the
 # probe's directory), within --connect-timeout.
 fleet_meta_fetch() {
-	local h=$1
-	timeout -k 2 "$CONNECT_TIMEOUT" fio --client="${H_ADDR[h]}" --output-format=json \
-		--remote-config "$(fleet_meta_name "$h").prerun.txt" >meta.client.out 2>meta.stderr </dev/null
+	local name
+	name=$(fleet_meta_name "$1")
+	timeout -k 2 "$CONNECT_TIMEOUT" fio --client="${H_ADDR[$1]}" --output-format=json \
+		--remote-config "$name.prerun.txt" >meta.client.out 2>meta.stderr </dev/null
 }
 
 # fleet_meta_lost H REASON: RUN/preflight/ID/meta.json says the metadata of
@@ -68,19 +70,21 @@ fleet_meta_lost() {
 # fleet_meta_read H: RUN/preflight/ID/meta.json from step 2's output (in
 # RUN/preflight/ID/target/), or why not.
 fleet_meta_read() {
-	local h=$1 dir="$RUN/preflight/${H_ID[$1]}" name why
+	local h=$1 dir="$RUN/preflight/${H_ID[$1]}" name why out ver json
 	name=$(fleet_meta_name "$h")
-	if ! sed -n '/^{/,$p' "$dir/target/meta.client.out" 2>/dev/null |
-		jq -r --arg n "$name-" '[.client_stats[]? | select(.jobname | startswith($n))] | sort_by(.jobname)
-			| if length == 0 then error("no jobs") else map(.desc // "") | join("") end' 2>/dev/null |
-		base64 -d 2>/dev/null | gunzip 2>/dev/null >"$dir/target/meta.kv"; then
+	# shellcheck disable=SC2312 # gunzip checks length and CRC: a bad base64 -d fails there
+	if ! out=$(sed -n '/^{/,$p' "$dir/target/meta.client.out" 2>/dev/null) ||
+		! out=$(jq -r --arg n "$name-" '[.client_stats[]? | select(.jobname | startswith($n))] | sort_by(.jobname)
+			| if length == 0 then error("no jobs") else map(.desc // "") | join("") end' 2>/dev/null <<<"$out") ||
+		! gunzip <(base64 -d 2>/dev/null <<<"$out") 2>/dev/null >"$dir/target/meta.kv"; then
 		why=$(grep -v '^[[:space:]]*$' "$dir/target/meta.stderr" "$dir/target/meta.client.out" 2>/dev/null |
 			grep -iv '^{' | grep -i -m 1 'error\|fail\|no such\|refused\|timeout' || true)
 		fleet_meta_lost "$h" "the host's answer to fio --remote-config $name.prerun.txt has no metadata${why:+: ${why:0:200}}; preflight/${H_ID[h]}/target/"
 		return 0
 	fi
-	if ! meta_from_kv "${H_TARGET[h]}" "${H_ENGINE[h]}" "$(tswap_version) (the sweep's, on this controller)" \
-		<"$dir/target/meta.kv" | jq '. + {collected: true}' >"$dir/meta.json.tmp" 2>/dev/null; then
+	ver=$(tswap_version)
+	if ! json=$(meta_from_kv "${H_TARGET[h]}" "${H_ENGINE[h]}" "$ver (the sweep's, on this controller)" <"$dir/target/meta.kv") ||
+		! jq '. + {collected: true}' <<<"$json" >"$dir/meta.json.tmp" 2>/dev/null; then
 		rm -f "$dir/meta.json.tmp"
 		fleet_meta_lost "$h" "the collector's output does not parse (preflight/${H_ID[h]}/target/meta.kv)"
 		return 0
@@ -91,13 +95,14 @@ fleet_meta_read() {
 # fleet_metas: each host's meta.json, or a "not collected" object, as one
 # JSON array in host order (for jq/fleet-meta.jq).
 fleet_metas() {
-	local h f
+	local h f all=''
 	for ((h = 0; h < ${#H_ADDR[@]}; h++)); do
 		f="$RUN/preflight/${H_ID[h]}/meta.json"
 		if [ -f "$f" ]; then
-			cat -- "$f"
+			all+=$(<"$f")$'\n'
 		else
-			printf '{"collected": false, "note": "metadata: not collected (the host was not probed in this run)"}\n'
+			all+=$'{"collected": false, "note": "metadata: not collected (the host was not probed in this run)"}\n'
 		fi
-	done | jq -s .
+	done
+	jq -s . <<<"$all"
 }

@@ -17,7 +17,7 @@
 # fleet: a host's median per point counts as one run of the point, so the
 # fleet's figures are medians over hosts (and the CV is across hosts).
 collect_fleet() {
-	local h hd
+	local h hd plan
 	local -a aggs=()
 	collect 3 '[.host_index, .runkey]'
 	for ((h = 0; h < ${#H_ADDR[@]}; h++)); do
@@ -28,7 +28,8 @@ collect_fleet() {
 		mv -f "$hd/aggregate.json.tmp" "$hd/aggregate.json"
 		aggs+=("$hd/aggregate.json")
 	done
-	jq -s --slurpfile plan <(plan_json "$RUN/plan.json") -f "$JQ_DIR/fleet-results.jq" "${aggs[@]}" >"$RUN/fleet-results.json.tmp"
+	plan=$(plan_json "$RUN/plan.json")
+	jq -s --slurpfile plan /dev/stdin -f "$JQ_DIR/fleet-results.jq" "${aggs[@]}" <<<"$plan" >"$RUN/fleet-results.json.tmp"
 	mv -f "$RUN/fleet-results.json.tmp" "$RUN/fleet-results.json"
 	aggregate_json "$RUN/fleet-results.json" across-hosts "$RUN/plan.json" >"$RUN/aggregate.json.tmp"
 	mv -f "$RUN/aggregate.json.tmp" "$RUN/aggregate.json"
@@ -52,17 +53,21 @@ fleet_preflight_results() {
 # (write) point, the median over repeats. Then each host's metadata and the
 # slow hosts grouped by how they differ (fleet-meta.sh, jq/fleet-meta.jq).
 fleet_verdicts() {
-	local h
-	local -a aggs=() res=()
+	local h aggs res pre plan metas fl
+	local -a af=() rf=()
 	for ((h = 0; h < ${#H_ADDR[@]}; h++)); do
-		aggs+=("$RUN/hosts/${H_ID[h]}/aggregate.json")
-		res+=("$RUN/hosts/${H_ID[h]}/results.json")
+		af+=("$RUN/hosts/${H_ID[h]}/aggregate.json")
+		rf+=("$RUN/hosts/${H_ID[h]}/results.json")
 	done
-	jq -n --slurpfile cfg "$RUN/sweep.json" --slurpfile aggs <(jq -s . "${aggs[@]}") \
-		--slurpfile res <(jq -s . "${res[@]}") --slurpfile pre <(fleet_preflight_results) \
-		--slurpfile plan <(plan_json "$RUN/plan.json") --arg minr "$MIN_READ" --arg minw "$MIN_WRITE" \
-		--argjson out "$OUTLIER_PCT" -f "$JQ_DIR/fleet-verdicts.jq" |
-		jq --slurpfile metas <(fleet_metas) -f "$JQ_DIR/fleet-meta.jq" >"$RUN/fleet.json.tmp"
+	aggs=$(jq -s . "${af[@]}")
+	res=$(jq -s . "${rf[@]}")
+	pre=$(fleet_preflight_results)
+	plan=$(plan_json "$RUN/plan.json")
+	metas=$(fleet_metas)
+	fl=$(jq -n --slurpfile cfg "$RUN/sweep.json" --slurpfile aggs /dev/fd/3 --slurpfile res /dev/fd/4 \
+		--slurpfile pre /dev/fd/5 --slurpfile plan /dev/fd/6 --arg minr "$MIN_READ" --arg minw "$MIN_WRITE" \
+		--argjson out "$OUTLIER_PCT" -f "$JQ_DIR/fleet-verdicts.jq" 3<<<"$aggs" 4<<<"$res" 5<<<"$pre" 6<<<"$plan")
+	jq --slurpfile metas /dev/fd/3 -f "$JQ_DIR/fleet-meta.jq" <<<"$fl" 3<<<"$metas" >"$RUN/fleet.json.tmp"
 	mv -f "$RUN/fleet.json.tmp" "$RUN/fleet.json"
 }
 
@@ -84,16 +89,17 @@ write_junit() {
 }
 
 write_fleet_report() {
-	local notes='' h
+	local notes='' h hagg
 	local -a aggs=()
 	if [ -f "$RUN/notes.txt" ]; then notes=$(sort -u "$RUN/notes.txt"); fi
 	for ((h = 0; h < ${#H_ADDR[@]}; h++)); do
 		aggs+=("$RUN/hosts/${H_ID[h]}/aggregate.json")
 	done
+	hagg=$(jq -s . "${aggs[@]}")
 	{
 		jq -r --slurpfile fl "$RUN/fleet.json" --slurpfile agg "$RUN/aggregate.json" \
-			--slurpfile hagg <(jq -s . "${aggs[@]}") --slurpfile aio "$RUN/best-aio.json" \
-			--arg notes "$notes" -f "$JQ_DIR/fleet-report.jq" "$RUN/sweep.json"
+			--slurpfile hagg /dev/stdin --slurpfile aio "$RUN/best-aio.json" \
+			--arg notes "$notes" -f "$JQ_DIR/fleet-report.jq" "$RUN/sweep.json" <<<"$hagg"
 		jq -r -f "$JQ_DIR/fleet-meta-report.jq" "$RUN/fleet.json"
 		printf '## Plots\n\n'
 		plot_links

@@ -175,7 +175,8 @@ fleet_check_options() {
 		rc=0
 		out=$(cd "$dir" && fio --parse-only check.fio 2>&1) || rc=$?
 		if [ "$rc" -ne 0 ]; then
-			why=$( (grep -v '^[[:space:]]*$' <<<"$out" || true) | head -n 2 | tr '\n' ' ')
+			why=$(grep -v -m 2 '^[[:space:]]*$' <<<"$out") || why=''
+			why=${why:+${why//$'\n'/ } }
 			if grep -q '^Bad option' <<<"$out"; then
 				rm -rf -- "$dir"
 				usage_error "${H_WHERE[i]}: fio rejects the options of ${H_LABEL[i]}: $why"
@@ -218,17 +219,18 @@ fleet_setup() {
 
 # fleet_config_json: the fleet part of sweep.json (what --resume reads back).
 fleet_config_json() {
-	local i
+	local i hosts=''
 	for ((i = 0; i < ${#H_ADDR[@]}; i++)); do
-		jq -n --argjson index "$i" --arg id "${H_ID[i]}" --arg lbl "${H_LABEL[i]}" \
+		hosts+=$(jq -n --argjson index "$i" --arg id "${H_ID[i]}" --arg lbl "${H_LABEL[i]}" \
 			--arg address "${H_ADDR[i]}" --arg target "${H_TARGET[i]}" --arg engine "${H_ENGINE[i]}" \
 			--arg options "${H_OPTS[i]}" --arg where "${H_WHERE[i]}" \
 			'{index: $index, id: $id, label: $lbl, address: $address, target: $target,
-			  engine: $engine, options: ($options | split("\n") | map(select(length > 0))), where: $where}'
-	done | jq -s --arg file "$HOSTS_FILE" --argjson outlier "$OUTLIER_PCT" \
+			  engine: $engine, options: ($options | split("\n") | map(select(length > 0))), where: $where}')$'\n'
+	done
+	jq -s --arg file "$HOSTS_FILE" --argjson outlier "$OUTLIER_PCT" \
 		--argjson connect "$CONNECT_TIMEOUT" --argjson hostt "$HOST_TIMEOUT" --arg want "$FIO_WANT" \
 		'{hosts_file: $file, hosts: ., outlier_pct: $outlier, connect_timeout: $connect,
-		  host_timeout: $hostt, fio_version: $want}'
+		  host_timeout: $hostt, fio_version: $want}' <<<"$hosts"
 }
 
 # fleet_load_config SWEEP.JSON: the hosts and fleet settings of a run
@@ -245,7 +247,9 @@ fleet_load_config() {
 	CONNECT_TIMEOUT=$((10#$CONNECT_TIMEOUT))
 	HOST_TIMEOUT=$((10#$HOST_TIMEOUT))
 	# NUL-separated: paths may hold anything but NUL
+	# shellcheck disable=SC2312 # its status: wait below
 	mapfile -d '' -t f < <(jq -j '.fleet.hosts[] | (.id, .label, .address, .target, .engine, (.options | join("\n")), .where) | . + "\u0000"' "$cfg")
+	wait "$!"
 	H_ADDR=() H_LABEL=() H_ID=() H_TARGET=() H_ENGINE=() H_OPTS=() H_WHERE=() H_LOST=()
 	for ((i = 0; i + 6 < ${#f[@]}; i += 7)); do
 		H_ID+=("${f[i]}") H_LABEL+=("${f[i + 1]}") H_ADDR+=("${f[i + 2]}") H_TARGET+=("${f[i + 3]}")

@@ -279,7 +279,7 @@ expand_grid() {
 # the device gives that point (on a virtio disk, 10-16% less for 400 MiB
 # tensors: docs/performance.md), and every such point is flagged.
 ceiling_depth() {
-	local kind rw t b q p n bytes max=0 jobs=1 bs depth aiomax='' cap
+	local kind rw t b q p n bytes max=0 jobs=1 bs depth aiomax='' cap inflight
 	bs=$(size_to_bytes "$CEILING_BS")
 	while IFS=$'\t' read -r _ kind rw _ t b q _ _ p _ n; do
 		[ "$kind" = tswap ] || continue
@@ -292,9 +292,11 @@ ceiling_depth() {
 	done <<<"$1"
 	depth=$(((max + bs - 1) / bs))
 	((depth >= CEILING_QD_MIN)) || depth=$CEILING_QD_MIN
-	read -r cap aiomax < <(aio_depth_cap "$jobs" "$CEILING_QD_MAX")
+	cap=$(aio_depth_cap "$jobs" "$CEILING_QD_MAX")
+	read -r cap aiomax <<<"$cap"
 	if ((depth > cap)); then
-		warn "device ceiling: the deepest point keeps $(bytes_to_size "$max") in flight, $depth x $CEILING_BS; the ceiling runs at iodepth $cap (the most $jobs job(s) get from fs.aio-max-nr=$aiomax and $CEILING_QD_MAX), so it may read low for that point"
+		inflight=$(bytes_to_size "$max")
+		warn "device ceiling: the deepest point keeps $inflight in flight, $depth x $CEILING_BS; the ceiling runs at iodepth $cap (the most $jobs job(s) get from fs.aio-max-nr=$aiomax and $CEILING_QD_MAX), so it may read low for that point"
 		depth=$cap
 	fi
 	printf '%s\n' "$depth"
@@ -334,8 +336,10 @@ ceiling_jobs() {
 # ceiling_line KEY RW JOBS NCOL: one ceiling plan line (NCOL: the ranks
 # column with its tab, or empty for one rank).
 ceiling_line() {
+	local bs
+	bs=$(size_to_bytes "$CEILING_BS")
 	printf '%s\tceiling\t%s\tfio-libaio\t%s\t0\t%s\t-\t-\t%s\t%s%s\n' \
-		"$1" "$2" "$(size_to_bytes "$CEILING_BS")" "$CEILING_QD" "$3" "$CEILING_QD" "$4"
+		"$1" "$2" "$bs" "$CEILING_QD" "$3" "$CEILING_QD" "$4"
 }
 
 add_ceilings() {

@@ -31,9 +31,10 @@ tswap_version() {
 # print_version PROG: the --version text (first line as GNU tools, for
 # help2man), then the engine's and fio's.
 print_version() {
-	local fio engine=${ENGINE:-$(default_engine 2>/dev/null || true)}
+	local fio ver engine=${ENGINE:-$(default_engine 2>/dev/null || true)}
 	fio=$(fio --version 2>/dev/null) || fio='not installed'
-	printf '%s (tswap) %s\n' "$1" "$(tswap_version)"
+	ver=$(tswap_version)
+	printf '%s (tswap) %s\n' "$1" "$ver"
 	if [ -z "$engine" ]; then
 		printf 'engine: none found\n'
 	elif [ -f "$engine" ]; then
@@ -49,7 +50,10 @@ print_version() {
 # directory gives the filesystem). The reading is lib/meta-collect.sh's,
 # the same collector that fleet hosts run (fleet-meta.sh).
 meta_json() {
-	sh "$SWEEP_HOME/lib/meta-collect.sh" "$1" | meta_from_kv "$1" "${ENGINE:-}" "$(tswap_version)"
+	local kv ver
+	kv=$(sh "$SWEEP_HOME/lib/meta-collect.sh" "$1")
+	ver=$(tswap_version)
+	meta_from_kv "$1" "${ENGINE:-}" "$ver" <<<"$kv"
 }
 
 # meta_from_kv TARGET ENGINE TSWAP: meta-collect.sh's "key<TAB>value" lines
@@ -58,7 +62,7 @@ meta_json() {
 # version. JSON that does not parse counts as absent. Status 1 when stdin is
 # not the collector's output.
 meta_from_kv() {
-	local k v sysfs
+	local k v sysfs lines=''
 	local -A m=()
 	while IFS=$'\t' read -r k v; do
 		[ -n "$k" ] && m[$k]=$v
@@ -75,10 +79,11 @@ meta_from_kv() {
 		fi
 	done
 	# sysfs values: strings, "" when absent
-	sysfs=$(for k in "${!m[@]}"; do
+	for k in "${!m[@]}"; do
 		[[ $k == queue.* || $k == pci.* || $k == size_sectors || $k == poll_queues ]] || continue
-		printf '%s\t%s\n' "$k" "${m[$k]}"
-	done | jq -R -n '[inputs | split("\t") | {(.[0]): (.[1] // "")}] | add // {}')
+		lines+="$k"$'\t'"${m[$k]}"$'\n'
+	done
+	sysfs=$(jq -R -n '[inputs | select(length > 0) | split("\t") | {(.[0]): (.[1] // "")}] | add // {}' <<<"$lines")
 	jq -n --arg target "$1" --arg kind "${m[kind]:-file}" --arg dev "${m[dev]:-}" \
 		--argjson fs "${m[fs]}" --argjson blk "${m[blk]}" --argjson nvme "${m[nvme]}" \
 		--argjson sysfs "$sysfs" \

@@ -2,7 +2,7 @@
 # paths.sh - where things are by default, in a checkout or installed.
 #
 # Owns: grids_dir, default_engine, default_target, default_out,
-# fleet_default_engine. Reads: SCRIPT_DIR, ROOT, TSWAP_ENGINE (environment),
+# fleet_default_engine, installed_engine. Reads: SCRIPT_DIR, ROOT, TSWAP_ENGINE (environment),
 # PWD. Writes: nothing (prints paths).
 
 grids_dir() {
@@ -22,8 +22,15 @@ default_engine() {
 	elif [ -n "$ROOT" ]; then
 		printf '%s\n' "$ROOT/build/tswap.so"
 	else
-		printf '%s\n' "$(cd "$SCRIPT_DIR/.." && pwd)/lib/fio/tswap.so"
+		installed_engine
 	fi
+}
+
+# installed_engine: PREFIX/lib/fio/tswap.so of this script's installation.
+installed_engine() {
+	local prefix
+	prefix=$(cd "$SCRIPT_DIR/.." && pwd)
+	printf '%s\n' "$prefix/lib/fio/tswap.so"
 }
 
 default_target() {
@@ -48,6 +55,6 @@ fleet_default_engine() {
 	if [ -n "$ROOT" ]; then
 		printf '%s\n' /usr/local/lib/fio/tswap.so # make install's default PREFIX
 	else
-		printf '%s\n' "$(cd "$SCRIPT_DIR/.." && pwd)/lib/fio/tswap.so"
+		installed_engine
 	fi
 }

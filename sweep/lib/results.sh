@@ -14,7 +14,7 @@
 # result_json DIR RUNKEY REPEAT FIO_RC WALL PLANLINE: DIR/result.json.
 result_json() {
 	local dir=$1 runkey=$2 rep=$3 rc=$4 wall=$5 line=$6
-	local key kind rw be t b q s w p d n err='' fiojson=/dev/null stats=/dev/null targets tail
+	local key kind rw be t b q s w p d n err='' fiojson=/dev/null stats=/dev/null targets tail bw
 	local -a last=()
 	IFS=$'\t' read -r key kind rw be t b q s w p d n <<<"$line"
 	merge_rank_stats "$dir"
@@ -46,14 +46,15 @@ result_json() {
 		err="$err: ${tail:0:300}"
 	fi
 	targets=$(targets_json)
+	bw=$(bwlog_summary "$dir")
 	jq -n \
 		--arg runkey "$runkey" --arg point "$key" --argjson repeat "$rep" --arg kind "$kind" \
 		--arg rw "$rw" --arg backend "$be" --argjson tensor "$t" --argjson block "$b" \
 		--argjson qd "$q" --arg submit "$s" --arg window "$w" --argjson threads "$p" \
 		--argjson iodepth "$d" --argjson rc "$rc" --arg err "$err" --argjson wall "$wall" \
 		--argjson ranks "${n:-1}" --argjson targets "$targets" \
-		--slurpfile fio "$fiojson" --slurpfile stats "$stats" --slurpfile bwlog <(bwlog_summary "$dir") \
-		-f "$JQ_DIR/result.jq" >"$dir/result.json.tmp"
+		--slurpfile fio "$fiojson" --slurpfile stats "$stats" --slurpfile bwlog /dev/stdin \
+		-f "$JQ_DIR/result.jq" <<<"$bw" >"$dir/result.json.tmp"
 	mv -f "$dir/result.json.tmp" "$dir/result.json"
 }
 
@@ -61,10 +62,10 @@ result_json() {
 # below RUN/points (2: KEY.rN/; a fleet's 3: KEY.rN/HOST/) sorted by SORT
 # (a jq path), then (one host) aggregate.json.
 collect() {
-	local depth=${1:-2}
+	local depth=${1:-2} all
 	# points x hosts files: too many for one command line on a big grid
-	find "$RUN/points" -mindepth "$depth" -maxdepth "$depth" -name result.json ! -path '*/.tmp-*' -exec cat -- {} + 2>/dev/null |
-		jq -s "sort_by(${2:-.runkey})" >"$RUN/results.json.tmp"
+	all=$(find "$RUN/points" -mindepth "$depth" -maxdepth "$depth" -name result.json ! -path '*/.tmp-*' -exec cat -- {} + 2>/dev/null)
+	jq -s "sort_by(${2:-.runkey})" <<<"$all" >"$RUN/results.json.tmp"
 	mv -f "$RUN/results.json.tmp" "$RUN/results.json"
 	[ "$depth" = 3 ] && return 0
 	aggregate_json "$RUN/results.json" per-run "$RUN/plan.json" >"$RUN/aggregate.json.tmp"
@@ -76,10 +77,11 @@ collect() {
 # CV, ceiling, flags, picks; on stdout. across-hosts (the fleet-wide
 # aggregate): the CV is between hosts, so it does not flag a point.
 aggregate_json() {
-	local cvtrust=true
+	local cvtrust=true plan
 	[ "${2:-}" != across-hosts ] || cvtrust=false
-	jq -L "$JQ_DIR" --slurpfile plan <(plan_json "${3:-}") --argjson cvflag "$CV_FLAG" --argjson cvrel "$CV_REL" --argjson cvmax "$CV_MAX" --argjson cache "$CACHE_FACTOR" \
-		--argjson costtol "$COST_TOL" --argjson cvtrust "$cvtrust" -f "$JQ_DIR/aggregate.jq" "$1"
+	plan=$(plan_json "${3:-}")
+	jq -L "$JQ_DIR" --slurpfile plan /dev/stdin --argjson cvflag "$CV_FLAG" --argjson cvrel "$CV_REL" --argjson cvmax "$CV_MAX" --argjson cache "$CACHE_FACTOR" \
+		--argjson costtol "$COST_TOL" --argjson cvtrust "$cvtrust" -f "$JQ_DIR/aggregate.jq" "$1" <<<"$plan"
 }
 
 # plan_json [PLAN.JSON]: the points of a run's plan.json (pipeline.sh) as a
