@@ -3,13 +3,9 @@
 # its checks, and the fleet part of sweep.json.
 #
 # Each point runs as one `fio --client=HOST,PORT job.fio` per host, all
-# started at once (exec-fleet.sh). One client process per host (rather than
-# one fio with many --client=) keeps each host's output, exit status and
-# time limit its own: a dead or hung host costs only its own result (fio's
-# multi-client mode connects to the hosts one after the other with no
-# connect timeout, and prefixes server messages with the server's own
-# hostname, which need not be unique). Results still come from fio's client
-# JSON (client_stats, one entry per job with the host's address).
+# started at once (exec-fleet.sh), so each host's output, exit status and
+# time limit are its own (fio's multi-client mode connects one host after
+# the other, with no timeout). Results: fio's client JSON (client_stats).
 #
 # Owns: hosts_tokens, fleet_path_problem, load_hosts, fleet_check_options,
 # fleet_check_targets, fleet_setup, fleet_config_json, fleet_load_config.

@@ -276,8 +276,8 @@ expand_grid() {
 # CEILING_QD_MIN, at most CEILING_QD_MAX and fs.aio-max-nr over the jobs a
 # ceiling runs at once (ranks; readwrite: 2 per rank), with a note on
 # stderr when capped. A ceiling shallower than a point measures less than
-# the device gives that point (on a virtio disk, 10-16% less for 400 MiB
-# tensors: docs/performance.md), and every such point is flagged.
+# the device gives that point (docs/performance.md), and every such point
+# is flagged.
 ceiling_depth() {
 	local kind rw t b q p n bytes max=0 jobs=1 bs depth aiomax='' cap inflight
 	bs=$(size_to_bytes "$CEILING_BS")
@@ -307,13 +307,9 @@ ceiling_depth() {
 # threads (each tswap worker thread has its own io context and submits on
 # its own: DeepSpeed's deepspeed_aio_thread_t, one aio_context each), at
 # least 1, at most CEILING_JOBS_MAX and CEILING_QD (each job keeps at least
-# one block in flight); CEILING_QD is split among them. On the 2-vCPU
-# virtio disk of docs/performance.md 8 jobs wrote 0.94-1.31x what one
-# fio thread submitting the whole queue did (median 1.22x, 6 alternating
-# pairs; a block-multiqueue device gives more to several submitting
-# CPUs), and the one-thread ceiling flagged 8-thread points "above" it;
-# but 8 jobs on their own slices read 0.73-1.10x of one (median 0.83x:
-# the host's readahead follows one stream), so add_ceilings runs both.
+# one block in flight); CEILING_QD is split among them. Several jobs can
+# write faster and read slower than one (readahead follows one stream:
+# docs/performance.md), so add_ceilings runs both.
 ceiling_jobs() {
 	local kind rw p n max=1
 	while IFS=$'\t' read -r _ kind rw _ _ _ _ _ _ p _ n; do

@@ -117,9 +117,6 @@ declare -gA FINISHED=()
 # script's start (the budget's clock); BUDGET_OVER: seconds per run beyond
 # ramp + runtime (BUDGET_OVER_EST, then the last round's) ------------------------
 BUDGET='' EXHAUSTIVE=0 BUDGET_AUTO=0 BUDGET_OVER=''
-# BUDGET_RUNTIME, BUDGET_RAMP: the grid's runtime and ramp (or --runtime,
-# --ramp), kept by run_budget while RUNTIME and RAMP are each round's
-BUDGET_RUNTIME='' BUDGET_RAMP=''
 BUDGET_T0=$EPOCHREALTIME
 # BUDGET_OVER_EST: the estimated fio start-up cost of a run (s: fio's
 # start, the engine's buffers, drop_caches, job file and result.json);

@@ -9,21 +9,14 @@
 # sweep/tswap-zero), $TSWAP_ENGINE. Writes: --out's claim file
 # .tswap-zero-out.
 
-# Read by util.sh's warn and die.
-# shellcheck disable=SC2034
-readonly PROG=tswap-zero
-# Used by the other modules.
-# shellcheck disable=SC2034
-readonly EXIT_USAGE=2 EXIT_ERROR=3
+# shellcheck disable=SC2034 # the constants: read by util.sh and the other modules
+readonly PROG=tswap-zero EXIT_USAGE=2 EXIT_ERROR=3
 # Replay size unit, bytes: the DIO offset alignment the replay rounds each
 # tensor up to (4096: NVMe's usual logical block; tswap checks the real one).
-# shellcheck disable=SC2034
 readonly ZERO_DIO_UNIT=4096
 # At most this many model tensors (--params / --param-numel) in a plan.
-# shellcheck disable=SC2034
 readonly ZERO_MAX_TENSORS=50000
 # fio's limit on jobs in one run (fio.h REAL_MAX_JOBS).
-# shellcheck disable=SC2034
 readonly ZERO_FIO_MAX_JOBS=4096
 
 # usage_error MESSAGE...: one line, exit EXIT_USAGE (2); replaces util.sh's,
