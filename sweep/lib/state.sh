@@ -114,9 +114,8 @@ declare -gA FINISHED=()
 # --- the budget (budget.sh): --budget SECONDS (BUDGET, empty: every point
 # of the plan, or the default rule of budget_setup), --exhaustive (no
 # default budget); BUDGET_AUTO: the default rule set BUDGET; BUDGET_T0: the
-# script's start (the budget's clock); BUDGET_OVER: seconds per run beyond
-# ramp + runtime (BUDGET_OVER_EST, then the last round's) ------------------------
-BUDGET='' EXHAUSTIVE=0 BUDGET_AUTO=0 BUDGET_OVER=''
+# script's start (the budget's clock) ---------------------------------------
+BUDGET='' EXHAUSTIVE=0 BUDGET_AUTO=0
 BUDGET_T0=$EPOCHREALTIME
 # BUDGET_OVER_EST: the estimated fio start-up cost of a run (s: fio's
 # start, the engine's buffers, drop_caches, job file and result.json);
