@@ -76,7 +76,7 @@ fleet_meta_read() {
 	if ! out=$(sed -n '/^{/,$p' "$dir/target/meta.client.out" 2>/dev/null) ||
 		! out=$(jq -r --arg n "$name-" '[.client_stats[]? | select(.jobname | startswith($n))] | sort_by(.jobname)
 			| if length == 0 then error("no jobs") else map(.desc // "") | join("") end' 2>/dev/null <<<"$out") ||
-		! gunzip <(base64 -d 2>/dev/null <<<"$out") 2>/dev/null >"$dir/target/meta.kv"; then
+		! gunzip < <(base64 -d 2>/dev/null <<<"$out") 2>/dev/null >"$dir/target/meta.kv"; then
 		why=$(grep -v '^[[:space:]]*$' "$dir/target/meta.stderr" "$dir/target/meta.client.out" 2>/dev/null |
 			grep -iv '^{' | grep -i -m 1 'error\|fail\|no such\|refused\|timeout' || true)
 		fleet_meta_lost "$h" "the host's answer to fio --remote-config $name.prerun.txt has no metadata${why:+: ${why:0:200}}; preflight/${H_ID[h]}/target/"
