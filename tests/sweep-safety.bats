@@ -7,8 +7,10 @@
 # --destructive (checked by content hash), pseudo-filesystem and special
 # targets are refused with exit 2, a new target is created and marked
 # (user.tswap.scratch) so later runs reuse it with no flag, a safety check
-# that cannot run (a failing blkid) refuses the device, and a second sweep
-# on a locked run directory exits 2 naming the first one's pid.
+# that cannot run (a failing blkid) refuses the device, a second sweep on
+# a locked run directory exits 2 naming the first one's pid; issue 25:
+# --resume as strict about the mark as a fresh run (item 1), --out a
+# symlink (item 2), one sweep per target (item 5).
 
 load helpers
 
@@ -86,7 +88,7 @@ refused_one_line() {
 	if mark=$(getfattr --only-values -n user.tswap.scratch new.swap 2>/dev/null); then
 		assert_equal "$mark" "$id"
 	else
-		assert_equal "$(cat new.swap.tswap-scratch)" "$id"
+		[[ $(cat new.swap.tswap-scratch) == "$id":* ]] || fail "the sidecar does not name $id"
 	fi
 	grep -qF "$id" r1/scratch-target || fail "run directory does not record the target"
 	# the second time: ours (the README's `make sweep` twice)
@@ -181,4 +183,63 @@ refused_one_line() {
 	run "$REPO/mk/scratch-target.sh" "$SCRATCH/user.txt"
 	assert_equal "$status" 2
 	assert_equal "$(cat user.txt)" data
+}
+
+# empty_points RUN: a finished run made to look interrupted: its points
+# gone, so --resume has every point to run (and to write) again.
+empty_points() { rm -rf -- "$1"/points/*; }
+
+@test "sweep-safety: --resume refuses a user's file at the scratch file's DEV:INODE without the mark (issue 25 item 1)" {
+	command -v setfattr >/dev/null || skip "requires setfattr (attr)"
+	ssweep --grid "$GRID" "${ONE[@]}" --rw write --target rsm.swap --out R
+	[ "$status" -eq 0 ] || { show; fail "the first run failed"; }
+	empty_points R
+	getfattr -n user.tswap.scratch rsm.swap >/dev/null 2>&1 || skip "the filesystem keeps no user xattr"
+	id=$(stat -c '%d:%i' rsm.swap)
+	# the user's data at the same DEV:INODE, without the mark (what a new
+	# file gets when ext4 reuses the inode number)
+	setfattr -x user.tswap.scratch rsm.swap
+	head -c 16M /dev/urandom >rsm.swap
+	assert_equal "$(stat -c '%d:%i' rsm.swap)" "$id"
+	grep -qF "$id" R/scratch-target || fail "R/scratch-target does not name $id"
+	sum=$(sha256sum rsm.swap)
+	ssweep --resume R
+	refused_one_line
+	grep -q -- '--destructive' <<<"$stderr" || fail "no --destructive in: $stderr"
+	sha256sum -c <<<"$sum" >/dev/null || fail "rsm.swap was overwritten"
+	# a fresh run says the same
+	ssweep --grid "$GRID" "${ONE[@]}" --rw write --target rsm.swap --out R2
+	refused_one_line
+	sha256sum -c <<<"$sum" >/dev/null || fail "rsm.swap was overwritten"
+}
+
+@test "sweep-safety: the sidecar mark is tied to its file: a new file at the same DEV:INODE is not ours (issue 25 item 1)" {
+	# no setfattr: the sweep marks with TARGET.tswap-scratch
+	mkdir fakebin
+	printf '#!/bin/sh\nexit 1\n' >fakebin/setfattr
+	chmod +x fakebin/setfattr
+	PATH=$SCRATCH/fakebin:$PATH ssweep --grid "$GRID" "${ONE[@]}" --rw write --target side.swap --out R
+	[ "$status" -eq 0 ] || { show; fail "the first run failed"; }
+	[ -f side.swap.tswap-scratch ] || skip "no birth time on this filesystem: the file is not marked"
+	IFS=: read -r dev ino birth <side.swap.tswap-scratch
+	assert_equal "$dev:$ino" "$(stat -c '%d:%i' side.swap)"
+	birth0=$(stat -c '%.9W' side.swap)
+	# its own file, marked by the sidecar: a second run needs no flag
+	PATH=$SCRATCH/fakebin:$PATH ssweep --grid "$GRID" "${ONE[@]}" --rw write --target side.swap --out R2
+	[ "$status" -eq 0 ] || { show; fail "the sweep did not take its own sidecar-marked file"; }
+	empty_points R
+	# the user deletes it and writes a file of their own there; ext4 may
+	# give it the same inode number (it avoids a recently freed one): where
+	# it did not, the sidecar is made to name the new DEV:INODE, as if it had
+	rm side.swap
+	head -c 16M /dev/urandom >side.swap
+	id=$(stat -c '%d:%i' side.swap)
+	[ "$id" = "$dev:$ino" ] || sed -i "s/^$dev:$ino/$id/" side.swap.tswap-scratch
+	grep -q "^$id" side.swap.tswap-scratch || fail "the sidecar does not name $id"
+	sum=$(sha256sum side.swap)
+	PATH=$SCRATCH/fakebin:$PATH ssweep --resume R
+	refused_one_line
+	sha256sum -c <<<"$sum" >/dev/null || fail "side.swap was overwritten"
+	# the mark: DEV:INODE and the file's birth time (ns)
+	assert_equal "$birth" "$birth0"
 }
