@@ -243,3 +243,25 @@ empty_points() { rm -rf -- "$1"/points/*; }
 	# the mark: DEV:INODE and the file's birth time (ns)
 	assert_equal "$birth" "$birth0"
 }
+
+@test "sweep-safety: --out a symlink to a finished run is refused, its files untouched; to an empty directory, used (issue 25 item 2)" {
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target a.swap --out runA
+	[ "$status" -eq 0 ] || { show; fail "the first run failed"; }
+	sums=$(sha256sum runA/report.md runA/aggregate.json runA/sweep.json)
+	ln -s runA L
+	ln -s "$SCRATCH/runA" L2
+	for l in L L2 L/ L2//; do
+		ssweep --grid "$GRID" "${ONE[@]}" --rw read --target b.swap --out "$l"
+		refused_one_line
+		grep -q 'not empty' <<<"$stderr" || fail "[$l] $stderr"
+		sha256sum -c <<<"$sums" >/dev/null || fail "[$l] runA's files were rewritten"
+	done
+	[ ! -e b.swap ] || fail "b.swap created by a refused run"
+	mkdir empty
+	ln -s empty E
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target b.swap --out E
+	[ "$status" -eq 0 ] || { show; fail "--out a symlink to an empty directory failed"; }
+	[ -L E ] || fail "the symlink E was replaced"
+	[ -f empty/report.md ] || fail "no report.md in the link's directory"
+	grep -q b.swap empty/sweep.json || fail "empty/sweep.json does not name b.swap"
+}
