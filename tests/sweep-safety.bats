@@ -265,3 +265,54 @@ empty_points() { rm -rf -- "$1"/points/*; }
 	[ -f empty/report.md ] || fail "no report.md in the link's directory"
 	grep -q b.swap empty/sweep.json || fail "empty/sweep.json does not name b.swap"
 }
+
+@test "sweep-safety: a second sweep on a target in use exits 2 naming the holder; the lock goes with the holder (issue 25 item 5)" {
+	"$SWEEP" --grid "$GRID" --size 16m --runtime 30 --ramp 0 --no-ceiling --rw read \
+		--target t.swap --out run1 >first.out 2>&1 &
+	first=$!
+	for _ in $(seq 200); do
+		[ -f run1/plan.json ] && break
+		sleep 0.1
+	done
+	[ -f run1/plan.json ] || { kill "$first"; fail "the first sweep never made run1/"; }
+	# the same target, named through a symlink and ./
+	ln -s t.swap link.swap
+	for t in link.swap ./t.swap "$SCRATCH/t.swap"; do
+		ssweep --grid "$GRID" "${ONE[@]}" --rw read --target "$t" --out run2
+		refused_one_line
+		grep -q "pid $first" <<<"$stderr" || { kill "$first"; fail "[$t] holder pid $first not named: $stderr"; }
+		grep -qF "run $SCRATCH/run1" <<<"$stderr" || { kill "$first"; fail "[$t] run1 not named: $stderr"; }
+		[ ! -e run2 ] || { kill "$first"; fail "[$t] the refused sweep made run2/"; }
+	done
+	# another target is free
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target other.swap --out run3
+	[ "$status" -eq 0 ] || { show; kill "$first"; fail "a sweep on another target was refused"; }
+	# SIGTERM: the lock goes with the sweep (its lock file stays, naming it)
+	kill -TERM "$first"
+	rc=0
+	wait "$first" || rc=$?
+	assert_equal "$rc" 143
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target t.swap --out run4
+	[ "$status" -eq 0 ] || { show; fail "the target stayed locked after SIGTERM"; }
+	# SIGINT (a background job ignores it unless given back its default)
+	env --default-signal=INT "$SWEEP" --grid "$GRID" --size 16m --runtime 30 --ramp 0 --no-ceiling \
+		--rw read --target t.swap --out run6 >second.out 2>&1 &
+	second=$!
+	# while its point runs (the trap is the points')
+	for _ in $(seq 300); do
+		compgen -G 'run6/points/.tmp-*' >/dev/null && break
+		sleep 0.1
+	done
+	kill -INT "$second"
+	rc=0
+	wait "$second" || rc=$?
+	assert_equal "$rc" 130
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target t.swap --out run7
+	[ "$status" -eq 0 ] || { show; fail "the target stayed locked after SIGINT"; }
+	# an error exit (a non-empty --out) and a normal one release it too
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target t.swap --out run4
+	refused_one_line
+	grep -q 'not empty' <<<"$stderr" || fail "$stderr"
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target t.swap --out run5
+	[ "$status" -eq 0 ] || { show; fail "the target stayed locked after an exit"; }
+}
