@@ -17,10 +17,14 @@
 # A fresh run and --resume apply the same test (scratch_owned); the
 # identity kept in RUN/scratch-target is a record, never taken as a mark.
 #
-# Owns: target_id, scratch_birth, scratch_owned, scratch_create, pseudo_fs.
+# Owns: target_id, scratch_birth, scratch_owned, scratch_create, pseudo_fs,
+# PSEUDO_FS_TYPES.
 # Reads: RUN. Writes: the mark (xattr or sidecar), RUN/scratch-target.
 
 readonly SCRATCH_XATTR=user.tswap.scratch SCRATCH_SIDECAR=.tswap-scratch
+# kernel pseudo-filesystems (stat -f -c %T): not storage (pseudo_fs, and
+# on fleet hosts fleet-target.sh)
+readonly PSEUDO_FS_TYPES='proc sysfs debugfs tracefs securityfs configfs cgroupfs cgroup2fs devpts bpf_fs pstorefs efivarfs fusectl mqueue'
 
 # target_id PATH: DEV:INODE of the file PATH names (symlinks followed).
 target_id() { stat -L -c '%d:%i' -- "$1" 2>/dev/null; }
@@ -76,11 +80,6 @@ pseudo_fs() {
 	local p=$1 t
 	[ -e "$p" ] || p=$(dirname -- "$p")
 	t=$(stat -L -f -c %T -- "$p" 2>/dev/null) || return 1
-	case $t in
-	proc | sysfs | debugfs | tracefs | securityfs | configfs | cgroupfs | cgroup2fs | devpts | bpf_fs | pstorefs | efivarfs | fusectl | mqueue)
-		printf '%s\n' "$t"
-		return 0
-		;;
-	esac
-	return 1
+	[[ -n $t && " $PSEUDO_FS_TYPES " == *" $t "* ]] || return 1
+	printf '%s\n' "$t"
 }
