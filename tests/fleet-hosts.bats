@@ -3,9 +3,9 @@
 # when hosts fail or are refused: unreachable hosts, a missing or wrong
 # engine, a wrong fio version, a hung server, a server killed mid-run (and
 # --resume), hosts-file and option errors, and targets judged on their
-# host. Real `fio --server` processes on loopback addresses
-# (tests/fleet.bash); a fleet that runs is tests/fleet.bats. The whole
-# file takes about a minute.
+# host (and made there: issue 25 item 8). Real `fio --server` processes
+# on loopback addresses (tests/fleet.bash); a fleet that runs is
+# tests/fleet.bats. The whole file takes about a minute.
 
 # '${...}' in single quotes are literal fio/jq text.
 # shellcheck disable=SC2016
@@ -212,4 +212,36 @@ load fleet
 	assert_file_exists "$SCRATCH/host3/new.swap"
 	# shellcheck disable=SC2010 # counts names; the files' names are the test's
 	assert_equal "$(ls "$SCRATCH/host3" | grep -c prerun || true)" 0
+}
+
+@test "fleet: a new path is created and marked on its host: a second run needs no flag, --resume refuses a user's file there, a pseudo-filesystem is refused (issue 25 item 8)" {
+	local t=$SCRATCH/host3/new.swap sum blocks
+	command -v setfattr >/dev/null || skip "requires setfattr (attr)"
+	start_servers
+	hosts_file "127.0.0.3,$PORT target=$t"
+	fleet --hosts "$SCRATCH/hosts.txt" --grid fleet "${SMALL[@]}" --runtime 1 --ramp 0 --rw write --out "$SCRATCH/r1" --quiet
+	expect_status 0
+	getfattr -n user.tswap.scratch "$t" >/dev/null 2>&1 || [ -f "$t.tswap-scratch" ] ||
+		fail "$t carries no scratch mark"
+	# written in full before the points (reads reach the device)
+	blocks=$(stat -c '%b %B' "$t")
+	(( ${blocks% *} * ${blocks#* } >= 32 * 1024 * 1024 )) || fail "$t has holes"
+	# the second run: the sweep's own file, no --destructive
+	fleet --hosts "$SCRATCH/hosts.txt" --grid fleet "${SMALL[@]}" --runtime 1 --ramp 0 --rw write --out "$SCRATCH/r2" --quiet
+	expect_status 0
+	# a user's data at its DEV:INODE without the mark: --resume refuses it
+	rm -rf -- "$SCRATCH"/r1/points/*
+	setfattr -x user.tswap.scratch "$t" 2>/dev/null || true
+	rm -f -- "$t.tswap-scratch"
+	head -c 32M /dev/urandom >"$t"
+	sum=$(sha256sum <"$t")
+	fleet --resume "$SCRATCH/r1" --quiet
+	expect_status 2
+	grep -q -- '--destructive' <<<"$stderr" || fail "no --destructive in: $stderr"
+	assert_equal "$(sha256sum <"$t")" "$sum"
+	# a new path on procfs: refused on its host, even for a read
+	hosts_file "127.0.0.3,$PORT target=/proc/tswap-new.swap"
+	fleet --hosts "$SCRATCH/hosts.txt" --grid fleet "${SMALL[@]}" --runtime 1 --ramp 0 --rw read --out "$SCRATCH/r3" --quiet
+	expect_status 2
+	assert_equal "$stderr" "tswap-sweep: refusing target /proc/tswap-new.swap on 127.0.0.3:$PORT: it is on a kernel pseudo-filesystem there, not storage"
 }

@@ -7,8 +7,10 @@
 # --destructive (checked by content hash), pseudo-filesystem and special
 # targets are refused with exit 2, a new target is created and marked
 # (user.tswap.scratch) so later runs reuse it with no flag, a safety check
-# that cannot run (a failing blkid) refuses the device, and a second sweep
-# on a locked run directory exits 2 naming the first one's pid.
+# that cannot run (a failing blkid) refuses the device, a second sweep on
+# a locked run directory exits 2 naming the first one's pid; issue 25:
+# --resume as strict about the mark as a fresh run (item 1), --out a
+# symlink (item 2), one sweep per target (item 5).
 
 load helpers
 
@@ -86,7 +88,7 @@ refused_one_line() {
 	if mark=$(getfattr --only-values -n user.tswap.scratch new.swap 2>/dev/null); then
 		assert_equal "$mark" "$id"
 	else
-		assert_equal "$(cat new.swap.tswap-scratch)" "$id"
+		[[ $(cat new.swap.tswap-scratch) == "$id":* ]] || fail "the sidecar does not name $id"
 	fi
 	grep -qF "$id" r1/scratch-target || fail "run directory does not record the target"
 	# the second time: ours (the README's `make sweep` twice)
@@ -181,4 +183,136 @@ refused_one_line() {
 	run "$REPO/mk/scratch-target.sh" "$SCRATCH/user.txt"
 	assert_equal "$status" 2
 	assert_equal "$(cat user.txt)" data
+}
+
+# empty_points RUN: a finished run made to look interrupted: its points
+# gone, so --resume has every point to run (and to write) again.
+empty_points() { rm -rf -- "$1"/points/*; }
+
+@test "sweep-safety: --resume refuses a user's file at the scratch file's DEV:INODE without the mark (issue 25 item 1)" {
+	command -v setfattr >/dev/null || skip "requires setfattr (attr)"
+	ssweep --grid "$GRID" "${ONE[@]}" --rw write --target rsm.swap --out R
+	[ "$status" -eq 0 ] || { show; fail "the first run failed"; }
+	empty_points R
+	getfattr -n user.tswap.scratch rsm.swap >/dev/null 2>&1 || skip "the filesystem keeps no user xattr"
+	id=$(stat -c '%d:%i' rsm.swap)
+	# the user's data at the same DEV:INODE, without the mark (what a new
+	# file gets when ext4 reuses the inode number)
+	setfattr -x user.tswap.scratch rsm.swap
+	head -c 16M /dev/urandom >rsm.swap
+	assert_equal "$(stat -c '%d:%i' rsm.swap)" "$id"
+	grep -qF "$id" R/scratch-target || fail "R/scratch-target does not name $id"
+	sum=$(sha256sum rsm.swap)
+	ssweep --resume R
+	refused_one_line
+	grep -q -- '--destructive' <<<"$stderr" || fail "no --destructive in: $stderr"
+	sha256sum -c <<<"$sum" >/dev/null || fail "rsm.swap was overwritten"
+	# a fresh run says the same
+	ssweep --grid "$GRID" "${ONE[@]}" --rw write --target rsm.swap --out R2
+	refused_one_line
+	sha256sum -c <<<"$sum" >/dev/null || fail "rsm.swap was overwritten"
+}
+
+@test "sweep-safety: the sidecar mark is tied to its file: a new file at the same DEV:INODE is not ours (issue 25 item 1)" {
+	# no setfattr: the sweep marks with TARGET.tswap-scratch
+	mkdir fakebin
+	printf '#!/bin/sh\nexit 1\n' >fakebin/setfattr
+	chmod +x fakebin/setfattr
+	PATH=$SCRATCH/fakebin:$PATH ssweep --grid "$GRID" "${ONE[@]}" --rw write --target side.swap --out R
+	[ "$status" -eq 0 ] || { show; fail "the first run failed"; }
+	[ -f side.swap.tswap-scratch ] || skip "no birth time on this filesystem: the file is not marked"
+	IFS=: read -r dev ino birth <side.swap.tswap-scratch
+	assert_equal "$dev:$ino" "$(stat -c '%d:%i' side.swap)"
+	birth0=$(stat -c '%.9W' side.swap)
+	# its own file, marked by the sidecar: a second run needs no flag
+	PATH=$SCRATCH/fakebin:$PATH ssweep --grid "$GRID" "${ONE[@]}" --rw write --target side.swap --out R2
+	[ "$status" -eq 0 ] || { show; fail "the sweep did not take its own sidecar-marked file"; }
+	empty_points R
+	# the user deletes it and writes a file of their own there; ext4 may
+	# give it the same inode number (it avoids a recently freed one): where
+	# it did not, the sidecar is made to name the new DEV:INODE, as if it had
+	rm side.swap
+	head -c 16M /dev/urandom >side.swap
+	id=$(stat -c '%d:%i' side.swap)
+	[ "$id" = "$dev:$ino" ] || sed -i "s/^$dev:$ino/$id/" side.swap.tswap-scratch
+	grep -q "^$id" side.swap.tswap-scratch || fail "the sidecar does not name $id"
+	sum=$(sha256sum side.swap)
+	PATH=$SCRATCH/fakebin:$PATH ssweep --resume R
+	refused_one_line
+	sha256sum -c <<<"$sum" >/dev/null || fail "side.swap was overwritten"
+	# the mark: DEV:INODE and the file's birth time (ns)
+	assert_equal "$birth" "$birth0"
+}
+
+@test "sweep-safety: --out a symlink to a finished run is refused, its files untouched; to an empty directory, used (issue 25 item 2)" {
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target a.swap --out runA
+	[ "$status" -eq 0 ] || { show; fail "the first run failed"; }
+	sums=$(sha256sum runA/report.md runA/aggregate.json runA/sweep.json)
+	ln -s runA L
+	ln -s "$SCRATCH/runA" L2
+	for l in L L2 L/ L2//; do
+		ssweep --grid "$GRID" "${ONE[@]}" --rw read --target b.swap --out "$l"
+		refused_one_line
+		grep -q 'not empty' <<<"$stderr" || fail "[$l] $stderr"
+		sha256sum -c <<<"$sums" >/dev/null || fail "[$l] runA's files were rewritten"
+	done
+	[ ! -e b.swap ] || fail "b.swap created by a refused run"
+	mkdir empty
+	ln -s empty E
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target b.swap --out E
+	[ "$status" -eq 0 ] || { show; fail "--out a symlink to an empty directory failed"; }
+	[ -L E ] || fail "the symlink E was replaced"
+	[ -f empty/report.md ] || fail "no report.md in the link's directory"
+	grep -q b.swap empty/sweep.json || fail "empty/sweep.json does not name b.swap"
+}
+
+@test "sweep-safety: a second sweep on a target in use exits 2 naming the holder; the lock goes with the holder (issue 25 item 5)" {
+	"$SWEEP" --grid "$GRID" --size 16m --runtime 30 --ramp 0 --no-ceiling --rw read \
+		--target t.swap --out run1 >first.out 2>&1 &
+	first=$!
+	for _ in $(seq 200); do
+		[ -f run1/plan.json ] && break
+		sleep 0.1
+	done
+	[ -f run1/plan.json ] || { kill "$first"; fail "the first sweep never made run1/"; }
+	# the same target, named through a symlink and ./
+	ln -s t.swap link.swap
+	for t in link.swap ./t.swap "$SCRATCH/t.swap"; do
+		ssweep --grid "$GRID" "${ONE[@]}" --rw read --target "$t" --out run2
+		refused_one_line
+		grep -q "pid $first" <<<"$stderr" || { kill "$first"; fail "[$t] holder pid $first not named: $stderr"; }
+		grep -qF "run $SCRATCH/run1" <<<"$stderr" || { kill "$first"; fail "[$t] run1 not named: $stderr"; }
+		[ ! -e run2 ] || { kill "$first"; fail "[$t] the refused sweep made run2/"; }
+	done
+	# another target is free
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target other.swap --out run3
+	[ "$status" -eq 0 ] || { show; kill "$first"; fail "a sweep on another target was refused"; }
+	# SIGTERM: the lock goes with the sweep (its lock file stays, naming it)
+	kill -TERM "$first"
+	rc=0
+	wait "$first" || rc=$?
+	assert_equal "$rc" 143
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target t.swap --out run4
+	[ "$status" -eq 0 ] || { show; fail "the target stayed locked after SIGTERM"; }
+	# SIGINT (a background job ignores it unless given back its default)
+	env --default-signal=INT "$SWEEP" --grid "$GRID" --size 16m --runtime 30 --ramp 0 --no-ceiling \
+		--rw read --target t.swap --out run6 >second.out 2>&1 &
+	second=$!
+	# while its point runs (the trap is the points')
+	for _ in $(seq 300); do
+		compgen -G 'run6/points/.tmp-*' >/dev/null && break
+		sleep 0.1
+	done
+	kill -INT "$second"
+	rc=0
+	wait "$second" || rc=$?
+	assert_equal "$rc" 130
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target t.swap --out run7
+	[ "$status" -eq 0 ] || { show; fail "the target stayed locked after SIGINT"; }
+	# an error exit (a non-empty --out) and a normal one release it too
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target t.swap --out run4
+	refused_one_line
+	grep -q 'not empty' <<<"$stderr" || fail "$stderr"
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target t.swap --out run5
+	[ "$status" -eq 0 ] || { show; fail "the target stayed locked after an exit"; }
 }

@@ -194,6 +194,11 @@ parse_args() {
 			--repeat) REPEAT=$val ;;
 			--out)
 				[ -n "$val" ] || usage_error "--out: an empty path"
+				# a symlink: its directory, under the same rule (new or empty)
+				v=${val%"${val##*[!/]}"}
+				if [ -L "${v:-/}" ]; then
+					val=$(readlink -m -- "$v") || usage_error "--out $v: a symlink that does not resolve"
+				fi
 				OUT=$val
 				;;
 			--resume) RESUME=$val ;;

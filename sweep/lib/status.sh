@@ -18,9 +18,9 @@ status_start() {
 	[ -z "$RUNTIME" ] || total=$((10#${RAMP:-0} + 10#$RUNTIME))
 	(
 		local el
-		# not the run's lock (fd 9, lock.sh): a sleeping status line must
-		# not keep the run directory locked after the sweep has exited
-		exec 9>&-
+		# not the run's and targets' locks (lock.sh): a sleeping status
+		# line must not keep them locked after the sweep has exited
+		lock_fds_close
 		# the sleep holds no pipe of ours: a caller that reads our stderr
 		# to its end is not kept waiting after status_stop
 		while sleep "$STATUS_EVERY" >/dev/null 2>&1 && alive "$pid"; do

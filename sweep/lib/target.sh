@@ -27,7 +27,8 @@ device_in_use() {
 			return 0
 		fi
 	done <<<"$out"
-	if awk 'NR > 1 { print $1 }' /proc/swaps 2>/dev/null | grep -qxF "$real"; then
+	out=$(awk 'NR > 1 { print $1 }' /proc/swaps 2>/dev/null) || out=''
+	if grep -qxF "$real" <<<"$out"; then
 		printf 'used as swap\n'
 		return 0
 	fi
@@ -60,7 +61,8 @@ device_signature() {
 	2) return 1 ;;
 	*) refuse_target "blkid -p failed (exit $rc: ${out%%$'\n'*}): cannot tell whether the device holds a filesystem or partition table" ;;
 	esac
-	out=$(grep -E '^(TYPE|PTTYPE)=' <<<"$out" | tr '\n' ' ') || out=''
+	out=$(grep -E '^(TYPE|PTTYPE)=' <<<"$out") || out=''
+	[ -z "$out" ] || out="${out//$'\n'/ } "
 	if [ -n "$out" ]; then
 		printf '%s\n' "$out"
 		return 0
@@ -149,7 +151,8 @@ prepare_target() {
 		TARGET_OWNED=ours
 	fi
 	if [ -f "$TARGET" ]; then
-		read -r have blocks bsize < <(stat -L -c '%s %b %B' -- "$TARGET")
+		blocks=$(stat -L -c '%s %b %B' -- "$TARGET") || die "$EXIT_ERROR" "cannot stat $TARGET"
+		read -r have blocks bsize <<<"$blocks"
 		alloc=$((blocks * bsize))
 	fi
 	if [ "$TARGET_OWNED" = theirs ] && [ "$DESTRUCTIVE" = 0 ]; then
@@ -175,7 +178,8 @@ prepare_target() {
 	printf '[global]\nioengine=libaio\nfilename=${TSWAP_TARGET}\nsize=${TSWAP_SIZE}\ndirect=1\nbs=1m\niodepth=16\n\n[prepare]\nrw=write\nend_fsync=1\n' >"$dir/job.fio"
 	run_fio "$dir" 1 || rc=$?
 	if [ "$rc" -ne 0 ]; then
-		die "$EXIT_ERROR" "could not write $TARGET with O_DIRECT (fio exit $rc): $(tail -n 3 "$dir/fio.stderr" | tr '\n' ' ')"
+		blocks=$(tail -n 3 -- "$dir/fio.stderr" 2>/dev/null) || blocks=''
+		die "$EXIT_ERROR" "could not write $TARGET with O_DIRECT (fio exit $rc): ${blocks//$'\n'/ }"
 	fi
 	: >"$dir/done"
 }
