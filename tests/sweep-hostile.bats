@@ -146,3 +146,26 @@ literal_run() {
 		nothing_ran
 	done
 }
+
+# refused NEEDLE ARGS... - the sweep refuses ARGS: exit 2, one line of
+# stderr holding NEEDLE, no run directory "out".
+refused() {
+	local needle=$1
+	shift
+	hsweep "$@" --out out
+	[ "$status" -eq 2 ] || { show_sweep; fail "$*: expected exit 2, got $status"; }
+	assert_equal "$(grep -c . <<<"$stderr")" 1
+	[[ $stderr == *"$needle"* ]] || fail "$*: [$needle] not in: $stderr"
+	assert_file_not_exist out
+}
+
+@test "sweep hostile: --size below one 1m block is a usage error before a run directory, a scratch file or a write (file and block device)" {
+	refused "--size 512k: at least 1m" --grid "$GRID" --size 512k --tensor-size 256k --no-ceiling --target t.swap
+	assert_file_not_exist t.swap
+	requires loopdev
+	loop_setup 64
+	head -c 1M /dev/urandom >mark
+	dd if=mark of="$LOOPDEV" bs=1M count=1 oflag=direct status=none
+	refused "--size 512k: at least 1m" --grid "$GRID" --rw write --size 512k --tensor-size 256k --target "$LOOPDEV" --destructive
+	cmp -n 1048576 mark "$LOOPDEV" || fail "the device was written"
+}
