@@ -169,3 +169,18 @@ refused() {
 	refused "--size 512k: at least 1m" --grid "$GRID" --rw write --size 512k --tensor-size 256k --target "$LOOPDEV" --destructive
 	cmp -n 1048576 mark "$LOOPDEV" || fail "the device was written"
 }
+
+@test "sweep hostile: a dangling symlink, a missing directory, a read-only directory: refused for what they are, before a run directory; no directory created" {
+	ln -s "$SCRATCH/nowhere/t.swap" dangling
+	refused "refusing target $WORK/dangling: a symbolic link to $SCRATCH/nowhere/t.swap, which does not exist" \
+		--grid "$GRID" "${ONE[@]}" --target dangling
+	# the second target of a list: its ranks' files are never created
+	refused "refusing target $WORK/no/t.swap: its directory $WORK/no does not exist" \
+		--grid "$GRID" "${ONE[@]}" --ranks 2 --target "t.swap,no/t.swap"
+	assert_file_not_exist no
+	assert_file_not_exist t.swap
+	requires root
+	mount_scratch "$SCRATCH/ro" tmpfs ro,size=64m
+	refused "refusing target $SCRATCH/ro/t.swap: its directory $SCRATCH/ro is not writable (a read-only file system" \
+		--grid "$GRID" "${ONE[@]}" --target "$SCRATCH/ro/t.swap"
+}
