@@ -184,3 +184,15 @@ refused() {
 	refused "refusing target $SCRATCH/ro/t.swap: its directory $SCRATCH/ro is not writable (a read-only file system" \
 		--grid "$GRID" "${ONE[@]}" --target "$SCRATCH/ro/t.swap"
 }
+
+@test "sweep hostile: preconditioning says one GB/s for its one target and in total (bytes over fio's job_runtime)" {
+	[ -f "$ENGINE" ] || skip "requires the engine: $ENGINE is missing (run 'make')"
+	hsweep --grid "$GRID" "${ONE[@]}" --rw write --precondition --target t.swap --out out
+	[ "$status" -eq 0 ] || { show_sweep; fail "exit $status"; }
+	run -0 jq -e '(.targets | length) == 1 and .targets[0].gbs == .gbs
+		and .gbs == .bytes / .seconds / 1e9' out/precondition.json
+	local g
+	g=$(jq -r '.gbs * 1000 | round / 1000' out/precondition.json)
+	[[ $stderr == *"preconditioned $WORK/t.swap: 16777216 bytes in "*" s, $g GB/s"* ]] || { show_sweep; fail "no line with $g GB/s"; }
+	run -0 grep -q ", $g GB/s (precondition.json)" out/report.md
+}
