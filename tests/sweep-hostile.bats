@@ -146,3 +146,91 @@ literal_run() {
 		nothing_ran
 	done
 }
+
+# refused NEEDLE ARGS... - the sweep refuses ARGS: exit 2, one line of
+# stderr holding NEEDLE, no run directory "out".
+refused() {
+	local needle=$1
+	shift
+	hsweep "$@" --out out
+	[ "$status" -eq 2 ] || { show_sweep; fail "$*: expected exit 2, got $status"; }
+	assert_equal "$(grep -c . <<<"$stderr")" 1
+	[[ $stderr == *"$needle"* ]] || fail "$*: [$needle] not in: $stderr"
+	assert_file_not_exist out
+}
+
+@test "sweep hostile: --size below one 1m block is a usage error before a run directory, a scratch file or a write (file and block device)" {
+	refused "--size 512k: at least 1m" --grid "$GRID" --size 512k --tensor-size 256k --no-ceiling --target t.swap
+	assert_file_not_exist t.swap
+	requires loopdev
+	loop_setup 64
+	head -c 1M /dev/urandom >mark
+	dd if=mark of="$LOOPDEV" bs=1M count=1 oflag=direct status=none
+	refused "--size 512k: at least 1m" --grid "$GRID" --rw write --size 512k --tensor-size 256k --target "$LOOPDEV" --destructive
+	cmp -n 1048576 mark "$LOOPDEV" || fail "the device was written"
+}
+
+@test "sweep hostile: a dangling symlink, a missing directory, a read-only directory: refused for what they are, before a run directory; no directory created" {
+	ln -s "$SCRATCH/nowhere/t.swap" dangling
+	refused "refusing target $WORK/dangling: a symbolic link to $SCRATCH/nowhere/t.swap, which does not exist" \
+		--grid "$GRID" "${ONE[@]}" --target dangling
+	# the second target of a list: its ranks' files are never created
+	refused "refusing target $WORK/no/t.swap: its directory $WORK/no does not exist" \
+		--grid "$GRID" "${ONE[@]}" --ranks 2 --target "t.swap,no/t.swap"
+	assert_file_not_exist no
+	assert_file_not_exist t.swap
+	requires root
+	mount_scratch "$SCRATCH/ro" tmpfs ro,size=64m
+	refused "refusing target $SCRATCH/ro/t.swap: its directory $SCRATCH/ro is not writable (a read-only file system" \
+		--grid "$GRID" "${ONE[@]}" --target "$SCRATCH/ro/t.swap"
+}
+
+@test "sweep hostile: preconditioning says one GB/s for its one target and in total (bytes over fio's job_runtime)" {
+	[ -f "$ENGINE" ] || skip "requires the engine: $ENGINE is missing (run 'make')"
+	hsweep --grid "$GRID" "${ONE[@]}" --rw write --precondition --target t.swap --out out
+	[ "$status" -eq 0 ] || { show_sweep; fail "exit $status"; }
+	run -0 jq -e '(.targets | length) == 1 and .targets[0].gbs == .gbs
+		and .gbs == .bytes / .seconds / 1e9' out/precondition.json
+	local g
+	g=$(jq -r '.gbs * 1000 | round / 1000' out/precondition.json)
+	[[ $stderr == *"preconditioned $WORK/t.swap: 16777216 bytes in "*" s, $g GB/s"* ]] || { show_sweep; fail "no line with $g GB/s"; }
+	run -0 grep -q ", $g GB/s (precondition.json)" out/report.md
+}
+
+@test "sweep hostile: SIGINT to the process group as a readwrite point starts: exit 130, the resume hint, no .tmp-* left, no fio left" {
+	[ -f "$ENGINE" ] || skip "requires the engine: $ENGINE is missing (run 'make')"
+	local try n pid rc i
+	# the kill lands at different points: as a point's .tmp- directory
+	# appears (the point starting: job file, run.sh, fio), or as soon as
+	# the line of the point before it is printed
+	for try in 1:tmp 2:line 3:tmp 5:tmp 6:line; do
+		n=${try%%:*}
+		rm -rf out t.swap*
+		set -m
+		"$SWEEP" --ranks 1,2 --rw readwrite --runtime 1 --ramp 0 --repeat 1 --no-ceiling --size 16m \
+			--tensor-size 4m --target t.swap --out out 2>err >/dev/null &
+		pid=$!
+		set +m
+		for ((i = 0; i < 3000; i++)); do
+			[ "$(grep -c '^\[' err)" -lt "$n" ] || break
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.02
+		done
+		if [ "${try#*:}" = tmp ]; then
+			for ((i = 0; i < 100000; i++)); do
+				compgen -G 'out/points/.tmp-*' >/dev/null && break
+				kill -0 "$pid" 2>/dev/null || break
+			done
+		fi
+		kill -INT -- "-$pid" 2>/dev/null || true
+		rc=0
+		wait "$pid" || rc=$?
+		echo "# try $try: exit $rc: $(tail -n 1 err)" >&3
+		[ "$rc" -eq 130 ] || { cat err >&2; fail "try $try: exit $rc, not 130"; }
+		run -1 grep -E 'unexpected EOF|trap:|internal error' err
+		run -0 grep -q 'interrupted: finished points are kept; finish with: tswap-sweep --resume ' err
+		run find out -name '.tmp-*'
+		assert_output ""
+		run -1 pgrep -g "$pid" -x fio
+	done
+}

@@ -202,6 +202,20 @@ TINY=(--params 50331648 --param-numel 8388608 --ranks 2)
 	[[ $stderr == *"(read-only or no permission)"* ]] || { echo "$stderr"; return 1; }
 }
 
+@test "zero: a target whose parent is missing is refused, nothing created; a small read-only file system is named read-only, not full" {
+	local c=$BATS_TEST_TMPDIR/ds.json
+	tiny_cfg "$c"
+	run --separate-stderr "$ZERO" --ds-config "$c" "${TINY[@]}" --target "$SCRATCH/a/missing/deeper" --out "$OUT/m"
+	assert_failure 2
+	assert_equal "$stderr" "tswap-zero: --target $SCRATCH/a/missing/deeper: its parent directory $SCRATCH/a/missing does not exist (tswap-zero creates only the target folder)"
+	assert_file_not_exist "$SCRATCH/a"
+	# 64 MiB: far less than the swap files; read-only is what refuses it
+	mount_scratch "$SCRATCH/ro64" tmpfs ro,size=64m
+	run --separate-stderr "$ZERO" --ds-config "$c" "${TINY[@]}" --target "$SCRATCH/ro64" --out "$OUT/ro"
+	assert_failure 2
+	assert_equal "$stderr" "tswap-zero: --target $SCRATCH/ro64: cannot write into it (read-only or no permission)"
+}
+
 @test "zero: SIGINT during a run stops fio, removes the swap files, exits 130" {
 	local c=$BATS_TEST_TMPDIR/ds.json pid fpid i
 	tiny_cfg "$c"

@@ -73,6 +73,14 @@ def fitpre($p; $l):
 	if mincost($p; 1) <= $l then $p
 	elif ($p | length) > 1 then fitpre($p[:1] + $p[2:]; $l)
 	else null end;
+# lastok($a; $b; ok): the last of range($a; $b) for which ok holds, by
+# bisection (ok holds up to some value, not after: costs grow with the
+# runtime), or null; a scan would spin for a runtime of days
+def lastok($a; $b; ok):
+	(($b - $a) | ceil) as $n
+	| if $n < 1 or ($a | ok | not) then null
+	  else [0, $n - 1] | until(.[0] >= .[1]; ((.[0] + .[1] + 1) / 2 | floor) as $m
+		| if ($a + $m | ok) then [$m, .[1]] else [.[0], $m - 1] end) | $a + .[0] end;
 # distribute: successive halving's resource rule: as the points halve,
 # the runtime doubles (round i of the run: x * 2^i s, whole seconds from 1
 # to $cap), so each round costs about the same; x as large as fits $l.
@@ -80,7 +88,7 @@ def fitpre($p; $l):
 def times($s; $x; $cap): [range(0; $s | length) as $i | [[($x * pow(2; $i + $first) | floor), $cap] | min, 1] | max];
 def cost($s; $reps; $t): [range(0; $s | length) as $i | rcost($s[$i]; $reps; $t[$i])] | add // 0;
 def bestx($s; $reps; $l; $cap):
-	[range(1; $cap * 8 + 1) | . / 8 | select(cost($s; $reps; times($s; .; $cap)) <= $l)] | max // 0.125;
+	(lastok(1; $cap * 8 + 1; cost($s; $reps; times($s; . / 8; $cap)) <= $l) // 1) / 8;
 def spec($s; $reps; $t): [range(0; $s | length) as $i | $s[$i] + {repeats: (if $s[$i].final then $reps else 1 end),
 	ramp: rramp($s[$i]), runtime: $t[$i], runs: runs($s[$i]; $reps),
 	planned_s: (rcost($s[$i]; $reps; $t[$i]) * 10 | round / 10)}];
@@ -100,7 +108,7 @@ def distribute($s; $reps):
 def reserve($s; $fl):
 	$s[-1] as $fin | $s[:-1] as $pre
 	| mincost($pre[:1]; 1) as $pmin
-	| ([range($fl; $tmax + 1) | select(rcost($fin; $reps; .) + $pmin <= $left)] | max) as $tf
+	| lastok($fl; $tmax + 1; rcost($fin; $reps; .) + $pmin <= $left) as $tf
 	| if $tf == null then null
 	  else ($left - rcost($fin; $reps; $tf)) as $lp
 	  | (if ($pre | length) == 0 then [] else fitpre($pre; $lp) end) as $p

@@ -120,6 +120,16 @@ versions) in RUN/meta.json, sweep.json, aggregate.json and report.md.
 EOF
 }
 
+# secs_max OPT VALUE: a whole number of seconds above 604800 (a week)
+# is refused, the limit named (a typo, not a plan: fio would run for years)
+secs_max() {
+	local max=604800
+	[[ $2 =~ ^[0-9]+$ ]] || return 0
+	if ! [[ $2 =~ ^0*[0-9]{1,6}$ ]] || ((10#$2 > max)); then
+		usage_error "$1: at most $max s (a week): $2"
+	fi
+}
+
 parse_args() {
 	local opt val v ma mi pa
 	while [ "$#" -gt 0 ]; do
@@ -234,11 +244,16 @@ parse_args() {
 	done
 	[ -z "$MIN_READ" ] || is_number "$MIN_READ" || usage_error "--min-read-gbs: not a number: $MIN_READ"
 	[ -z "$MIN_WRITE" ] || is_number "$MIN_WRITE" || usage_error "--min-write-gbs: not a number: $MIN_WRITE"
+	secs_max --runtime "$RUNTIME"
+	secs_max --budget "$BUDGET"
+	secs_max --ramp "$RAMP"
 	[ -z "$RUNTIME" ] || { is_uint "$RUNTIME" && ((10#$RUNTIME >= 1)); } || usage_error "--runtime: not a positive integer: $RUNTIME"
 	[ -z "$BUDGET" ] || { is_uint "$BUDGET" && ((10#$BUDGET >= 1)); } || usage_error "--budget: not a positive whole number of seconds: $BUDGET"
 	[ -z "$BUDGET" ] || BUDGET=$((10#$BUDGET))
+	[ -z "$RUNTIME" ] || RUNTIME=$((10#$RUNTIME))
 	[ -z "$BUDGET" ] || [ "$EXHAUSTIVE" = 0 ] || usage_error "--budget and --exhaustive exclude each other"
 	[ -z "$RAMP" ] || is_uint "$RAMP" || usage_error "--ramp: not an integer: $RAMP"
+	[ -z "$RAMP" ] || RAMP=$((10#$RAMP))
 	[ -z "$REPEAT" ] || { is_uint "$REPEAT" && ((10#$REPEAT >= 1)); } || usage_error "--repeat: not a positive integer: $REPEAT"
 	if [ -n "$IO_SIZE" ]; then
 		v=$(size_to_bytes "$IO_SIZE") || usage_error "--io-size: not a size: $IO_SIZE"

@@ -129,9 +129,11 @@ run_points() {
 # run_all: the points (the budget's rounds with --budget), under the
 # INT/TERM/HUP trap; progress on fd 8.
 run_all() {
-	trap 'on_signal 130' INT
-	trap 'on_signal 143' TERM
-	trap 'on_signal 129' HUP
+	# each trap's text a bare function name: nothing in it to expand or
+	# parse beyond the name, wherever bash runs it (issue 25, item 4)
+	trap on_sigint INT
+	trap on_sigterm TERM
+	trap on_sighup HUP
 	{
 		exec_head
 		if [ -n "$BUDGET" ]; then run_budget; else run_points "$RUN/plan.json" "$REPEAT"; fi
@@ -140,14 +142,34 @@ run_all() {
 }
 
 # shellcheck disable=SC2317 # invoked by trap
+on_sigint() { on_signal INT 130; }
+# shellcheck disable=SC2317 # invoked by trap
+on_sigterm() { on_signal TERM 143; }
+# shellcheck disable=SC2317 # invoked by trap
+on_sighup() { on_signal HUP 129; }
+
+# on_signal NAME STATUS: stop what runs, remove this run's unfinished
+# points (.tmp-*.PID), exit STATUS; no command substitution. In a subshell
+# that caught the signal before its traps were reset, die of the signal
+# instead, so that the sweep itself sees it and runs this.
+# shellcheck disable=SC2317 # invoked by trap
 on_signal() {
+	local q
+	if [ "$BASHPID" != "$$" ]; then
+		trap - "$1"
+		kill -s "$1" "$BASHPID"
+		exit "$2"
+	fi
+	trap '' INT TERM HUP # a second signal does not cut the clean-up short
 	exec_stop
+	rm -rf -- "$RUN"/points/.tmp-*."$$" "$RUN"/rounds/.tmp-*."$$"
 	if [ -n "$BUDGET" ]; then
 		warn "interrupted: a --budget run cannot be resumed (its rounds are planned for one run's wall time); start a new run"
 	else
-		warn "interrupted: finished points are kept; finish with: $PROG --resume $(printf '%q' "$RUN")"
+		printf -v q '%q' "$RUN"
+		warn "interrupted: finished points are kept; finish with: $PROG --resume $q"
 	fi
-	exit "${1:-$EXIT_INTERRUPTED}"
+	exit "$2"
 }
 
 # dry_run: each point's job file per repeat and place, nothing run (with

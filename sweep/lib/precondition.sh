@@ -93,9 +93,10 @@ precondition_before() {
 			die "$EXIT_ERROR" "preconditioning $t failed (fio exit $rc, $bytes of $((size * PRECOND_LOOPS)) bytes written): $err"
 		fi
 		mv -f -- "$dir/$n/fio.stdout" "$dir/$n/fio.json"
+		# GB/s: bytes over fio's job_runtime, per target as in the total
 		jq -c --arg path "$t" '{path: $path, bytes: ([.jobs[] | .write.io_bytes] | add),
-			seconds: (([.jobs[] | .job_runtime] | max) / 1000),
-			gbs: (([.jobs[] | .write.bw_bytes] | add) / 1e9)}' "$dir/$n/fio.json" >"$dir/$n/summary.json"
+			seconds: (([.jobs[] | .job_runtime] | max) / 1000)} | . + {gbs: (.bytes / .seconds / 1e9)}' \
+			"$dir/$n/fio.json" >"$dir/$n/summary.json"
 		jq -r --arg t "$t" '"preconditioned \($t): \(.bytes) bytes in \(.seconds) s, \(.gbs * 1000 | round / 1000) GB/s"' "$dir/$n/summary.json"
 	done
 	jq -s --arg bs "$PRECOND_BS" --argjson qd "$PRECOND_QD" --argjson loops "$PRECOND_LOOPS" --argjson size "$size" \

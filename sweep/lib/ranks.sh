@@ -94,15 +94,35 @@ plan_has_single() {
 	[ "$any" = true ]
 }
 
+# target_new_file PATH DEFDIR: a target or rank file the sweep would
+# create: refused (exit 2, before the run directory) when PATH is a
+# dangling symlink, or its directory is missing or not writable; the
+# sweep creates no directory but DEFDIR, the default target's.
+target_new_file() {
+	local path=$1 dir to
+	[ ! -e "$path" ] || return 0
+	if [ -L "$path" ]; then
+		to=$(readlink -- "$path") || to='?'
+		die "$EXIT_USAGE" "refusing target $path: a symbolic link to $to, which does not exist"
+	fi
+	dir=$(dirname -- "$path")
+	[ "$dir" != "$2" ] || return 0
+	[ -d "$dir" ] || die "$EXIT_USAGE" "refusing target $path: its directory $dir does not exist (the sweep creates no directories)"
+	[ -w "$dir" ] || die "$EXIT_USAGE" "refusing target $path: its directory $dir is not writable (a read-only file system, or no permission)"
+}
+
 # check_targets WRITES: target.sh's check_target for every target and
 # every rank file on a file target; TARGET_KIND and TARGET are the first
 # target's afterwards.
 check_targets() {
-	local writes=$1 i r h dev slots
+	local writes=$1 i r h dev slots def
+	def=$(default_target)
+	def=$(dirname -- "$def")
 	[ "${#TARGETS[@]}" -gt 0 ] || TARGETS=("$TARGET")
 	TARGET_KINDS=()
 	for i in "${!TARGETS[@]}"; do
 		TARGET=${TARGETS[i]}
+		target_new_file "$TARGET" "$def"
 		check_target "$writes"
 		TARGET_KINDS[i]=$TARGET_KIND
 		if [ "$TARGET_KIND" = block ] && ((i > 0)); then
@@ -117,6 +137,7 @@ check_targets() {
 		i=$((r % ${#TARGETS[@]}))
 		[ "${TARGET_KINDS[i]}" = file ] || continue
 		TARGET=$(rank_file "$r" "$h")
+		target_new_file "$TARGET" "$def"
 		check_target "$writes"
 	done <<<"$slots"
 	TARGET=${TARGETS[0]}

@@ -72,6 +72,10 @@ setup_new_run() {
 		fi
 	fi
 	SIZE=$(bytes_to_size "$SIZE_BYTES")
+	# the target's preparation, the ceiling and preconditioning write 1m
+	# blocks: refused here, before a run directory or a target file
+	((SIZE_BYTES >= 1 << 20)) ||
+		usage_error "--size $SIZE: at least 1m (one 1 MiB block: the target's preparation, the ceiling and preconditioning write 1m blocks)"
 	szname sz "$max_t"
 	((max_t <= SIZE_BYTES)) || usage_error "tensor size $sz does not fit in --size $SIZE"
 	PLAN_TEXT=$(expand_grid)

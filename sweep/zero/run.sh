@@ -37,8 +37,23 @@ zero_cleanup() {
 	done
 }
 
+# zero_target_dir TARGET: the target folder, created when missing (not its
+# parents: nothing is left behind that the run does not remove); refused
+# (exit 2) when its parent is missing, or when it is not writable (before
+# the room check: a read-only file system is named as such).
+zero_target_dir() {
+	local t=$1 p
+	if [ ! -e "$t" ] && [ ! -L "$t" ]; then
+		p=$(dirname -- "$t")
+		[ -d "$p" ] || usage_error "--target $t: its parent directory $p does not exist (tswap-zero creates only the target folder)"
+		mkdir -- "$t" 2>/dev/null || usage_error "--target $t: cannot create the directory (read-only or no permission)"
+	fi
+	[ -d "$t" ] || usage_error "--target $t: not a directory (tswap-zero lays out swap files in a folder, like nvme_path)"
+	[ -w "$t" ] || usage_error "--target $t: cannot write into it (read-only or no permission)"
+}
+
 # zero_make_run_dirs RUNID TARGET...: create TARGET/tswap-zero-RUNID in each
-# target (a directory; created when missing). Refuses (exit 2) a target that
+# target (a directory: zero_target_dir). Refuses (exit 2) a target that
 # is not a directory and a run folder that already exists: nothing of the
 # user's is ever written to. Prints nothing.
 zero_make_run_dirs() {
@@ -51,7 +66,7 @@ zero_make_run_dirs() {
 		if [ -e "$t" ] && [ ! -d "$t" ]; then
 			usage_error "--target $t: not a directory (tswap-zero lays out swap files in a folder, like nvme_path)"
 		fi
-		mkdir -p -- "$t" 2>/dev/null || usage_error "--target $t: cannot create the directory"
+		zero_target_dir "$t"
 		d=$t/tswap-zero-$runid
 		if [ -e "$d" ] || [ -L "$d" ]; then
 			usage_error "--target $t: $d already exists and was not created by this run: refusing to write into it"
