@@ -32,7 +32,7 @@ TSWAP_VERSION := 0.1.0
 DEB_PKGS := fio libaio-dev liburing-dev libcmocka-dev pkg-config dpkg-dev \
 	bats bats-assert bats-support bats-file jq strace gnuplot-nox \
 	shellcheck util-linux e2fsprogs procps kmod file libfuse3-dev dmsetup valgrind \
-	linux-perf libxml2-utils help2man pandoc debhelper lintian g++ curl attr python3
+	linux-perf libxml2-utils help2man pandoc debhelper lintian devscripts g++ curl attr python3
 # make bench-deepspeed only (deps-bench-deepspeed): DeepSpeed's async_io op
 # through Debian's torch (libtorch-dev: torch's C++ headers; pybind11-dev;
 # ninja-build: cpp_extension's JIT build; python3-cpuinfo: DeepSpeed's

@@ -104,6 +104,24 @@ no_groff_warnings() {
 	done
 }
 
+@test "the packaged man pages, tswap(7) with its tables, have no groff warning" {
+	command -v groff >/dev/null || skip "requires groff (man-db)"
+	deb_build
+	run -0 dpkg-deb -x "$DEB" "$SCRATCH/x"
+	local -a pages=()
+	mapfile -t pages < <(find "$SCRATCH/x/usr/share/man" -name '*.gz' | sort)
+	[ "${#pages[@]}" -eq 3 ] || fail "expected 3 man pages in the package, found: ${pages[*]}"
+	assert_file_exists "$SCRATCH/x/usr/share/man/man7/tswap.7.gz"
+	local gz
+	for gz in "${pages[@]}"; do
+		gunzip -k "$gz"
+		no_groff_warnings "${gz%.gz}"
+	done
+	# the tables are in it, as definition lists
+	run -0 env MANWIDTH=80 man -l "$SCRATCH/x/usr/share/man/man7/tswap.7"
+	assert_line --regexp '^ +tswap_block_size$'
+}
+
 @test "mk/man-tables.lua: a table wider than the page gets no groff warning (it does without)" {
 	command -v pandoc >/dev/null || skip "requires pandoc (make deps)"
 	command -v groff >/dev/null || skip "requires groff (man-db)"
@@ -139,12 +157,16 @@ no_groff_warnings() {
 	refute_output --partial 'fstack-protector-all'
 	run -0 env -u CPPFLAGS -u CFLAGS -u LDFLAGS make -C "$REPO" --no-print-directory \
 		BUILD="$SCRATCH/flags" FIO_SRC="$fio_src" V=1 CPPFLAGS=-D_FORTIFY_SOURCE=2 \
-		CFLAGS='-O2 -fstack-protector-all' LDFLAGS=-Wl,-z,noexecstack "$SCRATCH/flags/tswap.so"
-	assert_line --regexp "^\\+ .* -O2 -g -fPIC -Wall -Wextra -Werror .* -fvisibility=hidden -include [^ ]*/config-host.h .* -D_FORTIFY_SOURCE=2 -O2 -fstack-protector-all .* -shared .* -Wl,-z,noexecstack -o $SCRATCH/flags/tswap.so "
-	# and they took effect: the stack protector and fortified calls
+		CFLAGS='-O2 -fstack-protector-all' LDFLAGS='-Wl,-z,noexecstack -Wl,-soname,tswap-ldflags.so' \
+		"$SCRATCH/flags/tswap.so"
+	assert_line --regexp "^\\+ .* -O2 -g -fPIC -Wall -Wextra -Werror .* -fvisibility=hidden -include [^ ]*/config-host.h .* -D_FORTIFY_SOURCE=2 -O2 -fstack-protector-all .* -shared .* -Wl,-z,noexecstack -Wl,-soname,tswap-ldflags\\.so -o $SCRATCH/flags/tswap.so "
+	# and they took effect: the stack protector and fortified calls, and
+	# the linker's soname
 	run -0 nm -D "$SCRATCH/flags/tswap.so"
 	assert_output --partial '__stack_chk_fail'
 	assert_output --regexp '__[a-z]*printf_chk'
+	run -0 readelf -dW "$SCRATCH/flags/tswap.so"
+	assert_line --regexp '\(SONAME\) +Library soname: \[tswap-ldflags\.so\]'
 }
 
 @test "make deb builds with the network off (unshare -n): fio's source comes in the source package" {
@@ -195,11 +217,47 @@ no_groff_warnings() {
 			[[ " $line " == *" $flag "* ]] || fail "$var's $flag is not on the compile line: $line"
 		done
 	done
-	# and they took effect in the packaged engine
+}
+
+@test "the packaged tswap.so is hardened: RELRO, BIND_NOW, stack protector, FORTIFY" {
+	command -v readelf >/dev/null || skip "requires readelf (binutils, make deps)"
+	deb_build
+	local so=$SCRATCH/x/usr/lib/fio/tswap.so
 	run -0 dpkg-deb -x "$DEB" "$SCRATCH/x"
-	run -0 nm -D "$SCRATCH/x/usr/lib/fio/tswap.so"
-	assert_output --partial '__stack_chk_fail'
-	assert_output --regexp '__[a-z]*printf_chk'
+	assert_file_exists "$so"
+	# -z relro: a read-only segment after relocation
+	run -0 readelf -lW "$so"
+	assert_line --regexp '^ +GNU_RELRO '
+	assert_line --regexp '^ +GNU_STACK .* RW +0x'
+	# -z now: every symbol bound at load, so all of the GOT is read-only
+	run -0 readelf -dW "$so"
+	assert_line --regexp '\(FLAGS\) +.*BIND_NOW'
+	assert_line --regexp '\(FLAGS_1\) +Flags: .*NOW'
+	refute_line --partial '(TEXTREL)'
+	# -fstack-protector-strong and -D_FORTIFY_SOURCE=2 (CFLAGS, CPPFLAGS):
+	# neither is on by default in Debian's gcc, only dpkg-buildflags adds them
+	run -0 readelf --dyn-syms -W "$so"
+	assert_output --partial ' __stack_chk_fail@'
+	assert_output --regexp ' __(snprintf|fprintf|vsnprintf|realpath)_chk@'
+}
+
+@test "hardening-check (devscripts) passes on the packaged tswap.so" {
+	command -v hardening-check >/dev/null || skip "requires hardening-check (devscripts, make deps)"
+	deb_build
+	local so=$SCRATCH/x/usr/lib/fio/tswap.so cflags
+	local -a opts=()
+	run -0 dpkg-deb -x "$DEB" "$SCRATCH/x"
+	# control flow protection only where dpkg-buildflags asks for it
+	# (-fcf-protection: dpkg >= 1.22 with hardening=+all; Debian 12's
+	# dpkg 1.21 does not); a shared library is not PIE, which it ignores
+	cflags=$(cd "$DEB_TREE" && DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get CFLAGS)
+	[[ " $cflags " == *" -fcf-protection "* ]] || opts+=(--nocfprotection)
+	run hardening-check "${opts[@]}" "$so"
+	[ "$status" -eq 0 ] || fail "hardening-check ${opts[*]} ($status): $output"
+	assert_line --regexp '^ Stack protected: yes'
+	assert_line --regexp '^ Fortify Source functions: yes'
+	assert_line --regexp '^ Read-only relocations: yes'
+	assert_line --regexp '^ Immediate binding: yes'
 }
 
 @test "the package: Built-Using names the fio source compiled in; its copyright is debian/copyright" {
