@@ -72,7 +72,7 @@ nvmf() {
 		for c in "$sub"/nvme*; do
 			n=${c##*/}
 			case $n in
-			*n*[0-9]) continue ;; # a namespace, not a controller
+			nvme*[0-9]n[0-9]*) continue ;; # a namespace, not a controller
 			*) ;;
 			esac
 			for a in transport state address; do
@@ -103,7 +103,8 @@ collect() {
 		# a file that may not exist yet: its nearest existing directory
 		# gives the filesystem
 		probe=$target
-		while [ ! -e "$probe" ] && [ "$probe" != / ] && [ "$probe" != . ]; do
+		# (under TSWAP_SYSROOT the path is looked up by name: mounts)
+		while [ -z "$R" ] && [ ! -e "$probe" ] && [ "$probe" != / ] && [ "$probe" != . ]; do
 			probe=$(dirname -- "$probe")
 		done
 		fs=$(mounts "$probe" | oneline)
