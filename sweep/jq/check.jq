@@ -143,7 +143,7 @@ kv as $k
             chk("fs.mount_options"; "warn"; $fs.options; "no data=journal"; "ext4 data=journal serves O_DIRECT as buffered I/O: remount without data=journal"; "kernel Documentation/filesystems/ext4.rst (data=journal); fs/ext4/file.c")
           elif $o | index("sync") then
             chk("fs.mount_options"; "warn"; $fs.options; "no sync"; "sync makes every write wait for its metadata: remount without sync"; "mount(8): sync")
-          else chk("fs.mount_options"; "ok"; $fs.options; "rw, no sync or data=journal"; "\($fs.target)"; "mount(8)") end)
+          else chk("fs.mount_options"; "ok"; $fs.options; "rw, no sync or data=journal"; "mounted at \($fs.target)"; "mount(8)") end)
      end),
 
   # 9: fs.aio-max-nr against one handle's aio contexts
