@@ -7,9 +7,9 @@
 #   make check      C unit tests + bats integration tests (README, .ci/run)
 #   make install    PREFIX=/usr/local: engine, job library, sweep script (its
 #                   modules and jq programs in PREFIX/share/tswap/{lib,jq}),
-#                   tswap-zero, man pages
+#                   tswap-zero, tswap-check, man pages
 #   make uninstall
-#   make man        build/man/tswap-sweep.1, tswap-zero.1, tswap.7 (help2man,
+#   make man        build/man/tswap-sweep.1, tswap-zero.1, tswap-check.1, tswap.7 (help2man,
 #                   pandoc)
 #   make deb        build/deb/tswap_VERSION_ARCH.deb and its source package
 #                   (debhelper; debian/; fio's source in it: no network)
@@ -256,6 +256,7 @@ check-sanitizers: check-asan check-tsan check-valgrind
 lint:
 	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run tests/drive/refdrive $(wildcard sweep/tswap-sweep sweep/*.sh sweep/lib/*.sh tests/bench/tswap-bench tests/bench/lib/*.bash tests/bench/tswap-bench-deepspeed tests/bench/tswap-bench-sweep tests/*.bash)
 	shellcheck -x sweep/tswap-zero sweep/zero/*.sh
+	shellcheck -x -o all sweep/tswap-check
 	shellcheck -x -P SCRIPTDIR tests/*.bats
 	@for f in sweep/zero/*.jq; do \
 		if jq -n --arg mode x --arg engine x --arg header x --arg step x --arg dtype x --argjson dirs '[]' --argjson unit 1 \
@@ -270,7 +271,7 @@ lint:
 # else the last commit's.
 MAN_DATE := $(shell { [ -n "$$SOURCE_DATE_EPOCH" ] && date -u -d "@$$SOURCE_DATE_EPOCH" +%F; } || \
 	git log -1 --format=%cs 2>/dev/null || date -u +%F)
-man: $(BUILD)/man/tswap-sweep.1 $(BUILD)/man/tswap-zero.1 $(BUILD)/man/tswap.7
+man: $(BUILD)/man/tswap-sweep.1 $(BUILD)/man/tswap-zero.1 $(BUILD)/man/tswap-check.1 $(BUILD)/man/tswap.7
 HELP2MAN := help2man --no-info --no-discard-stderr --version-string='$(TSWAP_VERSION)'
 $(BUILD)/man/tswap-sweep.1: sweep/tswap-sweep sweep/lib/args.sh
 	@mkdir -p $(BUILD)/man
@@ -280,6 +281,10 @@ $(BUILD)/man/tswap-zero.1: sweep/tswap-zero sweep/zero/version.sh
 	@mkdir -p $(BUILD)/man
 	$(HELP2MAN) --name='plan and replay one ZeRO-Infinity training step from a ds_config' \
 		--output=$@ sweep/tswap-zero
+$(BUILD)/man/tswap-check.1: sweep/tswap-check
+	@mkdir -p $(BUILD)/man
+	$(HELP2MAN) --name='check a host storage stack for DeepSpeed NVMe tensor swapping' \
+		--output=$@ sweep/tswap-check
 # Tables become definition lists (mk/man-tables.lua): a table wider than
 # the page is a groff warning, and engine.md's tables are.
 $(BUILD)/man/tswap.7: docs/engine.md mk/man-tables.lua
@@ -322,18 +327,21 @@ install: all man
 		install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/$${f#sweep/}"; done
 	install -D -m 0755 sweep/tswap-sweep $(DESTDIR)$(PREFIX)/bin/tswap-sweep
 	install -D -m 0755 sweep/tswap-zero $(DESTDIR)$(PREFIX)/bin/tswap-zero
+	install -D -m 0755 sweep/tswap-check $(DESTDIR)$(PREFIX)/bin/tswap-check
 	@for f in sweep/zero/*.sh sweep/zero/*.jq; do \
 		install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/zero/$${f##*/}"; done
 	install -D -m 0644 jobs/ds_config.example.json $(DESTDIR)$(PREFIX)/share/tswap/jobs/ds_config.example.json
 	install -D -m 0644 jobs/ds_config.zero-infinity-defaults.json $(DESTDIR)$(PREFIX)/share/tswap/jobs/ds_config.zero-infinity-defaults.json
 	install -D -m 0644 $(BUILD)/man/tswap-sweep.1 $(DESTDIR)$(PREFIX)/share/man/man1/tswap-sweep.1
 	install -D -m 0644 $(BUILD)/man/tswap-zero.1 $(DESTDIR)$(PREFIX)/share/man/man1/tswap-zero.1
+	install -D -m 0644 $(BUILD)/man/tswap-check.1 $(DESTDIR)$(PREFIX)/share/man/man1/tswap-check.1
 	install -D -m 0644 $(BUILD)/man/tswap.7 $(DESTDIR)$(PREFIX)/share/man/man7/tswap.7
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/fio/tswap.so $(DESTDIR)$(PREFIX)/lib/fio/fio-tswap.so \
-		$(DESTDIR)$(PREFIX)/bin/tswap-sweep $(DESTDIR)$(PREFIX)/bin/tswap-zero \
+		$(DESTDIR)$(PREFIX)/bin/tswap-sweep $(DESTDIR)$(PREFIX)/bin/tswap-zero $(DESTDIR)$(PREFIX)/bin/tswap-check \
 		$(DESTDIR)$(PREFIX)/share/man/man1/tswap-sweep.1 $(DESTDIR)$(PREFIX)/share/man/man1/tswap-zero.1 \
+		$(DESTDIR)$(PREFIX)/share/man/man1/tswap-check.1 \
 		$(DESTDIR)$(PREFIX)/share/man/man7/tswap.7
 	rm -rf $(DESTDIR)$(PREFIX)/share/tswap
 	-rmdir $(DESTDIR)$(PREFIX)/lib/fio 2>/dev/null

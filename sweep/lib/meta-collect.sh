@@ -21,7 +21,15 @@
 # 12 hex digits) does; it is blanked in the nvme id-ctrl JSON. Nothing is
 # written but stdout; errors of the tools are dropped (a field the host
 # cannot read is empty, and meta.jq says why).
+#
+# TSWAP_SYSROOT=DIR (default /): read sysfs and procfs under DIR instead,
+# a fixture tree for tests (tests/fixtures/sysroot/). Block devices are
+# then known by their DIR/sys/class/block entry, the mount table is
+# DIR/proc/self/mountinfo (looked up by path name), lsblk, nvme and lscpu
+# are not run on the real machine's devices.
 exec 2>/dev/null
+R=${TSWAP_SYSROOT:-}
+R=${R%/}
 
 kv() { printf '%s\t%s\n' "$1" "$2"; }
 
@@ -31,40 +39,99 @@ oneline() { tr -d '\n\r'; }
 # trim: leading and trailing blanks off stdin's one line
 trim() { sed 's/^[[:space:]]*//; s/[[:space:]]*$//'; }
 
+# isblk DEV: DEV is a block device (under TSWAP_SYSROOT: has a sysfs entry)
+isblk() {
+	if [ -n "$R" ]; then [ -e "$R/sys/class/block/${1##*/}" ]; else [ -b "$1" ]; fi
+}
+
+# mounts PATH: findmnt -J of the filesystem holding PATH (under
+# TSWAP_SYSROOT: the longest mount point of its mountinfo that is a prefix)
+mounts() {
+	if [ -z "$R" ]; then
+		findmnt -J -T "$1" -o TARGET,SOURCE,FSTYPE,OPTIONS
+		return
+	fi
+	p=$1
+	until findmnt -J -F "$R/proc/self/mountinfo" -M "$p" -o TARGET,SOURCE,FSTYPE,OPTIONS; do
+		[ "$p" != / ] && [ "$p" != . ] || return 1
+		p=$(dirname -- "$p")
+	done
+}
+
+# nvmf DISK: the NVMe paths of DISK (nvmeXnY): "nvmf.*" lines, from the
+# nvme-subsystem DISK belongs to (native multipath: one path per
+# controller, each with its ANA state) or its one controller
+# shellcheck disable=SC2312 # best effort, as collect
+nvmf() {
+	head=$(readlink -f -- "$R/sys/block/$1")
+	case $head in
+	*/nvme-subsystem/*)
+		sub=$(dirname -- "$head")
+		kv nvmf.subsystem "${sub##*/}"
+		kv nvmf.iopolicy "$(cat -- "$sub/iopolicy")"
+		for c in "$sub"/nvme*; do
+			n=${c##*/}
+			case $n in
+			nvme*[0-9]n[0-9]*) continue ;; # a namespace, not a controller
+			*) ;;
+			esac
+			for a in transport state address; do
+				kv "nvmf.path.$n.$a" "$(cat -- "$c/$a")"
+			done
+			kv "nvmf.path.$n.ana_state" "$(cat -- "$c/${1%n*}c"*"n${1##*n}/ana_state")"
+		done
+		;;
+	*)
+		c=$(readlink -f -- "$R/sys/block/$1/device")
+		n=${c##*/}
+		[ -f "$c/transport" ] || return 0
+		for a in transport state address; do
+			kv "nvmf.path.$n.$a" "$(cat -- "$c/$a")"
+		done
+		kv "nvmf.path.$n.ana_state" "$(cat -- "$R/sys/block/$1/ana_state")"
+		;;
+	esac
+}
+
 # shellcheck disable=SC2312 # best effort: a value it cannot read is empty (meta.jq says why)
 collect() {
 	target=$1 kind=file dev='' disk='' pci='' fs='' blk='' nvme='' serial=''
-	if [ -b "$target" ]; then
+	if isblk "$target"; then
 		kind=block
 		dev=$target
 	else
 		# a file that may not exist yet: its nearest existing directory
 		# gives the filesystem
 		probe=$target
-		while [ ! -e "$probe" ] && [ "$probe" != / ] && [ "$probe" != . ]; do
+		# (under TSWAP_SYSROOT the path is looked up by name: mounts)
+		while [ -z "$R" ] && [ ! -e "$probe" ] && [ "$probe" != / ] && [ "$probe" != . ]; do
 			probe=$(dirname -- "$probe")
 		done
-		fs=$(findmnt -J -T "$probe" -o TARGET,SOURCE,FSTYPE,OPTIONS | oneline)
-		d=$(findmnt -n -o SOURCE -T "$probe" | trim)
+		fs=$(mounts "$probe" | oneline)
+		d=$(printf '%s\n' "$fs" | sed -n 's/.*"source"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p')
 		# btrfs and bind mounts name a subvolume: /dev/x[/sub]
 		d=${d%%\[*}
-		[ -b "$d" ] && dev=$d
+		isblk "$d" && dev=$d
 	fi
 	if [ -n "$dev" ]; then
 		# SERIAL is left out of the JSON: only its hash leaves the host
 		blk=$(lsblk -J -b -d -o NAME,KNAME,PATH,TYPE,MODEL,REV,SIZE,LOG-SEC,PHY-SEC,ROTA,SCHED,RQ-SIZE,TRAN,PKNAME,MAJ:MIN -- "$dev" | oneline)
 		serial=$(lsblk -d -n -o SERIAL -- "$dev" | trim)
 		# the queue is the whole disk's: a partition's parent (lsblk PKNAME)
-		if [ "$(lsblk -d -n -o TYPE -- "$dev" | trim)" = part ]; then
+		if [ -n "$R" ]; then
+			disk=${dev##*/}
+			[ ! -f "$R/sys/class/block/$disk/partition" ] ||
+				disk=$(basename -- "$(dirname -- "$(readlink -f -- "$R/sys/class/block/$disk")")")
+		elif [ "$(lsblk -d -n -o TYPE -- "$dev" | trim)" = part ]; then
 			disk=$(lsblk -d -n -o PKNAME -- "$dev" | trim)
 		else
 			disk=$(lsblk -d -n -o KNAME -- "$dev" | trim)
 		fi
-		if [ -n "$disk" ] && [ -d "/sys/block/$disk" ]; then
+		if [ -n "$disk" ] && [ -d "$R/sys/block/$disk" ]; then
 			# the controller's PCI device: the nearest ancestor of the
 			# disk's device with a PCI address (nvme0n1 -> nvme0 -> 0000:01:00.0)
-			c=$(readlink -f -- "/sys/block/$disk/device")
-			while [ -n "$c" ] && [ "$c" != /sys/devices ] && [ "$c" != / ]; do
+			c=$(readlink -f -- "$R/sys/block/$disk/device")
+			while [ -n "$c" ] && [ "$c" != "$R/sys/devices" ] && [ "$c" != / ]; do
 				case ${c##*/} in
 				[0-9a-f][0-9a-f][0-9a-f][0-9a-f]:[0-9a-f][0-9a-f]:[0-9a-f][0-9a-f].[0-7])
 					pci=$c
@@ -74,7 +141,7 @@ collect() {
 				c=$(dirname -- "$c")
 			done
 			ctrl=$(printf '%s\n' "$disk" | sed -n 's/^\(nvme[0-9][0-9]*\)\(c[0-9][0-9]*\)\{0,1\}n[0-9][0-9]*$/\1/p')
-			if [ -n "$ctrl" ] && command -v nvme >/dev/null; then
+			if [ -n "$ctrl" ] && [ -z "$R" ] && command -v nvme >/dev/null; then
 				nvme=$(nvme id-ctrl -o json "/dev/$ctrl" | oneline)
 				sn=$(printf '%s\n' "$nvme" | sed -n 's/.*"sn"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p' | trim)
 				[ -z "$sn" ] || serial=$sn
@@ -94,27 +161,42 @@ collect() {
 		kv serial_hash ''
 	fi
 	kv nvme_cli "$(command -v nvme)"
-	sys=${disk:+/sys/block/$disk}
+	sys=${disk:+$R/sys/block/$disk}
 	for f in logical_block_size physical_block_size rotational scheduler nr_requests \
 		max_sectors_kb max_hw_sectors_kb io_poll dma_alignment; do
 		kv "queue.$f" "$([ -z "$sys" ] || cat -- "$sys/queue/$f")"
 	done
 	kv size_sectors "$([ -z "$sys" ] || cat -- "$sys/size")"
-	kv poll_queues "$(cat /sys/module/nvme/parameters/poll_queues)"
+	kv poll_queues "$(cat "$R/sys/module/nvme/parameters/poll_queues")"
 	for f in current_link_speed current_link_width max_link_speed max_link_width numa_node; do
 		kv "pci.$f" "$([ -z "$pci" ] || cat -- "$pci/$f")"
 	done
 	kv pci.address "${pci##*/}"
-	cpus=$(taskset -pc "$$")
+	if [ -n "$R" ]; then
+		cpus=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$R/proc/self/status")
+	else
+		cpus=$(taskset -pc "$$")
+	fi
 	kv cpus_allowed "${cpus##*: }"
-	kv online_nodes "$(cat /sys/devices/system/node/online)"
-	kv lscpu "$(lscpu -J | oneline)"
+	kv online_nodes "$(cat "$R/sys/devices/system/node/online")"
+	kv lscpu "$(lscpu -J ${R:+--sysroot "$R"} | oneline)"
 	kv kernel "$(uname -r)"
 	kv host "$(uname -n)"
-	mem=$(sed -n 's/^MemTotal: *\([0-9]*\) kB$/\1/p' /proc/meminfo)
+	mem=$(sed -n 's/^MemTotal: *\([0-9]*\) kB$/\1/p' "$R/proc/meminfo")
 	kv memtotal "${mem:+$((mem * 1024))}"
-	kv aio_max_nr "$(cat /proc/sys/fs/aio-max-nr)"
-	kv io_uring_disabled "$(cat /proc/sys/kernel/io_uring_disabled)"
+	kv aio_max_nr "$(cat "$R/proc/sys/fs/aio-max-nr")"
+	kv io_uring_disabled "$(cat "$R/proc/sys/kernel/io_uring_disabled")"
+	# what tswap-check reads besides (not in meta.json)
+	kv disk "$disk"
+	kv aio_nr "$(cat "$R/proc/sys/fs/aio-nr")"
+	kv memlock "$(sed -n 's/^Max locked memory *\([0-9a-z]*\) .*/\1/p' "$R/proc/self/limits")"
+	kv cap_eff "$(sed -n 's/^CapEff:[[:space:]]*//p' "$R/proc/self/status")"
+	node=$([ -z "$pci" ] || cat -- "$pci/numa_node")
+	kv numa.cpulist "$([ "${node:--1}" -lt 0 ] || cat -- "$R/sys/devices/system/node/node$node/cpulist")"
+	case $disk in
+	nvme*) nvmf "$disk" ;;
+	*) ;;
+	esac
 	kv fio "$(fio --version)"
 }
 
