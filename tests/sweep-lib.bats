@@ -312,7 +312,7 @@ result() {
 	run -0 jq -c '.best.aio_source | {backend, qd, why}' "$TMP/agg.json"
 	assert_output '{"backend":"libaio","qd":16,"why":"Best libaio read GB/s"}'
 	run -0 jq -c -f "$SWEEP_HOME/jq/best-aio.jq" "$TMP/agg.json"
-	assert_output '{"deepspeed_versions":">=0.16.4","aio":{"block_size":1048576,"queue_depth":16,"intra_op_parallelism":1,"single_submit":false,"overlap_events":true,"use_gds":false}}'
+	assert_output '{"deepspeed_versions":">=0.16.4","aio":{"block_size":1048576,"queue_depth":16,"intra_op_parallelism":1,"single_submit":false,"overlap_events":true,"use_gds":false},"reason":"'"$rl16"' is the only trustworthy point: nothing to compare it with (2 other read point(s) flagged: Warnings)"}'
 	run -0 jq -c '.trust' "$TMP/agg.json"
 	assert_output '{"trusted":3,"flagged":3,"libaio_with_result":4}'
 }

@@ -88,8 +88,8 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	assert_output "$(printf '%s\n' "$(P read 2)" "$(P read 2)")"
 	run -0 jq -c '[.points[] | .flags]' "$TMP/aggregate.json"
 	assert_output '[[],["not steady"],["partial"],["cv"],["above ceiling"]]'
-	run -0 jq -r '.best.read.confidence' "$TMP/aggregate.json"
-	assert_output 'only trustworthy point: nothing to compare it with'
+	run -0 jq -r '.best.read | .confidence, .verdict' "$TMP/aggregate.json"
+	assert_output "$(printf 'only\n%s is the only trustworthy point: nothing to compare it with (4 other read point(s) flagged: Warnings)' "$(P read 2)")"
 	run -0 jq -c '.aio.queue_depth' "$TMP/best-aio.json"
 	assert_output 2
 	# the report's warnings name each flagged point
@@ -119,11 +119,12 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	# the alike points tie; the pick is the cheapest of those within 3%
 	# of the fastest median (q16, 1.85): q4 (1.80), not q2 (1.75, 5.4%
 	# below) or q8 (1.70)
-	run -0 jq -r '.best.read | .point, .tie, (.tied | length), .confidence' "$TMP/aggregate.json"
+	run -0 jq -r '.best.read | .point, .tie, (.tied | length), .confidence, .verdict' "$TMP/aggregate.json"
 	assert_line --index 0 "$(P read 4)"
 	assert_line --index 1 true
 	assert_line --index 2 4
-	assert_line --index 3 --partial 'picked the cheapest (fewer threads, then less pinned memory, then block submit) of the 2 whose median is within 3% of the fastest (-2.7%)'
+	assert_line --index 3 tie
+	assert_line --index 4 "$(P read 4), $(P read 16), $(P read 2) and $(P read 8) tie within noise; $(P read 4) is the cheapest of the 2 within 3% of the fastest median"
 	run -0 jq -r --argjson cvflag "$CV_FLAG" -f "$JQ_DIR/report-warnings.jq" "$TMP/aggregate.json"
 	assert_output --partial "$(P read 32): coefficient of variation 40.2% over 3 repeats (> 17%: 5%, or twice the median CV of the run's other points when that is more, at most 20%"
 	# quiet others keep the 5% floor, even with only two points: a point's
@@ -166,14 +167,23 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	run -0 jq -r '.best.write | .point, .tie, (.tied | length), .runner_up.point, (.margin_pct | . * 10 | round)' "$TMP/aggregate.json"
 	# 32 x 1m block and 8 x 4m block pin the same 32 MiB: GB/s breaks the tie (1.97 > 1.96)
 	assert_output "$(printf '%s\n' "$(P write 8 1 block 4m)" true 4 "$(P write 32 2)" -15)"
-	run -0 jq -r '.best.write.confidence' "$TMP/aggregate.json"
-	assert_output --partial 'tie within noise: the min-max intervals of 4 configs overlap'
-	# the report's first lines: the pick, its margin, the confidence, the ties
+	local v
+	v="$(P write 8 1 block 4m), $(P write 32 2), $(P write 32 1 single) and $(P write 32 1 block) tie within noise; $(P write 8 1 block 4m) is the cheapest of them"
+	run -0 jq -r '.best.write.verdict' "$TMP/aggregate.json"
+	assert_output "$v"
+	# the report's first lines: the pick, then one verdict: a tie names no
+	# margin (its runner-up is tied with it)
 	run -0 jq -r -L "$JQ_DIR" -f "$JQ_DIR/report-pick.jq" "$TMP/aggregate.json"
 	assert_line --index 0 --partial '**Pick** (best-aio.json): libaio, block 4M, queue depth 8, block submit, overlap window, 1 thread(s)'
-	assert_line --index 1 --regexp '^- margin: -1\.5% over the runner-up `write-libaio-t16m-b1m-q32-block-overlap-p2-d1`, 2 GB/s \(min-max 1\.98-2\.05\)$'
-	assert_line --index 2 --partial '- confidence: tie within noise'
-	assert_line --index 3 --partial '- tied within noise: `'
+	assert_line --index 1 "- verdict: $v"
+	refute_output --partial '% above'
+	refute_output --partial 'margin'
+	# best-aio.json's reason and the summary on stdout: the same sentence
+	run -0 jq -r -f "$JQ_DIR/best-aio.jq" "$TMP/aggregate.json"
+	run -0 jq -r .reason <<<"$output"
+	assert_output "$v"
+	run -0 jq -r -L "$JQ_DIR" -f "$JQ_DIR/summary.jq" "$TMP/aggregate.json"
+	assert_line --index 2 "pick:       $(P write 8 1 block 4m) (best-aio.json): $v"
 }
 
 @test "pick: disjoint intervals with 3 repeats are a clear pick; with 1 repeat, low confidence" {
@@ -183,14 +193,23 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 		runs "$(P read 16)" 2.0 2.1 2.05
 		runs "$(P read 8)" 1.5 1.6 1.55
 	} | agg
-	run -0 jq -r '.best.read | .point, .tie, (.margin_pct | round), .confidence' "$TMP/aggregate.json"
-	assert_output "$(printf '%s\n' "$(P read 16)" false 32 'clear: its slowest of 3 repeats (2 GB/s) beats the runner-up'"'"'s fastest (1.6 GB/s); median 32.3% above it')"
+	local v
+	v="$(P read 16) is the best: 32.3% above the runner-up $(P read 8), outside the noise (its slowest of 3 repeats, 2 GB/s, beats the runner-up's fastest, 1.6 GB/s)"
+	run -0 jq -r '.best.read | .point, .tie, (.margin_pct | round), .confidence, .verdict' "$TMP/aggregate.json"
+	assert_output "$(printf '%s\n' "$(P read 16)" false 32 clear "$v")"
+	# the report: the margin, and no tie
+	run -0 jq -r -L "$JQ_DIR" -f "$JQ_DIR/report-pick.jq" "$TMP/aggregate.json"
+	assert_line --index 1 "- verdict: $v"
+	assert_line --index 2 "- best read: 2.05 GB/s (min-max 2-2.1): $v"
+	refute_output --partial 'tie'
+	# a direction without points gets no line
+	refute_output --partial 'best write'
 	{
 		runs "$(P read 16)" 2.0
 		runs "$(P read 8)" 1.5
 	} | agg
-	run -0 jq -r '.best.read | .tie, .confidence' "$TMP/aggregate.json"
-	assert_output "$(printf 'false\nlow confidence: 1 repeat(s) per point, too few for an interval; its median is 33.3%% above the runner-up (use --repeat 3 or more)')"
+	run -0 jq -r '.best.read | .tie, .confidence, .verdict' "$TMP/aggregate.json"
+	assert_output "$(printf 'false\nlow\n%s leads the runner-up %s by 33.3%% on 1 repeat(s) per point: too few to tell a win from a tie (use --repeat 3 or more)' "$(P read 16)" "$(P read 8)")"
 }
 
 @test "pick: each repeat counts whole tensor ops, so the tie test widens the min-max by one op of each run: 10 ops a run ties 2.9% apart, 1000 ops do not" {
@@ -205,17 +224,17 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	# min-max 2.06-2.08 against 1.99-2.02: apart; +-10% (1 op of 10)
 	# overlaps: a tie, the cheaper queue depth 8 picked
 	ops 10
-	run -0 jq -r '.best.read | .point, .tie, .confidence' "$TMP/aggregate.json"
+	run -0 jq -r '.best.read | .point, .tie, .verdict' "$TMP/aggregate.json"
 	assert_line --index 0 "$(P read 8)"
 	assert_line --index 1 true
-	assert_line --index 2 --partial 'the min-max intervals of 2 configs overlap (each widened by one tensor op of its runs)'
+	assert_line --index 2 "$(P read 8) and $(P read 16) tie within noise (min-max intervals widened by one tensor op); $(P read 8) is the cheapest of them"
 	run -0 jq -e '.points[] | select(.point | endswith("q16-block-overlap-p1-d1")) | .lo == 2.06 and .tlo == 2.06 * 0.9' "$TMP/aggregate.json"
 	# +-0.1%: still apart, a clear pick that says the op
 	ops 1000
-	run -0 jq -r '.best.read | .point, .tie, .confidence' "$TMP/aggregate.json"
+	run -0 jq -r '.best.read | .point, .tie, .verdict' "$TMP/aggregate.json"
 	assert_line --index 0 "$(P read 16)"
 	assert_line --index 1 false
-	assert_line --index 2 --regexp '^clear: its slowest of 3 repeats less one tensor op \(2\.058 GB/s\) beats the runner-up.s fastest plus one \(2\.022 GB/s\)'
+	assert_line --index 2 --regexp 'is the best: 3% above the runner-up .*, outside the noise \(its slowest of 3 repeats less one tensor op, 2\.058 GB/s, beats the runner-up.s fastest plus one, 2\.022 GB/s\)$'
 }
 
 @test "pick: a point's CV limit is at least one tensor op of its runs: 6 ops a run repeat no closer than 17%, 600 ops are held to 5%" {
@@ -252,6 +271,14 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	run -0 jq -r -L "$JQ_DIR" -f "$JQ_DIR/report-pick.jq" "$TMP/aggregate.json"
 	assert_line --index 0 --partial '**No trustworthy pick**'
 	refute_output --partial '"aio"'
+	# each direction says why it has no pick and what to do, in one line,
+	# in the report and on stdout
+	local why='none: all 2 read points with a result are flagged (1 above ceiling, 1 cv): a cache is serving them; use a target larger than memory, or a block device'
+	assert_line "- best read: $why"
+	refute_output --partial 'best write'
+	run -0 jq -r -L "$JQ_DIR" -f "$JQ_DIR/summary.jq" "$TMP/aggregate.json"
+	assert_line --index 0 "best read:  $why"
+	assert_line --index 1 'best write: -'
 	run -0 untrusted
 	# the entry point maps it to its documented code
 	assert_equal "$EXIT_UNTRUSTED" 4
@@ -267,7 +294,10 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	local tail='"single_submit":false,"overlap_events":true'
 	# the default: the newest releases (intra_op_parallelism from 0.16.4)
 	DS_VERSION='' write_best_aio
-	run -0 jq -c . "$RUN/best-aio.json"
+	# with the pick's verdict as "reason", which DeepSpeed ignores
+	run -0 jq -r .reason "$RUN/best-aio.json"
+	assert_output "$(P read 8 2) is the only trustworthy point: nothing to compare it with"
+	run -0 jq -c 'del(.reason)' "$RUN/best-aio.json"
 	assert_output "{\"deepspeed_versions\":\">=0.16.4\",\"aio\":{$base,\"intra_op_parallelism\":2,$tail,\"use_gds\":false}}"
 	for v in 0.16.4 0.17 1.0.0; do
 		DS_VERSION=$v write_best_aio
@@ -277,13 +307,13 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	# 0.15.0 to 0.16.3 read thread_count, and use_gds
 	for v in 0.15 0.15.0 0.16.3; do
 		DS_VERSION=$v write_best_aio
-		run -0 jq -c . "$RUN/best-aio.json"
+		run -0 jq -c 'del(.reason)' "$RUN/best-aio.json"
 		assert_output "{\"deepspeed_versions\":\">=0.15.0,<0.16.4\",\"aio\":{$base,\"thread_count\":2,$tail,\"use_gds\":false}}"
 	done
 	# before 0.15.0: thread_count and no use_gds
 	for v in 0.14 0.14.5 0.3.15; do
 		DS_VERSION=$v write_best_aio
-		run -0 jq -c . "$RUN/best-aio.json"
+		run -0 jq -c 'del(.reason)' "$RUN/best-aio.json"
 		assert_output "{\"deepspeed_versions\":\">=0.3.15,<0.15.0\",\"aio\":{$base,\"thread_count\":2,$tail}}"
 	done
 }

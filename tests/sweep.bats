@@ -239,7 +239,7 @@ csv_rows() {
 	assert_equal "$(grep -c '| 1 |$' "$rd/compare.md")" 8
 }
 
-@test "sweep: with 3 repeats the report opens with the pick, its margin and confidence, or says no point is trustworthy (exit 4)" {
+@test "sweep: with 3 repeats the report opens with the pick and one verdict, or says no point is trustworthy (exit 4)" {
 	local rd=$SCRATCH/pick
 	sweep --grid quick --rw read --size 32m --tensor-size 4m --io-size 8m --repeat 3 \
 		--target "$SCRATCH/p.swap" --out "$rd"
@@ -248,10 +248,16 @@ csv_rows() {
 	case $status in
 	0)
 		assert_equal "$(sed -n 3p "$rd/report.md" | cut -c1-30)" '**Pick** (best-aio.json): liba'
-		sed -n 4p "$rd/report.md" | grep -qE '^- margin: (no runner-up|[+-][0-9.]+% over the runner-up `read-)' ||
+		# one verdict: the pick won outside the noise, or it is the cheapest
+		# of a tie (with no margin), never both
+		sed -n 4p "$rd/report.md" | grep -qE '^- verdict: read-[^ ]+( is the best: [0-9.]+% above the runner-up read-[^ ]+, outside the noise|(, read-[^ ]+)*( and read-[^ ]+)? tie within noise.*; read-[^ ]+ is the cheapest of| is the only trustworthy point| leads the runner-up)' ||
 			fail "line 4 of report.md: $(sed -n 4p "$rd/report.md")"
-		sed -n 5p "$rd/report.md" | grep -qE '^- confidence: (clear|tie within noise|only trustworthy point)' ||
-			fail "line 5 of report.md: $(sed -n 5p "$rd/report.md")"
+		if sed -n 4p "$rd/report.md" | grep -q 'tie within noise'; then
+			sed -n 4p "$rd/report.md" | grep -qv '% above' || fail "a tie with a margin: $(sed -n 4p "$rd/report.md")"
+		fi
+		# the same sentence on stdout and in best-aio.json
+		assert_output --partial "(best-aio.json): $(jq -r .reason "$rd/best-aio.json")"
+		assert_equal "- verdict: $(jq -r .reason "$rd/best-aio.json")" "$(sed -n 4p "$rd/report.md")"
 		jq -e '.best.aio_source.point as $p | .points[] | select(.point == $p) | .trusted and .ok_runs == 3 and .lo <= .gbs and .gbs <= .hi' \
 			"$rd/aggregate.json" >/dev/null || fail "the pick is not an unflagged point with an interval"
 		jq -e '.aio.queue_depth > 0' "$rd/best-aio.json" >/dev/null || fail "no aio block"
@@ -259,6 +265,9 @@ csv_rows() {
 		;;
 	4)
 		grep -q '^\*\*No trustworthy pick\*\*' "$rd/report.md" || fail "report.md does not say there is no pick"
+		# and why, with what to do, in one line
+		grep -qE '^- best read: none: all [0-9]+ read points with a result are flagged \([^)]+\): ' "$rd/report.md" ||
+			fail "report.md does not say why there is no read pick"
 		jq -e 'has("aio") | not' "$rd/best-aio.json" >/dev/null || fail "best-aio.json has an aio block"
 		jq -e '[.points[] | select(.gbs != null) | .flags | length > 0] | all' "$rd/aggregate.json" >/dev/null ||
 			fail "exit 4 with an unflagged point"

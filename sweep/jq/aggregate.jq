@@ -111,7 +111,13 @@ def opq: ([.handles // [] | .[].bytes // 0] | add // 0) as $b
 # per-handle settings are compared at one rank count: the smallest
 | ($trusted | map(.ranks // 1) | min // 1) as $r0
 | ($trusted | map(select((.ranks // 1) == $r0))) as $good
-| def best(f): ($good | map(select(f)) | pick($costtol)) // null;
+# only: a pick with no other trustworthy candidate says how many points of
+# its direction are flagged
+| def only: if . != null and .confidence == "only" then
+	  .rw as $rw | ([$a.points[] | select(.rw == $rw and .gbs != null and (.trusted | not))] | length) as $k
+	  | if $k > 0 then .verdict += " (\($k) other \($rw) point(s) flagged: Warnings)" else . end
+	  else . end;
+  def best(f): ($good | map(select(f)) | pick($costtol) | only) // null;
   def cfg: {backend, tensor, block, qd, submit, window, threads, iodepth};
   # the write of the same settings, by a key (a scan per read is
   # quadratic: seconds per thousand points)
@@ -125,10 +131,13 @@ def opq: ([.handles // [] | .[].bytes // 0] | add // 0) as $b
 | ($pairs | pick($costtol)) as $combined
 | ($pairs | map(select(.backend == "libaio"))
    | pick($costtol) | if . then del(.read_gbs, .write_gbs) + {why: "Best libaio read + write GB/s (sum)"} else null end) as $aio_both
-| ($good | map(select(.backend == "libaio" and .rw != "readwrite")) | pick($costtol)
-   | if . then cfg + {point, gbs, lo, hi, tie, tied, runner_up, margin_pct, confidence, why: "Best libaio \(.rw) GB/s"} else null end) as $aio_one
+# without a pair, the faster of the best libaio read and the best libaio
+# write, each picked (and judged) within its direction
+| ($good | map(select(.backend == "libaio" and .rw != "readwrite")) | group_by(.rw)
+   | map(pick($costtol) | only) | max_by(.gbs)
+   | if . then cfg + {point, gbs, lo, hi, tie, tied, runner_up, margin_pct, confidence, verdict, why: "Best libaio \(.rw) GB/s"} else null end) as $aio_one
 | ($good | map(select(.backend == "libaio" and .rw == "readwrite")) | pick($costtol)
-   | if . then cfg + {point, gbs, lo, hi, tie, tied, runner_up, margin_pct, confidence, why: "Best libaio readwrite GB/s (a read and a write handle at once, combined)"} else null end) as $aio_mixed
+   | if . then cfg + {point, gbs, lo, hi, tie, tied, runner_up, margin_pct, confidence, verdict, why: "Best libaio readwrite GB/s (a read and a write handle at once, combined)"} else null end) as $aio_mixed
 | $a + {trust: {trusted: ($trusted | length), flagged: ([$a.points[] | select(.gbs != null and (.trusted | not))] | length),
 		libaio_with_result: ([$a.points[] | select(.backend == "libaio" and .gbs != null)] | length)},
 	best: {read: best(.rw == "read"), write: best(.rw == "write"),

@@ -1,5 +1,6 @@
 # best-aio.jq - best-aio.json from aggregate.json: DeepSpeed's aio keys and
-# JSON types (docs/deepspeed.md) from the trustworthy libaio pick; {}
+# JSON types (docs/deepspeed.md) from the trustworthy libaio pick, and the
+# pick's verdict as "reason" (pick.jq; DeepSpeed ignores the key); {}
 # without a libaio point with a result; {"trusted": false, "reason": ...}
 # and no aio block when libaio points have results but every one is
 # flagged (docs/sweep.md, exit code 4). Used by results.sh write_best_aio.
@@ -26,7 +27,8 @@ def vnum: split(".") | map(tonumber) | . + [0, 0, 0] | .[0:3];
    aio: ({block_size: $b.block, queue_depth: $b.qd}
 	 + {($k.threads): $b.threads}
 	 + {single_submit: ($b.submit == "single"), overlap_events: ($b.window == "overlap")}
-	 + (if $k.gds then {use_gds: false} else {} end))}
+	 + (if $k.gds then {use_gds: false} else {} end)),
+   reason: $b.verdict}
   elif (.trust.libaio_with_result // 0) > 0 then
   {trusted: false,
    reason: "every libaio point with a result is flagged (above the ceiling, failed, CV or not steady: report.md says which); no config is given"}

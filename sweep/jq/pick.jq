@@ -35,7 +35,13 @@ def g3: . * 1000 | round / 1000;
 # state.sh COST_TOL; 0 picks the highest median, 1 the cheapest of the
 # whole tie). Adds tie (bool), tied (points, by GB/s), runner_up ({point,
 # gbs, lo, hi}: the best other candidate), margin_pct (pick's median over
-# the runner-up's, %) and confidence (words). null on an empty array.
+# the runner-up's, %), confidence ("clear", "tie", "low": under 3 repeats,
+# "only": no other candidate) and verdict: one sentence that says either
+# that the pick won, by how much, outside the noise, or which configs tie
+# and that the pick is the cheapest of them, never both (the report's,
+# stdout's and best-aio.json's). null on an empty array.
+def names: if length <= 1 then (.[0] // "")
+	else (.[:-1] | join(", ")) + " and " + .[-1] end;
 def pick($tol):
 	if length == 0 then null else
 	sort_by(-.gbs) as $s
@@ -47,21 +53,38 @@ def pick($tol):
 	| ($near | sort_by(cost) | .[0]) as $p
 	| ([$s[] | select(.point != $p.point)] | .[0]) as $ru
 	| ([$p.ok_runs, ($ru.ok_runs // $p.ok_runs)] | min) as $n
+	| (if $ru == null then "only" elif ($tied | length) > 1 then "tie" elif $n < 3 then "low" else "clear" end) as $c
 	| $p + {tie: (($tied | length) > 1),
 		tied: [$tied[] | .point],
 		runner_up: (if $ru then {point: $ru.point, gbs: $ru.gbs, lo: $ru.lo, hi: $ru.hi} else null end),
 		margin_pct: (if $ru then pct($p.gbs; $ru.gbs) else null end),
-		confidence: (
-		  if $ru == null then "only trustworthy point: nothing to compare it with"
-		  elif ($tied | length) > 1 then
-			"tie within noise: the min-max intervals of \($tied | length) configs overlap\(if [$tied[] | widened] | any then " (each widened by one tensor op of its runs)" else "" end); picked the cheapest (fewer threads, then less pinned memory, then block submit) of the \($near | length) whose median is within \($tol * 100 | r1)% of the fastest\(if $p.point == $top.point then "" else " (\(pct($p.gbs; $top.gbs) | r1)%)" end)"
-		  elif $n < 3 then
-			"low confidence: \($n) repeat(s) per point, too few for an interval; its median is \(pct($p.gbs; $ru.gbs) | r1)% above the runner-up (use --repeat 3 or more)"
+		confidence: $c,
+		verdict: (
+		  if $c == "only" then
+			"\($p.point) is the only trustworthy point: nothing to compare it with"
+		  elif $c == "tie" then
+			"\([$p.point] + [$tied[] | .point | select(. != $p.point)] | names) tie within noise\(if [$tied[] | widened] | any then " (min-max intervals widened by one tensor op)" else "" end); \($p.point) is the cheapest of \(if ($near | length) == ($tied | length) then "them" else "the \($near | length) within \($tol * 100 | r1)% of the fastest median" end)"
+		  elif $c == "low" then
+			"\($p.point) leads the runner-up \($ru.point) by \(pct($p.gbs; $ru.gbs) | r1)% on \($n) repeat(s) per point: too few to tell a win from a tie (use --repeat 3 or more)"
 		  else
-			if ($p | widened) or ($ru | widened) then
-			"clear: its slowest of \($p.ok_runs) repeats less one tensor op (\($p | tlo | g3) GB/s) beats the runner-up's fastest plus one (\($ru | thi | g3) GB/s); median \(pct($p.gbs; $ru.gbs) | r1)% above it"
-			else
-			"clear: its slowest of \($p.ok_runs) repeats (\($p.lo | g3) GB/s) beats the runner-up's fastest (\($ru.hi | g3) GB/s); median \(pct($p.gbs; $ru.gbs) | r1)% above it"
-			end
+			"\($p.point) is the best: \(pct($p.gbs; $ru.gbs) | r1)% above the runner-up \($ru.point), outside the noise (its slowest of \($p.ok_runs) repeats\(if ($p | widened) or ($ru | widened) then " less one tensor op, \($p | tlo | g3) GB/s, beats the runner-up's fastest plus one, \($ru | thi | g3) GB/s" else ", \($p.lo | g3) GB/s, beats the runner-up's fastest, \($ru.hi | g3) GB/s" end))"
 		  end)}
 	end;
+
+# none_why($d): over aggregate.json's .points, why direction $d ("read",
+# "write") has no pick, with what to do, in one line; null when it has
+# points of neither kind. Counts the flags of its points with a result.
+def none_why($d):
+	[.points[] | select(.rw == $d)] as $all
+	| [$all[] | select(.gbs != null)] as $r
+	| if ($all | length) == 0 then null
+	  elif ($r | length) == 0 then "no \($d) point succeeded: see points/*/fio.stderr"
+	  else
+	    ([$r[] | .flags[]] | group_by(.) | map({f: .[0], n: length}) | sort_by(-.n)) as $c
+	    | "all \($r | length) \($d) points with a result are flagged (\($c | map("\(.n) \(.f)") | join(", "))): "
+	      + ({"cv": "not repeatable; rerun with a longer --runtime (10 s or more) on an idle machine",
+		  "above ceiling": "a cache is serving them; use a target larger than memory, or a block device",
+		  "not steady": "fio's steady state did not attain; rerun with a longer --runtime",
+		  "failed": "see points/*/fio.stderr", "partial": "some runs failed; see points/*/fio.stderr",
+		  "not run": "rerun with --resume"}[$c[0].f] // "see Warnings")
+	  end;

@@ -99,7 +99,7 @@ write_compare() {
 print_summary() {
 	local aio
 	say ""
-	jq -r -f "$JQ_DIR/summary.jq" "$RUN/aggregate.json"
+	jq -r -L "$JQ_DIR" -f "$JQ_DIR/summary.jq" "$RUN/aggregate.json"
 	say "report:     $RUN/report.md"
 	say "csv:        $RUN/summary.csv"
 	aio=$(jq -c '.aio // "no trustworthy point: no aio block"' "$RUN/best-aio.json")
