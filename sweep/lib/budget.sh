@@ -334,7 +334,7 @@ budget_into_aggregate() {
 			flags: ["pruned in round \($pr[.point].round)"], trusted: false} else . end)
 		| . + {budget: ($b[0] + {used_s: $used,
 			final_margins: ([.best | to_entries[] | select(.value != null and .key != "aio_source")
-				| {key, value: .value | {point, gbs, lo, hi, tie, tied, runner_up, margin_pct, confidence}}] | from_entries)})}' \
+				| {key, value: .value | {point, gbs, lo, hi, tie, tied, runner_up, margin_pct, confidence, verdict}}] | from_entries)})}' \
 		--slurpfile b "$RUN/budget.json" --argjson used "$used"
 }
 
