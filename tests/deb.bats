@@ -99,7 +99,7 @@ no_groff_warnings() {
 	command -v groff >/dev/null || skip "requires groff (man-db)"
 	run -0 make -C "$REPO" --no-print-directory man
 	local page
-	for page in tswap-sweep.1 tswap-zero.1 tswap.7; do
+	for page in tswap-sweep.1 tswap-zero.1 tswap-check.1 tswap.7; do
 		no_groff_warnings "$REPO/build/man/$page"
 	done
 }
@@ -110,7 +110,8 @@ no_groff_warnings() {
 	run -0 dpkg-deb -x "$DEB" "$SCRATCH/x"
 	local -a pages=()
 	mapfile -t pages < <(find "$SCRATCH/x/usr/share/man" -name '*.gz' | sort)
-	[ "${#pages[@]}" -eq 3 ] || fail "expected 3 man pages in the package, found: ${pages[*]}"
+	[ "${#pages[@]}" -eq 4 ] || fail "expected 4 man pages in the package, found: ${pages[*]}"
+	assert_file_exists "$SCRATCH/x/usr/share/man/man1/tswap-check.1.gz"
 	assert_file_exists "$SCRATCH/x/usr/share/man/man7/tswap.7.gz"
 	local gz
 	for gz in "${pages[@]}"; do
