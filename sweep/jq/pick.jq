@@ -75,7 +75,7 @@ def pick($tol):
 # "write") has no pick, with what to do, in one line; null when it has
 # points of neither kind. Counts the flags of its points with a result.
 def none_why($d):
-	[.points[] | select(.rw == $d)] as $all
+	[(.points // [])[] | select(.rw == $d)] as $all
 	| [$all[] | select(.gbs != null)] as $r
 	| if ($all | length) == 0 then null
 	  elif ($r | length) == 0 then "no \($d) point succeeded: see points/*/fio.stderr"
