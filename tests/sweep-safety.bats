@@ -270,11 +270,16 @@ empty_points() { rm -rf -- "$1"/points/*; }
 	"$SWEEP" --grid "$GRID" --size 16m --runtime 30 --ramp 0 --no-ceiling --rw read \
 		--target t.swap --out run1 >first.out 2>&1 &
 	first=$!
-	for _ in $(seq 200); do
-		[ -f run1/plan.json ] && break
+	# wait for its plan and its scratch file (made after the plan; a link
+	# to a file not yet made is refused as dangling)
+	for _ in $(seq 600); do
+		[ -f run1/plan.json ] && [ -f t.swap ] && break
 		sleep 0.1
 	done
-	[ -f run1/plan.json ] || { kill "$first"; fail "the first sweep never made run1/"; }
+	if [ ! -f run1/plan.json ] || [ ! -f t.swap ]; then
+		kill "$first"
+		fail "the first sweep never made run1/ and t.swap"
+	fi
 	# the same target, named through a symlink and ./
 	ln -s t.swap link.swap
 	for t in link.swap ./t.swap "$SCRATCH/t.swap"; do
