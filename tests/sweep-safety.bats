@@ -321,3 +321,20 @@ empty_points() { rm -rf -- "$1"/points/*; }
 	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target t.swap --out run5
 	[ "$status" -eq 0 ] || { show; fail "the target stayed locked after an exit"; }
 }
+
+@test "sweep-safety: a symlink planted at a target's lock file is refused, and the file it names is untouched" {
+	[ "$EUID" -eq 0 ] || skip "needs root: the lock directory of root (/run/tswap-locks) is the one a planted link would hit"
+	local d=/run/tswap-locks key f sum
+	[ -d "$d" ] || mkdir -m 0700 "$d"
+	key=$(printf '%s' "$SCRATCH/t.swap" | sha256sum)
+	f=$d/file-${key:0:32}.lock
+	printf 'precious\n' >victim
+	sum=$(sha256sum victim)
+	ln -sfn "$SCRATCH/victim" "$f"
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target t.swap --out run1
+	rm -f -- "$f"
+	[ "$status" -eq 3 ] || { show; fail "expected exit 3, got $status"; }
+	[[ $stderr == *"a symbolic link"* ]] || { show; fail "the refusal does not say why"; }
+	sha256sum -c <<<"$sum" >/dev/null || fail "the file the planted link names was written"
+	[ ! -e run1 ] || fail "the refused sweep made run1/"
+}

@@ -9,24 +9,27 @@
 # exits 2 with one line naming the holder.
 #
 # Each target of this host is locked the same way, before the run
-# directory is made (the entry point), so two sweeps with different --out
-# never share a target: TARGET_LOCK_DIR/blk-MAJ-MIN.lock for a block
-# device, else file-HASH.lock, HASH from the path with every symlink
+# directory is made (the entry point), so two sweeps of one user with
+# different --out never share a target: lock_dir/blk-MAJ-MIN.lock for a
+# block device, else file-HASH.lock, HASH from the path with every symlink
 # resolved (readlink -m: a link to the target, or ./name, is the same
-# target). Its lines name the holder's pid and run directory; the second
+# target). lock_dir is the user's own (/run/tswap-locks for root, else
+# $XDG_RUNTIME_DIR or /tmp, tswap-locks-UID, mode 0700): nobody else can
+# plant a symlink there for a lock file to follow; one not owned by the
+# user, or a symlink, is refused. Its lines name the holder's pid and run directory; the second
 # sweep exits 2 naming them. A lock lives as long as its fd: it goes with
 # the process on every exit (error, signal, kill -9), so a lock file a
 # dead sweep left blocks nothing. A fleet's targets are on its hosts: not
 # locked here.
 #
-# Owns: lock_run, target_lock_file, lock_targets, target_lock_note,
-# lock_targets_name, lock_fds_close. Reads: RUN, TARGETS, FLEET. Writes:
-# RUN_LOCKED, RUN/.lock, fd 9; TARGET_LOCK_FDS, TARGET_LOCK_DIR/*.lock.
+# Owns: lock_run, lock_dir, target_lock_file, lock_targets,
+# target_lock_note, lock_targets_name, lock_fds_close. Reads: RUN,
+# TARGETS, FLEET. Writes: RUN_LOCKED, RUN/.lock, fd 9; TARGET_LOCK_FDS,
+# the lock files.
 
 RUN_LOCKED=0
 # TARGET_LOCK_FDS[LOCKFILE]=FD of each target lock held (lock_targets).
 declare -gA TARGET_LOCK_FDS=()
-readonly TARGET_LOCK_DIR=/tmp/tswap-locks
 
 lock_run() {
 	local holder
@@ -44,37 +47,45 @@ lock_run() {
 	lock_targets_name
 }
 
-# target_lock_file PATH: the lock file of target PATH.
+# lock_dir: the directory of this user's target locks, made 0700 if
+# missing; status 1 when it is a symlink or another user's.
+lock_dir() {
+	local d
+	if [ "$EUID" -eq 0 ]; then d=/run/tswap-locks; else d=${XDG_RUNTIME_DIR:-/tmp}/tswap-locks-$EUID; fi
+	mkdir -m 0700 -- "$d" 2>/dev/null || true
+	[ ! -L "$d" ] && [ -d "$d" ] && [ -O "$d" ] || return 1
+	chmod 0700 -- "$d" || return 1
+	printf '%s\n' "$d"
+}
+
+# target_lock_file DIR PATH: the lock file in DIR of target PATH.
 target_lock_file() {
-	local p=$1 rdev key
+	local d=$1 p=$2 rdev key
 	if [ -b "$p" ]; then
 		rdev=$(stat -L -c '%t-%T' -- "$p") || return 1
-		printf '%s/blk-%s.lock\n' "$TARGET_LOCK_DIR" "$rdev"
+		printf '%s/blk-%s.lock\n' "$d" "$rdev"
 		return 0
 	fi
 	p=$(readlink -m -- "$p") || return 1
 	key=$(printf '%s' "$p" | sha256sum) || return 1
-	printf '%s/file-%s.lock\n' "$TARGET_LOCK_DIR" "${key:0:32}"
+	printf '%s/file-%s.lock\n' "$d" "${key:0:32}"
 }
 
 # lock_targets: lock every target of this host (TARGETS, else TARGET), or
 # exit 2 naming the sweep that holds one.
 lock_targets() {
-	local t f fd pid run
+	local t f fd pid run d
 	[ "$FLEET" = 0 ] || return 0
-	mkdir -m 1777 -- "$TARGET_LOCK_DIR" 2>/dev/null || [ -d "$TARGET_LOCK_DIR" ] ||
-		die "$EXIT_ERROR" "cannot create $TARGET_LOCK_DIR (the targets' locks)"
+	d=$(lock_dir) || die "$EXIT_ERROR" "cannot make a private directory for the targets' locks (a symlink, or another user's, is in the way)"
 	for t in "${TARGETS[@]:-$TARGET}"; do
-		f=$(target_lock_file "$t") || die "$EXIT_ERROR" "cannot name the lock of target $t"
+		f=$(target_lock_file "$d" "$t") || die "$EXIT_ERROR" "cannot name the lock of target $t"
 		[ -z "${TARGET_LOCK_FDS[$f]:-}" ] || continue
-		# another user's lock file: read-only is enough for flock
-		{ exec {fd}>>"$f"; } 2>/dev/null || { exec {fd}<"$f"; } 2>/dev/null ||
-			die "$EXIT_ERROR" "cannot open $f (the lock of target $t)"
+		[ ! -L "$f" ] || die "$EXIT_ERROR" "refusing the lock file $f: a symbolic link"
+		{ exec {fd}>>"$f"; } 2>/dev/null || die "$EXIT_ERROR" "cannot open $f (the lock of target $t)"
 		if ! flock -n "$fd"; then
 			{ read -r pid && read -r run; } <"$f" 2>/dev/null || true
 			die "$EXIT_USAGE" "refusing target $t: in use by another tswap-sweep (pid ${pid:-unknown}${run:+, run $run}, or a fio it started, which finishes its point first); wait for it, or give another --target"
 		fi
-		chmod 0666 -- "$f" 2>/dev/null || true
 		TARGET_LOCK_FDS[$f]=$fd
 		target_lock_note "$f" ''
 	done
