@@ -85,8 +85,7 @@ write_bw_plots() {
 			rm -f -- "$data"
 			continue
 		fi
-		gp_quote t "$point: GB/s (1e9 B/s) over the measured run, fio bw log every $BWLOG_MSEC ms ($why)"
-		gp_plot "bw-$point" 900,500 "$t" 'set xlabel "seconds after ramp_time"' 'set ylabel "GB/s"' \
+		gp_plot "bw-$point" 900,500 "$point: GB/s (1e9 B/s) over the measured run, fio bw log every $BWLOG_MSEC ms ($why)" 'set xlabel "seconds after ramp_time"' 'set ylabel "GB/s"' \
 			'set yrange [0:*]' 'set key bottom right' 'set grid' "plot $plot"
 	done <<<"$list"
 }

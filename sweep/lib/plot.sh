@@ -1,8 +1,11 @@
 # shellcheck shell=bash
-# plot.sh - gnuplot: heat maps, best per thread count, the fleet's hosts.
+# plot.sh - gnuplot: latency against throughput, heat maps, best per
+# thread count, the fleet's hosts.
 #
-# Owns: gp_quote, gp_plot, tics, write_plots (jq/plot-heat.jq, jq/plot-threads.jq;
-# bandwidth over time: bwlog.sh write_bw_plots), write_hosts_plot, plot_links.
+# Owns: gp_quote, gp_plot (titles: jq/plot-title.jq), tics, VIRIDIS,
+# write_plots (jq/plot-heat.jq, jq/plot-threads.jq; bandwidth over time:
+# bwlog.sh write_bw_plots), write_latency_plots (jq/plot-latency.jq),
+# write_hosts_plot, plot_links, png_link.
 # Reads: RUN/aggregate.json, RUN/fleet.json.
 # Writes: RUN/plots/*.{dat,gp,png,log}; a note when gnuplot is missing or
 # fails (the run goes on).
@@ -15,11 +18,17 @@ gp_quote() {
 	_q="'${2//\'/\'\'}'"
 }
 
+# VIRIDIS: the heat maps' palette, matplotlib's viridis (perceptually
+# uniform, readable in grey and by the colour-blind) at 0, 1/8, ... 1;
+# gnuplot 5.4 has no viridis of its own.
+VIRIDIS="set palette defined (0 '#440154', 1 '#472c7a', 2 '#3b518b', 3 '#2c718e', 4 '#21908d', 5 '#27ad81', 6 '#5cc863', 7 '#aadc32', 8 '#fde725')"
+
 # gp_plot NAME SIZE TITLE LINES...: plots/NAME.png (SIZE pixels) through
-# plots/NAME.gp: TITLE (gnuplot-quoted already), then LINES; a note when
-# gnuplot fails (its messages in plots/NAME.log).
+# plots/NAME.gp: TITLE (text, wrapped to fit the width), then LINES; a
+# note when gnuplot fails (its messages in plots/NAME.log).
 gp_plot() {
-	local dir="$RUN/plots" name=$1 size=$2 title=$3 png
+	local dir="$RUN/plots" name=$1 size=$2 title png
+	title=$(jq -nr --arg t "$3" --arg size "$size" -f "$JQ_DIR/plot-title.jq") || return 0
 	shift 3
 	gp_quote png "$dir/$name.png"
 	printf 'set terminal png size %s noenhanced\nset output %s\nset title %s\n' "$size" "$png" "$title" >"$dir/$name.gp"
@@ -69,13 +78,13 @@ write_plots() {
 			read -r -a bl <<<"$blocks"
 			read -r -a ql <<<"$qds"
 			nb=$((${#bl[@]} - 1)) nq=$((${#ql[@]} - 1))
-			gp_quote title "$rw GB/s (1e9 B/s), window=$w submit=$s; best over threads, backends, tensor sizes"
+			title="$rw GB/s (1e9 B/s), window=$w submit=$s; best over threads, backends, tensor sizes"
 			gp_quote data "$data"
 			gp_plot "$name" 900,650 "$title" \
 				'set xlabel "tswap_block_size"' 'set ylabel "tswap_queue_depth"' 'set cblabel "GB/s"' \
 				"set xtics ($xt)" "set ytics ($yt)" "set xrange [-0.5:$nb.5]" "set yrange [-0.5:$nq.5]" \
-				'set cbrange [0:*]' 'set palette rgbformulae 22,13,-31' 'set style fill solid 1.0 noborder' 'unset key' \
-				"plot $data using 1:2:(0.5):(0.5):3 with boxxyerror fillcolor palette, $data using 1:2:(sprintf(\"%.2f\", \$3)) with labels textcolor rgb \"black\""
+				'set cbrange [0:*]' "$VIRIDIS" 'set style fill solid 1.0 noborder' 'unset key' \
+				"plot $data using 1:2:(0.5):(0.5):3 with boxxyerror fillcolor palette, $data using 1:2:(sprintf(\"%.2f\", \$3)):4 with labels textcolor rgb variable"
 		done <<<"$pairs"
 	done
 	# best point per thread count, read and write side by side
@@ -83,11 +92,32 @@ write_plots() {
 	jq -r -f "$JQ_DIR/plot-threads.jq" "$RUN/aggregate.json" >"$data"
 	if [ -s "$data" ]; then
 		gp_quote data "$data"
-		gp_plot best-by-threads 800,550 '"best GB/s (1e9 B/s) per tswap_threads (intra_op_parallelism)"' \
+		gp_plot best-by-threads 800,550 'best GB/s (1e9 B/s) per tswap_threads (intra_op_parallelism)' \
 			'set xlabel "tswap_threads"' 'set ylabel "GB/s"' 'set yrange [0:*]' 'set datafile missing "-"' \
 			"${hist[@]}" 'set key top left' "plot $data using 2:xtic(1) title \"read\", \"\" using 3 title \"write\""
 	fi
+	write_latency_plots
 	write_bw_plots
+}
+
+# write_latency_plots: plots/latency-DIR.png per direction with latencies:
+# each point's p99 (ms) against its GB/s, the Pareto front of the trusted
+# points joined and labelled, flagged points hollow, the pick circled.
+write_latency_plots() {
+	local dir="$RUN/plots" rw data
+	for rw in read write readwrite; do
+		data="$dir/latency-$rw.dat"
+		jq -r -L "$JQ_DIR" --arg rw "$rw" -f "$JQ_DIR/plot-latency.jq" "$RUN/aggregate.json" >"$data"
+		grep -q '^[0-9]' "$data" || {
+			rm -f -- "$data"
+			continue
+		}
+		gp_quote data "$data"
+		gp_plot "latency-$rw" 900,600 "$rw: p99 completion latency against GB/s (1e9 B/s) per point; line: Pareto front of the trusted points; circle: the pick" \
+			'set xlabel "GB/s"' 'set ylabel "p99 completion latency, ms"' 'set xrange [0:*]' 'set yrange [0:*]' \
+			'set grid' 'set key below horizontal' 'set offsets graph 0.02, graph 0.15, graph 0.1, 0' \
+			"plot $data index 0 using 1:(strcol(3) eq \"flagged\" ? \$2 : NaN) with points pt 6 ps 1.5 lc rgb \"gray50\" title \"flagged (never picked)\", $data index 0 using 1:(strcol(3) eq \"beaten\" ? \$2 : NaN) with points pt 7 ps 1.5 lc rgb \"#3b518b\" title \"trusted, beaten\", $data index 1 using 1:2 with linespoints lw 2 pt 7 ps 1.5 lc rgb \"#e0600a\" title \"Pareto front\", $data index 1 using 1:2:3 with labels left offset char 1.5,0.8 notitle, $data index 0 using 1:(\$4 == 1 ? \$2 : NaN) with points pt 6 ps 4 lw 2 lc rgb \"black\" title \"pick\""
+	done
 }
 
 # write_hosts_plot: plots/hosts.png, each host's best read and write GB/s.
@@ -100,19 +130,31 @@ write_hosts_plot() {
 	jq -r '.hosts[] | "\(.id) \(.best.read.gbs // "-") \(.best.write.gbs // "-")"' "$RUN/fleet.json" >"$data"
 	[ -s "$data" ] || return 0
 	title=$(jq -r '[.directions[] as $d | "\($d) median \(.fleet[$d].median // 0 | . * 1000 | round / 1000)"] | join(", ")' "$RUN/fleet.json")
-	gp_quote title "best GB/s (1e9 B/s) per host, $title"
 	gp_quote data "$data"
-	gp_plot hosts 900,550 "$title" 'set ylabel "GB/s"' 'set yrange [0:*]' 'set datafile missing "-"' 'set xtics rotate by -30' \
+	gp_plot hosts 900,550 "best GB/s (1e9 B/s) per host, $title" 'set ylabel "GB/s"' 'set yrange [0:*]' 'set datafile missing "-"' 'set xtics rotate by -30' \
 		"${hist[@]}" 'set key top right' "plot $data using 2:xtic(1) title \"read\", \"\" using 3 title \"write\""
 }
 
-# plot_links: a Markdown image line for every PNG in RUN/plots (the
-# reports' Plots section; report.sh, fleet-report.sh).
+# plot_links: a Markdown image line for every PNG in RUN/plots, the
+# latency ones first and a line on how to read them (the reports' Plots
+# section; report.sh, fleet-report.sh).
 plot_links() {
-	local png
+	local png lat=0
+	for png in "$RUN"/plots/latency-*.png; do
+		[ -f "$png" ] || continue
+		png_link "$png"
+		lat=1
+	done
+	[ "$lat" = 0 ] || printf 'latency-DIR: p99 completion latency (median over repeats) against GB/s per point; the line joins the Pareto front, the trusted points no other trusted point beats on both; hollow: flagged; circled: the best DIR point.\n\n'
 	for png in "$RUN"/plots/*.png; do
 		[ -f "$png" ] || continue
-		png=${png##*/}
-		printf '![%s](plots/%s)\n\n' "${png%.png}" "$png"
+		[[ ${png##*/} != latency-* ]] || continue
+		png_link "$png"
 	done
+}
+
+# png_link PNG: its Markdown image line.
+png_link() {
+	local png=${1##*/}
+	printf '![%s](plots/%s)\n\n' "${png%.png}" "$png"
 }
