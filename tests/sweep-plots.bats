@@ -1,0 +1,144 @@
+#!/usr/bin/env bats
+# tests/sweep-plots.bats - the sweep's plots (sweep/lib/plot.sh): the
+# Pareto front of jq/plot-latency.jq on a fixture (no gnuplot), the heat
+# maps' palette and titles that fit, drawn from tests/fixtures/plots (a
+# hand-written aggregate.json and one bandwidth log), and a real sweep's
+# report.md linking the latency plots.
+
+# '$...' in single quotes are jq's or gnuplot's.
+# shellcheck disable=SC2016
+
+bats_require_minimum_version 1.5.0
+
+bats_load_library bats-support
+bats_load_library bats-assert
+bats_load_library bats-file
+
+# Before state.sh, which has an ENGINE of its own.
+SWEEP_ENGINE=${TSWAP_ENGINE:-$(cd "$BATS_TEST_DIRNAME/.." && pwd)/build/tswap.so}
+SCRIPT_DIR=$(cd "$BATS_TEST_DIRNAME/../sweep" && pwd)
+SWEEP_HOME=$SCRIPT_DIR
+# shellcheck source=../sweep/lib/state.sh
+. "$SWEEP_HOME/lib/state.sh"
+# shellcheck source=../sweep/lib/util.sh
+. "$SWEEP_HOME/lib/util.sh"
+# shellcheck source=../sweep/lib/bwlog.sh
+. "$SWEEP_HOME/lib/bwlog.sh"
+# shellcheck source=../sweep/lib/plot.sh
+. "$SWEEP_HOME/lib/plot.sh"
+
+FIXTURE=$BATS_TEST_DIRNAME/fixtures/plots
+
+setup() {
+	RUN=$BATS_TEST_TMPDIR/run
+	cp -R "$FIXTURE" "$RUN"
+}
+
+# fixture_plots: write_plots on the fixture run (needs gnuplot).
+fixture_plots() {
+	command -v gnuplot >/dev/null || skip "requires gnuplot"
+	write_plots 2>"$BATS_TEST_TMPDIR/notes"
+	[ ! -s "$BATS_TEST_TMPDIR/notes" ] || fail "write_plots: $(cat "$BATS_TEST_TMPDIR/notes")"
+}
+
+# edge_ink PNG: how many pixels of PNG's three outermost columns on the
+# left and on the right are not white (a title or label cut at an edge).
+edge_ink() {
+	local px=$BATS_TEST_TMPDIR/px
+	gnuplot -e "set table '$px'; plot '$1' binary filetype=png with rgbimage" || return 1
+	# lines "x y red green blue alpha"; the first pass finds the width
+	awk 'NR == FNR { if ($1 ~ /^[0-9]+$/ && $1 > w) w = $1; next }
+		$1 ~ /^[0-9]+$/ && ($1 < 3 || $1 > w - 3) && ($3 < 255 || $4 < 255 || $5 < 255) { n++ }
+		END { if (w < 100) exit 1; print n + 0 }' "$px" "$px"
+}
+
+@test "plot-latency.jq: the Pareto front of a direction's trusted points, the flagged and the other direction left out, the pick marked" {
+	run jq -r -L "$JQ_DIR" --arg rw read -f "$JQ_DIR/plot-latency.jq" "$RUN/aggregate.json"
+	assert_success
+	# block 0: every read point with a result by GB/s; b8m-q32 is beaten
+	# by b1m-q8 at the same p99, b1m-q32 by b4m-q8; b4m-q8 and b8m-q8
+	# tie (neither beats the other): both on the front; b4m-q32 beats
+	# everything but is flagged; b2m-q8 failed; the write point is out
+	assert_output "0.500000 10.000 beaten 0 b8m-q32
+1.000000 10.000 front 0 b1m-q8
+1.500000 25.000 beaten 0 b1m-q32
+2.000000 20.000 front 1 b4m-q8
+2.000000 20.000 front 0 b8m-q8
+3.000000 5.000 flagged 0 b4m-q32
+
+
+1.000000 10.000 b1m-q8
+2.000000 20.000 b4m-q8
+2.000000 20.000 b8m-q8"
+	# a direction without points: no data lines
+	run jq -r -L "$JQ_DIR" --arg rw readwrite -f "$JQ_DIR/plot-latency.jq" "$RUN/aggregate.json"
+	assert_success
+	refute_output --regexp '[0-9]'
+}
+
+@test "write_plots: latency plots per direction, heat maps in viridis with readable labels, no rainbow" {
+	fixture_plots
+	assert_file_exists "$RUN/plots/latency-read.png"
+	assert_file_exists "$RUN/plots/latency-write.png"
+	assert_file_not_exists "$RUN/plots/latency-readwrite.png"
+	grep -q 'index 1 using 1:2 with linespoints .*title "Pareto front"' "$RUN/plots/latency-read.gp" || fail "latency-read.gp draws no front"
+	grep -q 'pt 6 ps 4 .*title "pick"' "$RUN/plots/latency-read.gp" || fail "latency-read.gp circles no pick"
+	local gp
+	for gp in "$RUN"/plots/heat-*.gp; do
+		grep -qxF "set palette defined (0 '#440154', 1 '#472c7a', 2 '#3b518b', 3 '#2c718e', 4 '#21908d', 5 '#27ad81', 6 '#5cc863', 7 '#aadc32', 8 '#fde725')" "$gp" ||
+			fail "$gp: not the viridis palette"
+		! grep -q rgbformulae "$gp" || fail "$gp: still a rgbformulae palette"
+		grep -q 'with labels textcolor rgb variable' "$gp" || fail "$gp: labels in one colour"
+	done
+	assert_file_exists "$RUN/plots/heat-read-overlap-block.png"
+	# white labels on the dark half (below 0.55 of the best 3 GB/s), black on the light
+	assert_equal "$(awk '{ print $3, $4 }' "$RUN/plots/heat-read-overlap-block.dat" | sort -n | tr '\n' ' ')" \
+		"0.5 16777215 1 16777215 1.5 16777215 2 0 2 0 3 0 "
+}
+
+@test "write_plots: no title or label is cut at the left or right edge of any plot" {
+	fixture_plots
+	local png n=0 ink
+	# the bandwidth plot's title is as long as a real one (118 characters)
+	assert_file_exists "$RUN/plots/bw-read-libaio-t16m-b4m-q8-block-overlap-p1-d2.png"
+	for png in "$RUN"/plots/*.png; do
+		n=$((n + 1))
+		ink=$(edge_ink "$png") || fail "$png: cannot read its pixels"
+		[ "$ink" -eq 0 ] || fail "${png##*/}: $ink pixels drawn at the left or right edge (a clipped title?)"
+	done
+	[ "$n" -ge 5 ] || fail "expected 5 or more plots, got $n"
+	# and the title that did not fit on one line was wrapped, not shrunk
+	grep -q '^set title .*\."\\n"\.' "$RUN/plots/bw-read-libaio-t16m-b4m-q8-block-overlap-p1-d2.gp" || fail "the long title is on one line"
+}
+
+@test "plot-title.jq: lines fit the width, quotes doubled, backticks kept single-quoted" {
+	run jq -nr --arg t "it's \`id\` and a title longer than a 300-pixel plot can hold on one line" --arg size 300,200 \
+		-f "$JQ_DIR/plot-title.jq"
+	assert_success
+	# (300 - 40) / 9.5: 27 characters a line
+	assert_output "'it''s \`id\` and a title'.\"\\n\".'longer than a 300-pixel'.\"\\n\".'plot can hold on one line'"
+	run jq -nr --arg t '' --arg size 300,200 -f "$JQ_DIR/plot-title.jq"
+	assert_output "''"
+}
+
+@test "sweep: report.md shows the latency-against-throughput plots first, with how to read them" {
+	[ -f "$SWEEP_ENGINE" ] || skip "requires the engine: $SWEEP_ENGINE is missing (run 'make')"
+	command -v gnuplot >/dev/null || skip "requires gnuplot"
+	[ "$(stat -f -c %T "$BATS_TEST_TMPDIR")" != tmpfs ] || skip "requires a block-backed \$BATS_TEST_TMPDIR (O_DIRECT), not tmpfs"
+	local rd=$BATS_TEST_TMPDIR/sweep
+	export TSWAP_ENGINE=$SWEEP_ENGINE
+	run --separate-stderr timeout -k 10 300 "$SWEEP_HOME/tswap-sweep" --grid quick --size 32m --tensor-size 4m \
+		--io-size 8m --repeat 1 --target "$BATS_TEST_TMPDIR/t.swap" --out "$rd"
+	[ "$status" -eq 0 ] || fail "tswap-sweep exit $status: $stderr"
+	local rw
+	for rw in read write; do
+		[ "$(head -c 8 "$rd/plots/latency-$rw.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+			fail "plots/latency-$rw.png is not a PNG"
+	done
+	# the Plots section opens with them, then says how to read them
+	run sed -n '/^## Plots$/,$p' "$rd/report.md"
+	assert_line --index 1 '![latency-read](plots/latency-read.png)'
+	assert_line --index 2 '![latency-write](plots/latency-write.png)'
+	assert_line --index 3 --partial 'latency-DIR: p99 completion latency'
+	[ "$(grep -c '^!\[latency-' "$rd/report.md")" -eq 2 ] || fail "a latency plot is linked twice"
+}
