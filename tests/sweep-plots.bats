@@ -129,7 +129,7 @@ edge_ink() {
 	export TSWAP_ENGINE=$SWEEP_ENGINE
 	run --separate-stderr timeout -k 10 300 "$SWEEP_HOME/tswap-sweep" --grid quick --size 32m --tensor-size 4m \
 		--io-size 8m --repeat 1 --target "$BATS_TEST_TMPDIR/t.swap" --out "$rd"
-	[ "$status" -eq 0 ] || fail "tswap-sweep exit $status: $stderr"
+	[ "$status" -eq 0 ] || fail "tswap-sweep exit $status: ${stderr:-}"
 	local rw
 	for rw in read write; do
 		[ "$(head -c 8 "$rd/plots/latency-$rw.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
