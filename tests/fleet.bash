@@ -18,6 +18,7 @@
 #   start_servers          a free $PORT and servers on 127.0.0.2, .3 and .4
 #                          (PIDs in SERVER_PIDS[2..4])
 #   start_server N         (re)start the server on 127.0.0.N:$PORT
+#                          (TSWAP_SYSROOT=SERVER_SYSROOT[N] when set)
 #   kill_server N          SIGKILL it and everything it runs
 #   proc_tree PID          PID and its descendants, parents first
 #   fleet ARGS...          `run --separate-stderr` of the installed sweep
@@ -47,6 +48,7 @@ setup() {
 	common_setup
 	FLEET_SWEEP=$FLEET_PREFIX/bin/tswap-sweep
 	SERVER_PIDS=()
+	SERVER_SYSROOT=()
 	PORT=
 }
 
@@ -76,11 +78,14 @@ listening() {
 }
 
 # start_server N: fio --server on 127.0.0.N:$PORT, in $SCRATCH/hostN (its
-# own session, fd 3 closed for bats); its PID in SERVER_PIDS[N].
+# own session, fd 3 closed for bats); its PID in SERVER_PIDS[N]. With
+# SERVER_SYSROOT[N] set, the server (and the metadata probe it runs) has
+# TSWAP_SYSROOT=that (a fixture tree, tests/check.bash).
 start_server() {
 	local n=$1 dir=$SCRATCH/host$1 i
 	mkdir -p "$dir"
-	(cd "$dir" && exec setsid fio --server="127.0.0.$n,$PORT" >>"$dir/server.log" 2>&1 </dev/null 3>&-) &
+	(cd "$dir" && exec env ${SERVER_SYSROOT[n]:+"TSWAP_SYSROOT=${SERVER_SYSROOT[n]}"} \
+		setsid fio --server="127.0.0.$n,$PORT" >>"$dir/server.log" 2>&1 </dev/null 3>&-) &
 	SERVER_PIDS[n]=$!
 	for ((i = 0; i < 100; i++)); do
 		listening "127.0.0.$n" "$PORT" && return 0

@@ -75,13 +75,20 @@ load fleet
 	xmllint --noout "$xml"
 	cmp -s "$xml" "$SCRATCH/ci/tswap-fleet.xml" || fail "--junit did not copy junit.xml"
 	assert_equal "$(xmllint --xpath 'count(/testsuites/testsuite)' "$xml")" 3
-	assert_equal "$(xmllint --xpath 'count(//testsuite/testcase)' "$xml")" 15
-	assert_equal "$(xmllint --xpath 'string(/testsuites/@tests)' "$xml")" 15
-	assert_equal "$(xmllint --xpath 'string(/testsuites/@failures)' "$xml")" 4
+	# the GB/s checks (tswap-fleet.ID), then each host's stack checks
+	# (tswap-check.ID, tests/fleet-check.bats): this machine's, so their
+	# verdicts are counted from fleet.json
+	assert_equal "$(xmllint --xpath 'count(//testsuite/testcase[starts-with(@classname, "tswap-fleet.")])' "$xml")" 15
+	assert_equal "$(xmllint --xpath 'count(//testsuite/testcase[starts-with(@classname, "tswap-check.")])' "$xml")" \
+		"$(jq '[.hosts[].stack_checks[]] | length' "$rd/fleet.json")"
+	jq -e '.hosts | map(.stack_checks | length >= 16) | all' "$rd/fleet.json" >/dev/null || fail "a host without its stack checks"
+	assert_equal "$(xmllint --xpath 'string(/testsuites/@tests)' "$xml")" "$(jq '15 + ([.hosts[].stack_checks[]] | length)' "$rd/fleet.json")"
+	assert_equal "$(xmllint --xpath 'string(/testsuites/@failures)' "$xml")" \
+		"$(jq '4 + ([.hosts[].stack_checks[] | select(.verdict == "fail")] | length)' "$rd/fleet.json")"
 	assert_equal "$(xmllint --xpath 'string(/testsuites/@errors)' "$xml")" 0
 	local suite
 	for suite in "127.0.0.2:$PORT" "127.0.0.3:$PORT" slow-host; do
-		assert_equal "$(xmllint --xpath "count(//testsuite[@name='$suite']/testcase)" "$xml")" 5
+		assert_equal "$(xmllint --xpath "count(//testsuite[@name='$suite']/testcase[starts-with(@classname, 'tswap-fleet.')])" "$xml")" 5
 		run xmllint --xpath "//testsuite[@name='$suite']/testcase/@name" "$xml"
 		assert_output --partial 'name="run"'
 		assert_output --partial 'name="read_min_gbs"'
@@ -89,7 +96,7 @@ load fleet
 	done
 	assert_equal "$(xmllint --xpath "count(//testsuite[@name='slow-host']/testcase/failure[@type='threshold'])" "$xml")" 2
 	assert_equal "$(xmllint --xpath "count(//testsuite[@name='slow-host']/testcase/failure[@type='outlier'])" "$xml")" 2
-	assert_equal "$(xmllint --xpath "count(//testsuite[@name='127.0.0.2:$PORT']//failure)" "$xml")" 0
+	assert_equal "$(xmllint --xpath "count(//testsuite[@name='127.0.0.2:$PORT']/testcase[starts-with(@classname, 'tswap-fleet.')]/failure)" "$xml")" 0
 	assert_equal "$(xmllint --xpath "string(//testsuite[@name='127.0.0.3:$PORT']/properties/property[@name='target']/@value)" "$xml")" \
 		"$SCRATCH/host3/with space/tswap.swap"
 	# progress on stderr, results on stdout

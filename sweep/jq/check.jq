@@ -5,8 +5,10 @@
 # $sysroot ("" for /). Used by tswap-check; the table and JUnit are
 # check-table.jq and check-junit.jq.
 #
-# Output: {target, settings, sysroot, verdict, counts, checks: [{id,
-# verdict, value, expected, advice, source}]}. verdict: ok, warn, fail, or
+# Output: {target, settings, sysroot, stack, verdict, counts, checks: [{id,
+# verdict, value, expected, advice, source}]}; stack: kind, device, disk,
+# filesystem, mountpoint, host, kernel, model, firmware, pcie_link,
+# numa_node (what fleet-check.jq compares hosts on). verdict: ok, warn, fail, or
 # n/a (the check does not apply to this stack: no PCIe link, not NVMe, not
 # NVMe-oF, libaio backend); the object's verdict is its worst check's.
 # Sizes in fio notation (1m = 1 MiB); values as sysfs spells them.
@@ -29,6 +31,8 @@ def chk($id; $verdict; $value; $expected; $advice; $source):
 	{id: $id, verdict: $verdict, value: ($value | if . == null then null else tostring end),
 	 expected: $expected, advice: $advice, source: $source};
 def gts: str | if . == null then null else (capture("^(?<n>[0-9.]+) *GT/s").n | tonumber?) end;
+def trimmed: if type == "string" then gsub("^\\s+|\\s+$"; "") | str else null end;
+def json: str | if . == null then null else (fromjson? // null) end;
 def selected: str | if . == null then null
 	elif test("\\[") then capture("\\[(?<s>[^]]*)\\]").s else gsub("\\s+"; "") end;
 
@@ -215,7 +219,15 @@ kv as $k
 | {target: $target, sysroot: ($sysroot | str),
    settings: {block_size: $bs, queue_depth: $qd, threads: $threads, backend: $backend},
    stack: {kind: $kind, device: ($k.dev | str), disk: $disk, filesystem: ($fs.fstype // null), mountpoint: ($fs.target // null),
-           host: ($k.host | str), kernel: ($k.kernel | str)},
+           host: ($k.host | str), kernel: ($k.kernel | str),
+           # what a fleet compares its hosts on (fleet-check.jq)
+           model: ([($k.nvme | json | .mn?), ($k.blk | json | .blockdevices[0]?.model?), $k["dev.model"]]
+                   | map(trimmed | values) | .[0]),
+           firmware: ([($k.nvme | json | .fr?), ($k.blk | json | .blockdevices[0]?.rev?), $k["dev.firmware"]]
+                      | map(trimmed | values) | .[0]),
+           pcie_link: (if ($k["pci.current_link_speed"] | str) != null and ($k["pci.current_link_width"] | str) != null
+                       then "\($k["pci.current_link_speed"]) x\($k["pci.current_link_width"])" else null end),
+           numa_node: ($k["pci.numa_node"] | num | if . == null or . < 0 then null else . end)},
    verdict: (if any($checks[]; .verdict == "fail") then "fail" elif any($checks[]; .verdict == "warn") then "warn" else "ok" end),
    counts: (reduce $checks[] as $c ({ok: 0, warn: 0, fail: 0, "n/a": 0}; .[$c.verdict] += 1)),
    checks: $checks}

@@ -8,4 +8,6 @@ def g: if . == null then "-" else (. * 1000 | round / 1000 | tostring) end;
      + ([(.errors[] | .reason), (.checks[] | select(.status == "fail") | .message)]
 	| if length > 0 then "  - " + join("; ") else "" end)),
 "fleet median: " + ([$dirs[] as $d | "\($d) \(.fleet[$d].median | g) GB/s"] | join(", ")),
-"hosts: \(.summary.pass) pass, \(.summary.fail) below the bar, \(.summary.error) error(s)"
+"hosts: \(.summary.pass) pass, \(.summary.fail) below the bar, \(.summary.error) error(s)",
+(.check_summary // empty
+ | "stack checks: \(.fail) fail\(if .fail > 0 then " (\(.hosts | join(", ")))" else "" end), \(.warn) warn (report.md, Checks)")

@@ -163,6 +163,7 @@ exec_collect() {
 }
 exec_csv() { write_csv_fleet; }
 exec_verdicts() {
+	fleet_checks
 	write_hosts_plot
 	write_junit
 }

@@ -4,8 +4,10 @@
 #
 # Owns: collect_fleet (jq/fleet-results.jq), fleet_preflight_results,
 # fleet_verdicts (jq/fleet-verdicts.jq, then jq/fleet-meta.jq),
+# fleet_checks (jq/check.jq per host, jq/fleet-check.jq),
 # write_csv_fleet (jq/fleet-csv.jq), write_junit (jq/junit.jq),
-# write_fleet_report (jq/fleet-report.jq, jq/fleet-meta-report.jq),
+# write_fleet_report (jq/fleet-report.jq, jq/fleet-meta-report.jq,
+# jq/fleet-check-report.jq),
 # print_fleet_summary (jq/fleet-summary.jq). Reads: RUN/points/*/*/result.json,
 # RUN/preflight/, RUN/sweep.json, the H_* arrays, MIN_READ, MIN_WRITE,
 # OUTLIER_PCT. Writes: RUN/results.json, hosts/ID/{results,aggregate}.json,
@@ -71,6 +73,36 @@ fleet_verdicts() {
 	mv -f "$RUN/fleet.json.tmp" "$RUN/fleet.json"
 }
 
+# fleet_checks: fleet.json with each host's stack checks: jq/check.jq (as
+# tswap-check) on the collector's output the probe brought back
+# (preflight/ID/target/meta.kv; nothing more runs on the host), against
+# the settings of jq/check-settings.jq, then judged across the fleet
+# (jq/fleet-check.jq).
+fleet_checks() {
+	local h dir settings plan c all=''
+	local -a s=()
+	plan=$(plan_json "$RUN/plan.json")
+	settings=$(jq -c --slurpfile plan /dev/stdin -f "$JQ_DIR/check-settings.jq" "$RUN/best-aio.json" <<<"$plan")
+	mapfile -t s < <(jq -r '.block_size, .queue_depth, .threads, .backend' <<<"$settings")
+	for ((h = 0; h < ${#H_ADDR[@]}; h++)); do
+		dir="$RUN/preflight/${H_ID[h]}"
+		# shellcheck disable=SC2310 # a host whose checks do not run has none
+		if jq -e '.collected == true' "$dir/meta.json" >/dev/null 2>&1 &&
+			c=$(jq -R -n --arg target "${H_TARGET[h]}" --argjson bs "${s[0]}" --argjson qd "${s[1]}" \
+				--argjson threads "${s[2]}" --arg backend "${s[3]}" --arg sysroot '' \
+				-f "$JQ_DIR/check.jq" <"$dir/target/meta.kv" 2>/dev/null); then
+			all+=$c$'\n'
+		elif [ -f "$dir/meta.json" ]; then
+			all+=$(jq -c '{collected: false, note: (if .collected == false then .note else "metadata: the checks could not read it" end)}' "$dir/meta.json")$'\n'
+		else
+			all+=$'{"collected": false, "note": "metadata: not collected (the host was not probed in this run)"}\n'
+		fi
+	done
+	jq -s . <<<"$all" | jq --slurpfile hc /dev/stdin --argjson settings "$settings" \
+		-f "$JQ_DIR/fleet-check.jq" "$RUN/fleet.json" >"$RUN/fleet.json.tmp"
+	mv -f "$RUN/fleet.json.tmp" "$RUN/fleet.json"
+}
+
 # The host's metadata in each row of summary.csv (jq/fleet-meta.jq's
 # fields, and why they are empty when they are).
 readonly FLEET_CSV_META=model,firmware,capacity_bytes,logical_block_size,pcie_speed,pcie_width,pcie_max_speed,pcie_max_width,numa_node,scheduler,nr_requests,max_sectors_kb,fs_type,kernel,cpus,memory_bytes,metadata_note
@@ -101,6 +133,7 @@ write_fleet_report() {
 			--slurpfile hagg /dev/stdin --slurpfile aio "$RUN/best-aio.json" \
 			--arg notes "$notes" -f "$JQ_DIR/fleet-report.jq" "$RUN/sweep.json" <<<"$hagg"
 		jq -r -f "$JQ_DIR/fleet-meta-report.jq" "$RUN/fleet.json"
+		jq -r -f "$JQ_DIR/fleet-check-report.jq" "$RUN/fleet.json"
 		printf '## Plots\n\n'
 		plot_links
 		printf 'Files: junit.xml (one testcase per host and check), summary.csv (one row per host, point and repeat), fleet.json (figures and checks per host), results.json, aggregate.json (fleet medians), best-aio.json, hosts/ID/ (per host), preflight/ID/ (the probe), points/POINT.rN/ID/ (job.fio, run.sh, fio.client.out, fio.json, fio.stderr, result.json).\n'

@@ -115,8 +115,11 @@ collect() {
 	fi
 	if [ -n "$dev" ]; then
 		# SERIAL is left out of the JSON: only its hash leaves the host
-		blk=$(lsblk -J -b -d -o NAME,KNAME,PATH,TYPE,MODEL,REV,SIZE,LOG-SEC,PHY-SEC,ROTA,SCHED,RQ-SIZE,TRAN,PKNAME,MAJ:MIN -- "$dev" | oneline)
-		serial=$(lsblk -d -n -o SERIAL -- "$dev" | trim)
+		# (not under TSWAP_SYSROOT: lsblk would read this machine's $dev)
+		if [ -z "$R" ]; then
+			blk=$(lsblk -J -b -d -o NAME,KNAME,PATH,TYPE,MODEL,REV,SIZE,LOG-SEC,PHY-SEC,ROTA,SCHED,RQ-SIZE,TRAN,PKNAME,MAJ:MIN -- "$dev" | oneline)
+			serial=$(lsblk -d -n -o SERIAL -- "$dev" | trim)
+		fi
 		# the queue is the whole disk's: a partition's parent (lsblk PKNAME)
 		if [ -n "$R" ]; then
 			disk=${dev##*/}
@@ -167,6 +170,10 @@ collect() {
 		kv "queue.$f" "$([ -z "$sys" ] || cat -- "$sys/queue/$f")"
 	done
 	kv size_sectors "$([ -z "$sys" ] || cat -- "$sys/size")"
+	# model and firmware as sysfs has them (NVMe: the controller's
+	# firmware_rev; SCSI: rev): without nvme-cli, and in fixture trees
+	kv dev.model "$([ -z "$sys" ] || trim <"$sys/device/model")"
+	kv dev.firmware "$([ -z "$sys" ] || cat -- "$sys/device/firmware_rev" "$sys/device/rev" | head -n 1 | trim)"
 	kv poll_queues "$(cat "$R/sys/module/nvme/parameters/poll_queues")"
 	for f in current_link_speed current_link_width max_link_speed max_link_width numa_node; do
 		kv "pci.$f" "$([ -z "$pci" ] || cat -- "$pci/$f")"
