@@ -76,6 +76,7 @@ slow_fio() {
 	local real
 	real=$(command -v fio) || skip "requires fio"
 	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	# shellcheck disable=SC2016 # $PWD and $@ are the wrapper's
 	printf '#!/bin/sh\ncase $PWD in */rounds/.tmp-*) sleep %s ;; */points/.tmp-*) sleep %s ;; esac\nexec %s "$@"\n' \
 		"$1" "$2" "$real" >"$BATS_TEST_TMPDIR/bin/fio"
 	chmod +x "$BATS_TEST_TMPDIR/bin/fio"
