@@ -165,7 +165,7 @@ show_sweep() {
 	# 120 s: round 1 (1 s ramp), then the final round at the grid's 2 s
 	# runtime and 2 s ramp with 3 repeats, reserved first (about 100 s of
 	# runs); a loaded machine may re-plan it down to its 1 s floor
-	local rd=$SCRATCH/run budget=120 rt
+	local rd=$SCRATCH/run budget=120 rt reps
 	sed -i 's/^ramp .*/ramp         2/' "$SCRATCH/small.grid"
 	sweep --grid "$SCRATCH/small.grid" --target "$SCRATCH/t.swap" --out "$rd" --budget "$budget"
 	# 4: every point flagged (CV on a loaded machine) is a valid outcome
@@ -176,6 +176,13 @@ show_sweep() {
 	# the progress line counts against the budget
 	[[ $stderr == *"(budget $budget s: "*" s left)"* ]] || fail "no budget on the progress lines: $stderr"
 	assert_output --partial "budget:     $budget s, used "
+	# a machine so busy that round 1 left no time for the final round: it
+	# became the final round (its own test below), nothing more to check
+	if jq -e '.budget.rounds[0].became_final.fits == false' "$rd/aggregate.json" >/dev/null; then
+		jq -e '.budget.rounds | length == 1 and .[0].once and .[0].runs == 10' "$rd/aggregate.json" >/dev/null ||
+			fail "rounds: $(jq -c '.budget.rounds' "$rd/aggregate.json")"
+		return 0
+	fi
 	# at least two rounds, the first prunes, the last is final with repeats
 	jq -e '.budget.rounds | length >= 2 and .[0].final == false and (.[0].pruned | length) > 0
 		and .[-1].final and .[-1].repeats >= 1' "$rd/aggregate.json" >/dev/null ||
@@ -193,20 +200,22 @@ show_sweep() {
 	# floor when a loaded machine made it re-plan), the grid's ramp and
 	# the repeats; the report's header and how-it-ran lines name it, not
 	# round 1's
-	jq -e '.budget.rounds[-1] | (.runtime == 2 or .runtime == 1) and .ramp == 2 and .repeats == 3' "$rd/aggregate.json" >/dev/null ||
+	# (a busy machine may re-plan it to fewer repeats, or drop one)
+	jq -e '.budget.rounds[-1] | (.runtime == 2 or .runtime == 1) and .ramp == 2 and .repeats >= 1 and .repeats <= 3' "$rd/aggregate.json" >/dev/null ||
 		fail "final round: $(jq -c '.budget.rounds[-1]' "$rd/aggregate.json")"
 	rt=$(jq '.budget.rounds[-1].runtime' "$rd/aggregate.json")
-	grep -qE "^- grid: \*\*small\*\* .* x 3 repeat\(s\), $rt s per point after a 2 s ramp$" "$rd/report.md" ||
+	reps=$(jq '.budget.rounds[-1].repeats' "$rd/aggregate.json")
+	grep -qE "^- grid: \*\*small\*\* .* x $reps repeat\(s\), $rt s per point after a 2 s ramp$" "$rd/report.md" ||
 		fail "header: $(grep '^- grid' "$rd/report.md")"
 	grep -qF -- "- fixed runtime: the $rt s runtime is shorter than a steady-state window needs" "$rd/report.md" ||
 		fail "steady line: $(grep -A4 '^## How the points ran' "$rd/report.md")"
-	grep -qE -- "^- budget: the pick is made from the final round \(round [0-9]+\): 3 repeat\(s\) of $rt s after a 2 s ramp; the [0-9]+ pruning round\(s\) before it ran each point once for [12] s" "$rd/report.md" ||
+	grep -qE -- "^- budget: the pick is made from the final round \(round [0-9]+\): $reps repeat\(s\) of $rt s after a 2 s ramp; the [0-9]+ pruning round\(s\) before it ran each point once for [12] s" "$rd/report.md" ||
 		fail "budget line: $(grep -A4 '^## How the points ran' "$rd/report.md")"
 	grep -q '^## Budget: successive halving' "$rd/report.md" || fail "report.md has no Budget section"
 	grep -qE '^\| 1 \| [12] \| 1 \| 1 \| read 4, write 4 \|' "$rd/report.md" ||
 		fail "round 1 row: $(grep -A4 '^## Budget' "$rd/report.md")"
 	# the ceilings run in the final round, at its runtime
-	grep -qE "^\| [0-9]+ \(final\) \| $rt \| 2 \| 3 \| read 2, write 2 \+ 2 ceiling \|" "$rd/report.md" ||
+	grep -qE "^\| [0-9]+ \(final\) \| $rt \| 2 \| $reps \| read 2, write 2 \+ 2 ceiling \|" "$rd/report.md" ||
 		fail "final round row: $(grep -A6 '^## Budget' "$rd/report.md")"
 	grep -q "^runtime=$rt\$" "$(ls -d "$rd"/points/ceiling-read-*.r1)/job.fio" ||
 		fail "the read ceiling did not run at the final round's 2 s: $(grep '^runtime' "$rd"/points/ceiling-read-*.r1/job.fio)"

@@ -18,7 +18,7 @@
 # run beyond ramp + runtime: fio's start-up, the tensor op that ends
 # after ramp or runtime, the layout, the sweep's job file, drop_caches
 # and result stages: what the rounds after it are re-planned with),
-# sweep_s (the sweep's own work per run: a run's seconds beyond fio's;
+# once (every point once: no pruning), sweep_s (the sweep's own work per run: a run's seconds beyond fio's;
 # the outputs' reserve, budget.sh budget_reserve) and dropped (the
 # repeat the final round dropped, when it did).
 def r1: . * 10 | round / 10;
@@ -30,5 +30,6 @@ def r1: . * 10 | round / 10;
    planned_overhead_s: $spec.overhead_s, wall_s: ($wall | r1), precondition_s: ($pre | r1),
    overhead_s: (if $ran == 0 then $spec.overhead_s else $over end),
    sweep_s: ([range(0; $allc | length) | $allc[.] - $allw[.]] | (add // 0) / ([length, 1] | max) * 100 | round / 100)}
+  + (if $spec.once then {once: true} else {} end)
   + (if $spec.became_final then {became_final: $spec.became_final} else {} end)
   + (if $pass == null then {} else {dropped: ($pass | del(.why))} end)
