@@ -17,11 +17,12 @@
 #             floor is min($floor, $tmax)
 #   $first    rounds already run (0 for a new plan)
 # Output: {rounds: [{final, groups, ceilings, repeats, ramp, runtime, runs,
-# planned_s}], planned_s, min_s, floor_s, final_floor, below_floor, fits}.
+# overhead_s, planned_s}], planned_s, min_s, floor_s, final_floor,
+# overhead_s ($over), min_runs, min_ramp, below_floor, fits}.
 # below_floor: the final round has less than its floor or fewer than $reps
 # repeats, or there is no pruning (one round of every point once).
 # fits is false when not even every point once at 1 s fits: min_s is that
-# cost (the refusal says it); floor_s is the cost of the first round at
+# cost (the refusal says it), min_runs and min_ramp its runs and ramp; floor_s is the cost of the first round at
 # 1 s and the final round at its floor with $reps repeats, the least that
 # gives the final round its floor.
 #
@@ -38,8 +39,9 @@
 # round to round, at most the final round's. Only when not even the floor
 # fits does the old rule apply (below_floor): the whole schedule at 1 s
 # per run, dropping rounds, then fewer final repeats (3, 2, 1), then one
-# round of every point once (no pruning), the final runtime from what is
-# left.
+# round of every point once (no pruning; a final round left alone: its
+# points once, ramped like a pruning round), the final runtime from what
+# is left.
 def halving: if . <= 2 then [.] else [.] + (((. + 1) / 2 | floor) | halving) end;
 # the final round ramps like an exhaustive point; a pruning round, or the
 # one round of once (no pruning: all points at 1 s), ramps at most 1 s
@@ -64,7 +66,7 @@ def fit($s; $reps):
 	if mincost($s; $reps) <= $left then {s: $s, reps: $reps}
 	elif ($s | length) > 2 then fit($s[:1] + $s[2:]; $reps)
 	elif $reps > 1 then fit($s; $reps - 1)
-	elif ($s | length) == 2 then
+	elif ($s | length) <= 2 and (($s[0].once // false) | not) then
 		fit(once($s); 1)
 	else null end;
 # fitpre: the pruning rounds $p that fit $l at 1 s per run (the second
@@ -90,7 +92,7 @@ def cost($s; $reps; $t): [range(0; $s | length) as $i | rcost($s[$i]; $reps; $t[
 def bestx($s; $reps; $l; $cap):
 	(lastok(1; $cap * 8 + 1; cost($s; $reps; times($s; . / 8; $cap)) <= $l) // 1) / 8;
 def spec($s; $reps; $t): [range(0; $s | length) as $i | $s[$i] + {repeats: (if $s[$i].final then $reps else 1 end),
-	ramp: rramp($s[$i]), runtime: $t[$i], runs: runs($s[$i]; $reps),
+	ramp: rramp($s[$i]), runtime: $t[$i], runs: runs($s[$i]; $reps), overhead_s: $over,
 	planned_s: (rcost($s[$i]; $reps; $t[$i]) * 10 | round / 10)}];
 # the old rule (below the floor): what the rounding of the pruning rounds
 # leaves goes to the final round
@@ -125,7 +127,7 @@ def reserve($s; $fl):
 	| if $f == null then null else distribute($f.s; $f.reps) as $r
 	  | {s: $r, below: ($r[-1].runtime < $fl or $r[-1].repeats < $reps or ($r[-1].once // false))} end
    end) as $p
-| {min_s: $min, floor_s: $fmin, final_floor: $fl}
+| {min_s: $min, min_runs: runs(once($s0)[0]; 1), min_ramp: rramp(once($s0)[0]), floor_s: $fmin, final_floor: $fl, overhead_s: $over}
   + if $p == null then {fits: false, below_floor: true, rounds: [], planned_s: 0}
     else {fits: true, below_floor: $p.below, rounds: $p.s, planned_s: ([$p.s[].planned_s] | add * 10 | round / 10)}
     end

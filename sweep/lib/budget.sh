@@ -11,15 +11,15 @@
 # reserved first (down to its floor, min(BUDGET_FINAL_MIN, the runtime),
 # or fio's steady-state window), the pruning rounds get the rest
 # (jq/budget-plan.jq); the plan is redone after each round with the
-# measured fio start-up cost per run.
+# measured start-up per run (budget-run.sh run_budget).
 #
-# Owns: budget_setup, budget_resume_check, budget_save_config, run_budget,
+# Owns: budget_setup, budget_resume_check, budget_save_config,
 # budget_into_aggregate, budget_summary, budget_dry_run, budget_report_cfg,
 # budget_line. Reads: BUDGET, EXHAUSTIVE, BUDGET_T0,
 # PLAN_TEXT, RUNTIME, RAMP (the grid's: each round runs with its own),
 # REPEAT, IO_SIZE, FLEET, RUN. Writes: BUDGET, BUDGET_AUTO;
 # RUN/budget.json, RUN/rounds/KEY.sN/ (a pruning round's runs), sweep.json's
-# and aggregate.json's budget.
+# and aggregate.json's budget. The rounds: budget-run.sh.
 # shellcheck disable=SC2034 # sets BUDGET, BUDGET_AUTO (state.sh)
 # shellcheck disable=SC2016 # $NAME in single quotes: jq's (num)
 
@@ -28,12 +28,19 @@ budget_elapsed() {
 	num 1 '$b - $a' a "$BUDGET_T0" b "$EPOCHREALTIME"
 }
 
+# BUDGET_SWEEP_S: the sweep's own seconds per run (job file, drop_caches,
+# result stages: a run's time beyond fio's), as the last round measured;
+# 0 before one did (run_budget).
+BUDGET_SWEEP_S=0
+
 # budget_reserve: seconds kept for the outputs after the runs (collect,
-# summary.csv, plots, report.md): BUDGET_RESERVE + 0.02 s per plan line.
+# summary.csv, plots, report.md, all jq): BUDGET_RESERVE + 0.02 s per plan
+# line, or BUDGET_RESERVE_RUNS x BUDGET_SWEEP_S when more (a busy machine).
 budget_reserve() {
 	local n
 	n=$(grep -c . <<<"$PLAN_TEXT") || true
-	num 0 '$r + 0.02 * $n + 0.999 | floor' r "$BUDGET_RESERVE" n "$n"
+	num 0 '[$r + 0.02 * $n, $k * $s] | max + 0.999 | floor' r "$BUDGET_RESERVE" n "$n" \
+		k "$BUDGET_RESERVE_RUNS" s "$BUDGET_SWEEP_S"
 }
 
 # budget_left: whole seconds of the budget left for runs (after the
@@ -184,7 +191,7 @@ budget_fitted_plan() {
 		warn "budget $BUDGET s: $m"
 		note "budget: $m"
 	fi
-	printf '%s\n' "$plan"
+	jq -c --argjson left "$left" '. + {left_s: $left}' <<<"$plan"
 }
 
 # budget_floor_text PLAN LEFT: what the final round of PLAN gets against
@@ -203,122 +210,6 @@ budget_floor_text() {
 		  else
 			"the final round runs \($f.repeats) repeat(s) of \($f.runtime) s, below \($w): with the first round still to run at 1 s it needs a budget of about \(.steady_floor_s + $reserve + $spent | ceil) s for the window, the outputs included"
 		  end' <<<"$1"
-}
-
-# budget_run_point RUNTIME RAMP ARGS...: run_point ARGS at a round's
-# runtime and ramp (the grid's RUNTIME and RAMP stay as they are).
-budget_run_point() {
-	local RUNTIME=$1 RAMP=$2
-	shift 2
-	run_point "$@"
-}
-
-
-# run_budget: the rounds (replaces run_plan when BUDGET is set).
-run_budget() {
-	local plan spec line key kind ckey runkey dir wall res label rep reps nround=0 total idx
-	local t0 rwall over=$BUDGET_OVER_EST final ran ceil keep prune rec left rt ramp
-	local elapsed reserve window nrounds planned e groups pj
-	local -a files
-	local -A CKEY=() ALIVE=()
-	local -a tlines=() clines=() run_lines=()
-	mkdir -p "$RUN/points" "$RUN/rounds"
-	rm -rf -- "$RUN"/points/.tmp-* "$RUN"/rounds/.tmp-*
-	pj=$(plan_json)
-	line=$(jq -r '.[] | "\(.point)\t\(.ckey)\t\(.kind)"' <<<"$pj")
-	while IFS=$'\t' read -r key ckey kind; do
-		CKEY[$key]=$ckey
-		[ "$kind" = ceiling ] || ALIVE[$key]=1
-	done <<<"$line"
-	while IFS= read -r line; do
-		[ -n "$line" ] || continue
-		IFS=$'\t' read -r key kind _ <<<"$line"
-		if [ "$kind" = ceiling ]; then clines+=("$line"); else tlines+=("$line"); fi
-	done <<<"$PLAN_TEXT"
-	reserve=$(budget_reserve)
-	elapsed=$(budget_elapsed)
-	jq -n --argjson s "$BUDGET" --argjson auto "$BUDGET_AUTO" --argjson est "$BUDGET_OVER_EST" \
-		--argjson reserve "$reserve" --argjson start "$elapsed" \
-		'{seconds: $s, chosen_by_default: ($auto == 1), overhead_estimate_s: $est, reserve_s: $reserve,
-		  runs_start_s: $start, rounds: []}' >"$RUN/budget.json"
-	plan=$(budget_fitted_plan 0 "$over")
-	# fio's steady-state window and, when the final round is planned
-	# shorter, the budget that gives it the window (report-pick.jq)
-	window=$(budget_steady_window)
-	reserve=$(budget_reserve)
-	budget_json "$RUN/budget.json" '. + {steady_window_s: ($w | if . == "" then null else tonumber end),
-		      steady_budget_s: (if $p.below_steady then $p.steady_floor_s + $reserve + .runs_start_s | ceil else null end)}' \
-		--argjson p "$plan" --arg w "$window" --argjson reserve "$reserve"
-	while :; do
-		nround=$((nround + 1))
-		spec=$(jq -c '.rounds[0]' <<<"$plan")
-		nrounds=$(jq '.rounds | length' <<<"$plan")
-		total=$((nround - 1 + nrounds))
-		groups=$(jq -r '[.final, .runtime, .ramp, .repeats, .ceilings, .planned_s, (.groups | keys | join(" "))] | @tsv' <<<"$spec")
-		IFS=$'\t' read -r final rt ramp reps ceil planned groups <<<"$groups"
-		groups=" $groups "
-		run_lines=()
-		for line in "${tlines[@]}"; do
-			key=${line%%$'\t'*}
-			[ -n "${ALIVE[$key]:-}" ] && [[ $groups == *" ${CKEY[$key]} "* ]] && run_lines+=("$line")
-		done
-		# the ceilings run in the final round, first, at its runtime and
-		# ramp: round 1's 1 s ceiling would flag the longer runs "above
-		# ceiling"
-		((ceil == 0)) || run_lines=("${clines[@]}" "${run_lines[@]}")
-		left=$(budget_left)
-		say "round $nround/$total: ${#run_lines[@]} point(s) x $reps repeat(s), runtime $rt s, ramp $ramp s (planned $planned s; budget $BUDGET s: $left s left for runs)"
-		t0=$EPOCHREALTIME
-		ran=0 idx=0
-		for ((rep = 1; rep <= reps; rep++)); do
-			for line in "${run_lines[@]}"; do
-				IFS=$'\t' read -r key kind _ <<<"$line"
-				[ "$kind" = ceiling ] && ((rep > 1)) && continue
-				idx=$((idx + 1))
-				if [ "$final" = true ] || [ "$kind" = ceiling ]; then
-					dir=points runkey="$key.r$rep"
-				else
-					dir=rounds runkey="$key.s$nround"
-				fi
-				point_label label "$line"
-				((reps == 1)) || label="$label r$rep"
-				printf -v label '[round %d/%d %d] %s' "$nround" "$total" "$idx" "$label"
-				budget_run_point "$rt" "$ramp" wall "$line" "$runkey" "$rep" "$dir" "$label"
-				ran=$((ran + 1))
-				res=$(jq -r 'if .status == "ok" then "\(.gbs * 1000 | round / 1000) GB/s" else "ERROR: \(.error)" end' "$RUN/$dir/$runkey/result.json")
-				e=$(budget_elapsed)
-				e=$(num 0 '$b - $e | trunc' b "$BUDGET" e "$e")
-				printf '%s  %s  (budget %s s: %s s left)\n' "$label" "$res" "$BUDGET" "$e"
-			done
-		done
-		rwall=$(num 1 '$b - $a' a "$t0" b "$EPOCHREALTIME")
-		# the start-up cost measured: s per run beyond ramp and runtime
-		((ran == 0)) || over=$(num 2 '[$w / $n - $t - $r, 0.1] | max' w "$rwall" n "$ran" t "$rt" r "$ramp")
-		rec=$(jq -c --argjson n "$nround" --argjson wall "$rwall" --argjson over "$over" \
-			'{round: $n, final, runtime, ramp, repeats, groups, ceilings, runs, planned_s, wall_s: $wall, overhead_s: $over}' <<<"$spec")
-		if [ "$final" = true ]; then
-			rec=$(jq -c --args '. + {kept: ($ARGS.positional | sort), pruned: []}' "${!ALIVE[@]}" <<<"$rec")
-			budget_json "$RUN/budget.json" '.rounds += [$r]' --argjson r "$rec"
-			break
-		fi
-		plan=$(jq -c '.rounds[1:]' <<<"$plan")
-		plan=$(budget_fitted_plan "$nround" "$over" "$plan")
-		# what each group that ran keeps: its count in the first round
-		# still to run that has it
-		keep=$(jq -c --argjson spec "$spec" '[.rounds[].groups] as $gs
-			| $spec.groups | with_entries(.key as $k | .value = ([$gs[] | select(has($k)) | .[$k]] | first // .value))' <<<"$plan")
-		files=("$RUN"/rounds/*".s$nround"/result.json)
-		[ -e "${files[0]}" ] || files=()
-		prune=$(jq -s -c -L "$JQ_DIR" --argjson plan "[$pj]" --argjson keep "$keep" --argjson noise "$CV_FLAG" \
-			-f "$JQ_DIR/budget-prune.jq" "${files[@]}" </dev/null)
-		line=$(jq -r '.pruned[].point' <<<"$prune")
-		while IFS= read -r key; do
-			[ -n "$key" ] && unset "ALIVE[$key]"
-		done <<<"$line"
-		budget_json "$RUN/budget.json" '.rounds += [$r + {kept: $p.kept, pruned: $p.pruned}]' --argjson r "$rec" --argjson p "$prune"
-		left=$(budget_left)
-		jq -r --argjson n "$nround" --arg left "$left" '"round \($n): pruned \(.pruned | length) point(s), \(.kept | length) go on; \($left) s left for runs"' <<<"$prune"
-	done
 }
 
 # budget_into_aggregate: aggregate.json gets the budget's rounds, the

@@ -125,6 +125,9 @@ BUDGET_T0=$EPOCHREALTIME
 # BUDGET_FINAL_MIN: the final round's runtime floor (s; at most the grid's
 # runtime), reserved before the pruning rounds get any time.
 readonly BUDGET_OVER_EST=1 BUDGET_RESERVE=5 BUDGET_REPEAT=3 BUDGET_AUTO_OVER=3600 BUDGET_FINAL_MIN=5
+# BUDGET_RESERVE_RUNS: the outputs cost about this many times the sweep's
+# own work per run (budget_reserve: measured 6.5-12 on the reference VM)
+readonly BUDGET_RESERVE_RUNS=10
 
 # --- fleet mode (--hosts): settings (args.sh, fleet.sh), one entry per host
 # in the H_* arrays (fleet.sh), the fio clients running now (exec-fleet.sh) ---
