@@ -24,7 +24,15 @@ setup() {
 	printf '%s\n' 'description one point' 'rw read' 'backend libaio' 'tensor 4m' \
 		'iodepth 1' 'block 1m' 'qd 8' 'threads 1' >"$GRID"
 }
-teardown() { common_teardown; }
+teardown() {
+	# a background sweep a failed test did not stop
+	local p
+	for p in ${BG_SWEEPS:-}; do
+		kill -TERM "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	common_teardown
+}
 
 ONE=(--size 16m --io-size 8m --no-ceiling)
 
@@ -267,9 +275,13 @@ empty_points() { rm -rf -- "$1"/points/*; }
 }
 
 @test "sweep-safety: a second sweep on a target in use exits 2 naming the holder; the lock goes with the holder (issue 25 item 5)" {
-	"$SWEEP" --grid "$GRID" --size 16m --runtime 30 --ramp 0 --no-ceiling --rw read \
-		--target t.swap --out run1 >first.out 2>&1 &
+	# a point far longer than the test (--fixed-runtime: steady state
+	# cannot end it early), so that it still holds the lock on a busy
+	# machine; stopped by the signals below
+	"$SWEEP" --grid "$GRID" --size 16m --runtime 600 --fixed-runtime --ramp 0 --no-ceiling --rw read \
+		--target t.swap --out run1 >first.out 2>&1 3>&- &
 	first=$!
+	BG_SWEEPS=$first
 	# wait for its plan and its scratch file (made after the plan; a link
 	# to a file not yet made is refused as dangling)
 	for _ in $(seq 600); do
@@ -300,9 +312,10 @@ empty_points() { rm -rf -- "$1"/points/*; }
 	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target t.swap --out run4
 	[ "$status" -eq 0 ] || { show; fail "the target stayed locked after SIGTERM"; }
 	# SIGINT (a background job ignores it unless given back its default)
-	env --default-signal=INT "$SWEEP" --grid "$GRID" --size 16m --runtime 30 --ramp 0 --no-ceiling \
-		--rw read --target t.swap --out run6 >second.out 2>&1 &
+	env --default-signal=INT "$SWEEP" --grid "$GRID" --size 16m --runtime 600 --fixed-runtime --ramp 0 --no-ceiling \
+		--rw read --target t.swap --out run6 >second.out 2>&1 3>&- &
 	second=$!
+	BG_SWEEPS="$first $second"
 	# while its point runs (the trap is the points')
 	for _ in $(seq 300); do
 		compgen -G 'run6/points/.tmp-*' >/dev/null && break
