@@ -188,19 +188,23 @@ aio_room() {
 	[ $((max - nr)) -ge "$1" ] || skip "needs $1 libaio events free (fs.aio-max-nr=$max, in use $nr)"
 }
 
-@test "faults: 1024 libaio workers tear down in parallel: SIGINT to exit and a whole job within 5 s (issue 11, item 8)" {
-	local t0 ms threads
+@test "faults: 1024 libaio workers tear down in parallel: each worker destroys its own context; SIGINT exits 128 (issue 11, item 8)" {
+	local t0 ms threads tids
 	aio_room $((1024 * 8))
 	# A whole short job: set up 1024 contexts, write 4 MiB, tear down.
 	# Each io_destroy waits ~30 ms (an RCU grace period): one after
 	# another that was 35 s; in parallel, in the workers, well under 1 s.
+	# What the code does is asserted (which threads call io_destroy), not
+	# how long it takes: the time is printed only.
 	for threads in 256 1024; do
 		t0=$(date +%s%N)
-		fio_ok --filename="$SCRATCH/f" --size=4m --bs=1m --rw=write --tswap_block_size=512 \
-			--tswap_threads="$threads"
+		STRACE_SYSCALLS=io_destroy strace_fio "$SCRATCH/destroy.$threads" --filename="$SCRATCH/f" \
+			--size=4m --bs=1m --rw=write --tswap_block_size=512 --tswap_threads="$threads"
 		ms=$((($(date +%s%N) - t0) / 1000000))
-		echo "# tswap_threads=$threads, libaio: whole job ${ms} ms" >&3
-		[ "$ms" -le 5000 ] || fail "tswap_threads=$threads: the job took ${ms} ms (teardown serialised?)"
+		echo "# tswap_threads=$threads, libaio: whole job ${ms} ms under strace" >&3
+		tids=$(strace_join "$SCRATCH/destroy.$threads" | awk -F '\t' '$2 ~ /^io_destroy\(.*= 0$/ { print $1 }' | sort -u | wc -l)
+		[ "$tids" -eq "$threads" ] ||
+			fail "tswap_threads=$threads: io_destroy succeeded in $tids thread(s), not one per worker (teardown serialised?)"
 	done
 	# SIGINT mid-job, as a terminal's ^C: fio and its job process.
 	bg_fio "$SCRATCH/par" --filename="$SCRATCH/f" --size=64m --bs=4m --iodepth=4 --rw=randrw \
@@ -216,6 +220,5 @@ aio_room() {
 		bg_show "$SCRATCH/par"
 		fail "expected fio to exit 128 after SIGINT, got $status"
 	fi
-	[ "$ms" -le 5000 ] || fail "fio took ${ms} ms to exit after SIGINT with 1024 workers"
 	! kill -0 "$BG_JOB" 2>/dev/null || fail "the job process $BG_JOB is still there"
 }
