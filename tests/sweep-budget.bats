@@ -374,3 +374,26 @@ show_sweep() {
 	assert_file_exist "$out/full-budget45-2/report.md"
 	assert_file_exist "$out/full-control-1/report.md"
 }
+
+@test "bench-sweep: --profile and --load: --help names them; a bad profile, load or combination is one line, exit 2, nothing made" {
+	local bench=$SWEEP_REPO/tests/bench/tswap-bench-sweep out=$SCRATCH/never args
+	run -0 "$bench" --help
+	assert_output --partial '--profile P[,P...]'
+	assert_output --partial '--load N'
+	assert_output --partial '--load-runs K'
+	for args in "--profile nosuch" "--profile ../drive/profiles/iops-bound" "--profile iops-bound,"x \
+		"--profile iops-bound --target $SCRATCH/t.swap" "--load 17" "--load x" "--load-runs 0" "--load-runs 21"; do
+		# shellcheck disable=SC2086 # options and their values
+		run -2 --separate-stderr "$bench" $args --out "$out"
+		# shellcheck disable=SC2154 # set by bats' run --separate-stderr
+		[ "${#stderr_lines[@]}" -eq 1 ] || fail "$args: $stderr"
+		case $args in
+		*--target*) assert_regex "$stderr" '^tswap-bench-sweep: --profile, --target: one or the other' ;;
+		--profile*) assert_regex "$stderr" "^tswap-bench-sweep: --profile: unknown profile '[^']*' \(asymmetric,bandwidth-bound,iops-bound,write-cliff\)" ;;
+		--load-runs*) assert_regex "$stderr" '^tswap-bench-sweep: --load-runs: not a whole number from 1 to 20' ;;
+		*) assert_regex "$stderr" '^tswap-bench-sweep: --load: not a whole number from 0 to 16' ;;
+		esac
+		[ -z "$output" ] || fail "$args printed on stdout: $output"
+		assert_not_exist "$out"
+	done
+}

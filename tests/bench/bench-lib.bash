@@ -95,3 +95,31 @@ record() {
 }
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# stop_hogs FILE: end the CPU hogs whose pids FILE lists (each a timeout
+# of ours running a busy loop), then remove FILE.
+stop_hogs() {
+	local pid ppid rest
+	[ -f "$1" ] || return 0
+	while read -r pid; do
+		# only a child of this shell that is still the hog
+		read -r _ _ _ ppid rest 2>/dev/null <"/proc/$pid/stat" || continue
+		: "$rest"
+		if [ "$ppid" = "$$" ] && grep -qa 'while :' "/proc/$pid/cmdline" 2>/dev/null; then
+			kill -TERM "$pid" 2>/dev/null || true
+		fi
+	done <"$1"
+	wait 2>/dev/null || true
+	rm -f -- "$1"
+}
+
+# start_hogs N SECONDS FILE: N busy loops, each ended by timeout after
+# SECONDS at most; their pids in FILE.
+start_hogs() {
+	local i
+	: >"$3"
+	for ((i = 0; i < $1; i++)); do
+		timeout -k 2 "$2" bash -c 'while :; do :; done' </dev/null >/dev/null 2>&1 &
+		printf '%s\n' "$!" >>"$3"
+	done
+}
