@@ -16,13 +16,12 @@ budget_run_point() {
 	run_point "$@"
 }
 
-
 # run_budget: the rounds (replaces run_plan when BUDGET is set). Each
 # round is timed by the wall clock, read once per run ($EPOCHREALTIME):
 # its start-up per run (all its time beyond ramp + runtime, the
 # preconditioning aside) re-plans the rounds after it from the time left
 # (budget-round.jq); the final round drops a repeat that no longer fits
-# (budget-pass.jq). budget.json records the first plan (plan), and per
+# (budget-check.jq). budget.json records the first plan (plan), and per
 # round what it planned and used and the re-plan after it (replan).
 run_budget() {
 	local plan spec line key kind ckey runkey dir wall res label rep reps nround=0 total idx
@@ -89,7 +88,8 @@ run_budget() {
 			if ((rep > 1)); then
 				# the next repeat at the seconds per run this round took
 				# so far, or none when it no longer fits
-				pass=$(budget_check repeat "$npass" "$reserve" "$rt" "$ramp" "$nrep" "$reps" '[]')
+				pass=$(budget_check repeat "$npass" "$reserve" "$rt" "$ramp" "$nrep" "$reps" '[]' \
+					costs allc allw)
 				if [[ $pass == *'"fits":false'* ]]; then
 					why=$(jq -r .why <<<"$pass")
 					warn "budget $BUDGET s: $why"
@@ -106,7 +106,8 @@ run_budget() {
 					# behind: when the rest of this round and the least
 					# of the rounds after it no longer fit, this round is
 					# the last
-					e=$(budget_check round "$((${#run_lines[@]} - i))" "$reserve" "$rt" "$ramp" 0 1 "$later")
+					e=$(budget_check round "$((${#run_lines[@]} - i))" "$reserve" "$rt" "$ramp" 0 1 "$later" \
+						costs allc allw)
 					if [[ $e == *'"fits":false'* ]]; then
 						why=$(jq -r .why <<<"$e")
 						warn "budget $BUDGET s: round $nround: $why"
@@ -199,18 +200,20 @@ budget_nums() {
 	printf '[%s]\n' "$*"
 }
 
-# budget_check WHAT N RESERVE RT RRAMP DONE REPS LATER: a check of
-# budget-check.jq while a round runs: "repeat" (the final round's next
-# repeat, N runs) or "round" (N runs still to run in a pruning round,
+# budget_check WHAT N RESERVE RT RRAMP DONE REPS LATER COSTS ALLC ALLW: a
+# check of budget-check.jq while a round runs: "repeat" (the final round's
+# next repeat, N runs) or "round" (N runs still to run in a pruning round,
 # then the minimum of the rounds LATER), at this round's seconds per run
-# so far (run_budget's costs, allc, allw), against the seconds left for
-# runs now (after RESERVE s, or more, for the outputs). One jq: it runs
-# before every run.
+# so far (the names of run_budget's arrays COSTS: the points' runs, ALLC:
+# every run, ALLW: fio's wall seconds), against the seconds left for runs
+# now (after RESERVE s, or more, for the outputs). One jq: it runs before
+# every run.
 budget_check() {
+	local -n _bc_costs=$9 _bc_allc=${10} _bc_allw=${11}
 	local c a w
-	c=$(budget_nums "${costs[@]}")
-	a=$(budget_nums "${allc[@]}")
-	w=$(budget_nums "${allw[@]}")
+	c=$(budget_nums "${_bc_costs[@]}")
+	a=$(budget_nums "${_bc_allc[@]}")
+	w=$(budget_nums "${_bc_allw[@]}")
 	jq -n -c --arg what "$1" --argjson n "$2" --argjson budget "$BUDGET" --argjson t0 "$BUDGET_T0" \
 		--argjson now "$EPOCHREALTIME" --argjson reserve "$3" --argjson k "$BUDGET_RESERVE_RUNS" \
 		--argjson rt "$4" --argjson rramp "$5" --argjson ramp "${RAMP:-0}" --argjson ndone "$6" \
