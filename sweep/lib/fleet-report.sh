@@ -79,11 +79,12 @@ fleet_verdicts() {
 # the settings of jq/check-settings.jq, then judged across the fleet
 # (jq/fleet-check.jq).
 fleet_checks() {
-	local h dir settings plan c all=''
+	local h dir settings plan c hc all=''
 	local -a s=()
 	plan=$(plan_json "$RUN/plan.json")
 	settings=$(jq -c --slurpfile plan /dev/stdin -f "$JQ_DIR/check-settings.jq" "$RUN/best-aio.json" <<<"$plan")
-	mapfile -t s < <(jq -r '.block_size, .queue_depth, .threads, .backend' <<<"$settings")
+	c=$(jq -r '.block_size, .queue_depth, .threads, .backend' <<<"$settings")
+	mapfile -t s <<<"$c"
 	for ((h = 0; h < ${#H_ADDR[@]}; h++)); do
 		dir="$RUN/preflight/${H_ID[h]}"
 		# shellcheck disable=SC2310 # a host whose checks do not run has none
@@ -98,7 +99,8 @@ fleet_checks() {
 			all+=$'{"collected": false, "note": "metadata: not collected (the host was not probed in this run)"}\n'
 		fi
 	done
-	jq -s . <<<"$all" | jq --slurpfile hc /dev/stdin --argjson settings "$settings" \
+	hc=$(jq -s . <<<"$all")
+	jq --slurpfile hc /dev/stdin --argjson settings "$settings" <<<"$hc" \
 		-f "$JQ_DIR/fleet-check.jq" "$RUN/fleet.json" >"$RUN/fleet.json.tmp"
 	mv -f "$RUN/fleet.json.tmp" "$RUN/fleet.json"
 }
