@@ -153,7 +153,7 @@ sweep_signal() {
 	sleep 0.5
 	kill "-$sig" "$pid"
 	wait "$pid" || st=$?
-	assert_equal "$st" "$want"
+	[ "$st" -eq "$want" ] || fail "SIG$sig: exit $st, not $want; the sweep said: $(cat "$SCRATCH/sig.log")"
 	grep -q 'interrupted' "$SCRATCH/sig.log" || fail "no interrupt message: $(cat "$SCRATCH/sig.log")"
 	[ -z "$(find "$rd/points" -maxdepth 1 -name '.tmp-*')" ] || fail "temporary point directory left behind"
 }

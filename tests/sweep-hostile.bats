@@ -199,33 +199,41 @@ refused() {
 
 @test "sweep hostile: SIGINT to the process group as a readwrite point starts: exit 130, the resume hint, no .tmp-* left, no fio left" {
 	[ -f "$ENGINE" ] || skip "requires the engine: $ENGINE is missing (run 'make')"
-	local try n pid rc i
+	local try n pid rc i att lines
 	# the kill lands at different points: as a point's .tmp- directory
 	# appears (the point starting: job file, run.sh, fio), or as soon as
-	# the line of the point before it is printed
+	# the line of the point before it is printed (points 5 and 6 are the
+	# first two-rank points). On a busy machine this shell can be starved
+	# until the sweep has ended: a shot after every point's line is
+	# printed and exit 0 is the test's miss, not the sweep's, and is fired
+	# again, at most 3 times; a shot that lands must give 130.
 	for try in 1:tmp 2:line 3:tmp 5:tmp 6:line; do
 		n=${try%%:*}
-		rm -rf out t.swap*
-		set -m
-		"$SWEEP" --ranks 1,2 --rw readwrite --runtime 1 --ramp 0 --repeat 1 --no-ceiling --size 16m \
-			--tensor-size 4m --target t.swap --out out 2>err >/dev/null &
-		pid=$!
-		set +m
-		for ((i = 0; i < 3000; i++)); do
-			[ "$(grep -c '^\[' err)" -lt "$n" ] || break
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.02
-		done
-		if [ "${try#*:}" = tmp ]; then
-			for ((i = 0; i < 100000; i++)); do
-				compgen -G 'out/points/.tmp-*' >/dev/null && break
+		for ((att = 1; att <= 3; att++)); do
+			rm -rf out t.swap*
+			set -m
+			"$SWEEP" --ranks 1,2 --rw readwrite --runtime 1 --ramp 0 --repeat 1 --no-ceiling --size 16m \
+				--tensor-size 4m --target t.swap --out out 2>err >/dev/null &
+			pid=$!
+			set +m
+			for ((i = 0; i < 3000; i++)); do
+				[ "$(grep -c '^\[' err)" -lt "$n" ] || break
 				kill -0 "$pid" 2>/dev/null || break
+				sleep 0.02
 			done
-		fi
-		kill -INT -- "-$pid" 2>/dev/null || true
-		rc=0
-		wait "$pid" || rc=$?
-		echo "# try $try: exit $rc: $(tail -n 1 err)" >&3
+			if [ "${try#*:}" = tmp ]; then
+				for ((i = 0; i < 100000; i++)); do
+					compgen -G 'out/points/.tmp-*' >/dev/null && break
+					kill -0 "$pid" 2>/dev/null || break
+				done
+			fi
+			kill -INT -- "-$pid" 2>/dev/null || true
+			rc=0
+			wait "$pid" || rc=$?
+			lines=$(grep -c '^\[' err) || true
+			echo "# try $try (shot $att): exit $rc after $lines point lines: $(tail -n 1 err)" >&3
+			if [ "$rc" -ne 0 ] || ! grep -q '^\[8/8\]' err; then break; fi
+		done
 		[ "$rc" -eq 130 ] || { cat err >&2; fail "try $try: exit $rc, not 130"; }
 		run -1 grep -E 'unexpected EOF|trap:|internal error' err
 		run -0 grep -q 'interrupted: finished points are kept; finish with: tswap-sweep --resume ' err
