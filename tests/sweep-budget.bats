@@ -296,6 +296,40 @@ show_sweep() {
 		fail "$(jq -c '[.points[] | {point, runs}]' "$rd/aggregate.json")"
 }
 
+@test "budget: a run that would end past the budget is not started: the run stops, the points not run are not picked, the pick says so" {
+	need_engine
+	# 45 s is accepted (round 1 planned at 3 s per run: 10 runs, 30 s);
+	# every run takes 8 s or more (a fio that sleeps 6 s), so round 1
+	# cannot finish: before the run that would end past the budget the
+	# run stops
+	local rd=$SCRATCH/run
+	slow_fio 6 6
+	sweep --grid "$SCRATCH/small.grid" --target "$SCRATCH/t.swap" --out "$rd" --budget 45
+	[ "$status" -eq 0 ] || [ "$status" -eq 4 ] || {
+		show_sweep
+		fail "exit $status"
+	}
+	[[ $stderr == *"budget 45 s: round 1: the next run needs about "*" s are left for runs: the run stops here"* ]] || fail "$stderr"
+	# what the run accounted: one round, made final, stopped before its
+	# 10 runs, at a per-run cost that no longer fit what was left
+	jq -e '.rounds | length == 1 and .[0].final and .[0].once and .[0].runs < 10
+		and .[0].stopped.fits == false and .[0].stopped.need_s > .[0].stopped.left_s
+		and .[0].stopped.per_run_s >= 8 and .[0].stopped.once_budget_s > 45' "$rd/budget.json" >/dev/null ||
+		fail "rounds: $(jq -c .rounds "$rd/budget.json")"
+	local ran
+	ran=$(jq '.rounds[0].runs' "$rd/budget.json")
+	[ "$(find "$rd/points" -name result.json | wc -l)" -eq "$ran" ] || fail "$ran runs, points/: $(ls "$rd/points")"
+	[ -z "$(ls -A "$rd/rounds")" ] || fail "rounds/: $(ls "$rd/rounds")"
+	# each point not run says why and is never picked; each pick says
+	# how many points it is the best of
+	jq -e --argjson ran "$ran" '[.points[] | select(.kind == "tswap" and .status == "not run")] as $nr
+		| ($nr | length) >= 8 - $ran and ($nr | all(.errors == ["the budget ran out before it ran"] and (.trusted | not)))
+		and ([.best.read, .best.write | select(. != null)] | all(.verdict | test("the budget ran out before [0-9]+ of the 8 points ran")))
+		and ([.best.read, .best.write | select(. != null) | .point] - [.points[] | select(.status == "ok") | .point] == [])' \
+		"$rd/aggregate.json" >/dev/null || fail "$(jq -c '[.points[] | {point, status, errors}], .best' "$rd/aggregate.json")"
+	grep -q '^Stopped in round 1: the next run needs about' "$rd/report.md" || fail "no stop in report.md"
+}
+
 @test "budget: a budget too small for round 1 is refused in one line with the minimum, exit 2, nothing created" {
 	sweep --grid "$SCRATCH/small.grid" --target "$SCRATCH/t.swap" --out "$SCRATCH/no" --budget 10
 	assert_equal "$status" 2

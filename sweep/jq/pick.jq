@@ -78,6 +78,8 @@ def none_why($d):
 	[(.points // [])[] | select(.rw == $d)] as $all
 	| [$all[] | select(.gbs != null)] as $r
 	| if ($all | length) == 0 then null
+	  elif ($r | length) == 0 and all($all[]; .status == "not run") then
+		"no \($d) point ran" + (if any($all[]; .errors == ["the budget ran out before it ran"]) then ": the budget ran out first (Budget)" else "" end)
 	  elif ($r | length) == 0 then "no \($d) point succeeded: see points/*/fio.stderr"
 	  else
 	    ([$r[] | .flags[]] | group_by(.) | map({f: .[0], n: length}) | sort_by(-.n)) as $c

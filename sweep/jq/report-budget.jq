@@ -14,6 +14,7 @@ select(.budget != null) | .budget as $b
   "|---|---|---|---|---|---|---|---|---|---|",
   ($b.rounds[] | "| \(.round)\(if .final then " (final)" else "" end) | \(.runtime) | \(.ramp) | \(.repeats) | \(.groups | to_entries | map("\(.key) \(.value)") | join(", "))\(if .ceilings > 0 then " + \(.ceilings) ceiling" else "" end) | \(.runs) | \(.planned_s) | \(.wall_s) | \(.overhead_s) | \(if (.pruned | length) == 0 then "-" else (.pruned | map("`\(.point)` \(.gbs | g)\(if .why != "slower" then " (\(.why))" else "" end)") | join(", ")) end) |"),
   "",
+  ($b.rounds[] | select(.stopped) | "Stopped in round \(.round): \(.stopped.why).", ""),
   "Final margins:",
   "",
   ($b.final_margins | to_entries[] | .key as $d | .value

@@ -23,10 +23,14 @@ budget_run_point() {
 # (budget-round.jq); the final round drops a repeat that no longer fits
 # (budget-check.jq). budget.json records the first plan (plan), and per
 # round what it planned and used and the re-plan after it (replan).
+# Before each run, a run that would end past the budget is not started:
+# the run stops there (its round becomes the final round; stopped in
+# budget.json), and the points not run are not picked.
 run_budget() {
 	local plan spec line key kind ckey runkey dir wall res label rep reps nround=0 total idx
 	local t0 rwall over=$BUDGET_OVER_EST final ran ceil keep prune rec left rt ramp rw
 	local elapsed reserve window nrounds planned e groups pj pass=null npass r0 pre nrep why later i
+	local stop='' nall start
 	local -a files costs=() allc=() allw=() pres=() keys=()
 	local -A CKEY=() ALIVE=()
 	local -a tlines=() clines=() run_lines=()
@@ -45,6 +49,7 @@ run_budget() {
 	done <<<"$PLAN_TEXT"
 	reserve=$(budget_reserve)
 	elapsed=$(budget_elapsed)
+	start=$elapsed nall=$((${#tlines[@]} + ${#clines[@]}))
 	jq -n --argjson s "$BUDGET" --argjson auto "$BUDGET_AUTO" --argjson est "$BUDGET_OVER_EST" \
 		--argjson reserve "$reserve" --argjson start "$elapsed" \
 		'{seconds: $s, chosen_by_default: ($auto == 1), overhead_estimate_s: $est, reserve_s: $reserve,
@@ -75,8 +80,15 @@ run_budget() {
 		npass=${#run_lines[@]}
 		# the ceilings run in the final round, first, at its runtime and
 		# ramp: round 1's 1 s ceiling would flag the longer runs "above
-		# ceiling"
-		((ceil == 0)) || run_lines=("${clines[@]}" "${run_lines[@]}")
+		# ceiling"; in a round of every point once, last (the points come
+		# first when the budget runs out)
+		if ((ceil == 0)); then
+			:
+		elif [[ $spec == *'"once":true'* ]]; then
+			run_lines+=("${clines[@]}")
+		else
+			run_lines=("${clines[@]}" "${run_lines[@]}")
+		fi
 		left=$(budget_left)
 		say "round $nround/$total: ${#run_lines[@]} point(s) x $reps repeat(s), runtime $rt s, ramp $ramp s (planned $planned s; budget $BUDGET s: $left s left for runs)"
 		t0=$EPOCHREALTIME
@@ -119,6 +131,14 @@ run_budget() {
 							'. + {final: true, once: true, ceilings: $c, runs: (.runs + $c), became_final: ($e | del(.why))}' <<<"$spec")
 					fi
 				fi
+				# the deadline: a run that would end past the budget is
+				# not started
+				e=$(budget_check next 1 "$reserve" "$rt" "$ramp" 0 1 \
+					"{\"over\": $over, \"all\": $nall, \"start\": $start}" costs allc allw)
+				if [[ $e == *'"fits":false'* ]]; then
+					stop=$e nrep=$rep
+					break 2
+				fi
 				idx=$((idx + 1))
 				if [ "$final" = true ] || [ "$kind" = ceiling ]; then
 					dir=points runkey="$key.r$rep"
@@ -148,6 +168,16 @@ run_budget() {
 			nrep=$rep
 		done
 		rwall=$(since "$t0")
+		if [ -n "$stop" ]; then
+			why=$(jq -r .why <<<"$stop")
+			warn "budget $BUDGET s: round $nround: $why"
+			note "budget: round $nround: $why"
+			if [ "$final" != true ]; then
+				budget_to_final "$nround" "${keys[@]}"
+				final=true
+				spec=$(jq -c '. + {final: true, once: true}' <<<"$spec")
+			fi
+		fi
 		pre=$(budget_nums "${pres[@]}")
 		e=$(budget_nums "${allc[@]}")
 		wall=$(budget_nums "${allw[@]}")
@@ -155,6 +185,7 @@ run_budget() {
 			--argjson ran "$ran" --argjson reps "$nrep" --argjson pass "$pass" --argjson allc "$e" --argjson allw "$wall" \
 			-f "$JQ_DIR/budget-round.jq")
 		BUDGET_SWEEP_S=$(jq .sweep_s <<<"$rec")
+		[ -z "$stop" ] || rec=$(jq -c --argjson s "$stop" '. + {stopped: $s}' <<<"$rec")
 		if [ "$final" = true ]; then
 			rec=$(jq -c --args '. + {kept: ($ARGS.positional | sort), pruned: []}' "${!ALIVE[@]}" <<<"$rec")
 			budget_json "$RUN/budget.json" '.rounds += [$r]' --argjson r "$rec"
@@ -202,8 +233,9 @@ budget_nums() {
 
 # budget_check WHAT N RESERVE RT RRAMP DONE REPS LATER COSTS ALLC ALLW: a
 # check of budget-check.jq while a round runs: "repeat" (the final round's
-# next repeat, N runs) or "round" (N runs still to run in a pruning round,
-# then the minimum of the rounds LATER), at this round's seconds per run
+# next repeat, N runs), "round" (N runs still to run in a pruning round,
+# then the minimum of the rounds LATER) or "next" (the next run ends by
+# the budget; LATER {over, all, start}), at this round's seconds per run
 # so far (the names of run_budget's arrays COSTS: the points' runs, ALLC:
 # every run, ALLW: fio's wall seconds), against the seconds left for runs
 # now (after RESERVE s, or more, for the outputs). One jq: it runs before

@@ -182,8 +182,8 @@ budget_fitted_plan() {
 	below=$(jq '.below_floor or (.below_steady // false)' <<<"$plan")
 	if [ "$fits" != true ]; then
 		min=$(jq .min_s <<<"$plan")
-		warn "budget $BUDGET s: $left s left for the runs, below the $min s of one round at 1 s: running that; the sweep ends past its budget"
-		note "the budget ran out: the last round ran at its minimum and the sweep ended past its budget"
+		warn "budget $BUDGET s: $left s left for the runs, below the $min s of one round at 1 s: running that until a run would end past the budget"
+		note "budget: $left s were left for the runs, below the $min s of one round at 1 s: it ran at its minimum, until a run would end past the budget"
 		min=$(jq '.min_s | ceil' <<<"$plan")
 		plan=$(budget_plan "$min" "$@")
 	elif [ "$below" = true ]; then
@@ -214,7 +214,9 @@ budget_floor_text() {
 
 # budget_into_aggregate: aggregate.json gets the budget's rounds, the
 # time used and the final margins, and each pruned point its round and
-# GB/s (status "pruned": never trusted, never picked).
+# GB/s (status "pruned": never trusted, never picked). When the budget ran
+# out (a round's stopped), each point not run says so and each pick's
+# verdict says how many points it is the best of.
 budget_into_aggregate() {
 	local used
 	[ -f "$RUN/budget.json" ] || return 0
@@ -223,6 +225,12 @@ budget_into_aggregate() {
 		([$b[0].rounds[] | .round as $n | .pruned[] | {key: .point, value: (. + {round: $n})}] | from_entries) as $pr
 		| .points |= map(if $pr[.point] then . + {status: "pruned", pruned: $pr[.point],
 			flags: ["pruned in round \($pr[.point].round)"], trusted: false} else . end)
+		| ([$b[0].rounds[].stopped // empty] | first) as $st
+		| ([.points[] | select(.kind == "tswap")] | [length, map(select(.status == "not run")) | length]) as [$m, $n]
+		| if $st == null or $n == 0 then . else
+			.points |= map(if .status == "not run" then .errors = ["the budget ran out before it ran"] else . end)
+			| .best |= map_values(if . != null and .verdict != null then .verdict += " (the budget ran out before \($n) of the \($m) points ran: the best of those that ran; about \($st.once_budget_s) s run every point once here)" else . end)
+		  end
 		| . + {budget: ($b[0] + {used_s: $used,
 			final_margins: ([.best | to_entries[] | select(.value != null and .key != "aio_source")
 				| {key, value: .value | {point, gbs, lo, hi, tie, tied, runner_up, margin_pct, confidence, verdict}}] | from_entries)})}' \
