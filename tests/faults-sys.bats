@@ -15,9 +15,9 @@
 #       1024 libaio workers tear down in parallel.
 #
 # The device's part (EIO, the target vanishing, short reads, ENOSPC) is
-# tests/faults-device.bats.  io_uring disabled (kernel.io_uring_disabled)
-# and RLIMIT_MEMLOCK too low for tswap_fixedbufs are in tests/uring.bats
-# ("uring errors: ...").
+# tests/faults-device.bats.  RLIMIT_MEMLOCK too low for tswap_fixedbufs is
+# in tests/uring.bats; io_uring disabled (kernel.io_uring_disabled=2, a
+# system-wide sysctl) is here, its name from there ("uring errors: ...").
 #
 # Everything a test changes (sysctls, background fio) is undone in
 # teardown, also when the test fails; every fio runs under `timeout`
@@ -56,6 +56,27 @@ requires_shim() {
 	echo "$saved" >/proc/sys/fs/aio-max-nr
 	fio_ok --filename="$SCRATCH/f" --size=4m --bs=1m --rw=write \
 		--tswap_queue_depth=8 --tswap_threads=64 --verify=crc32c --do_verify=1
+}
+
+@test "uring errors: kernel.io_uring_disabled=2 gives one line suggesting tswap_backend=libaio" {
+	requires root
+	requires io_uring
+	if [ ! -w /proc/sys/kernel/io_uring_disabled ]; then
+		skip "requires a writable kernel.io_uring_disabled (Linux 6.6+)"
+	fi
+	local saved
+	saved=$(cat /proc/sys/kernel/io_uring_disabled)
+	# Put it back even when the test fails (teardown).
+	undo sysctl /proc/sys/kernel/io_uring_disabled "$saved"
+	sysctl -q -w kernel.io_uring_disabled=2
+	rm -f "$SCRATCH/swapfile"
+	run_fio --filename="$SCRATCH/swapfile" --size=4m --bs=1m --rw=write \
+		--tswap_backend=io_uring
+	assert_rejected tswap_backend=io_uring tswap_backend=libaio
+	# Restored here too: the same job runs.
+	sysctl -q -w kernel.io_uring_disabled="$saved"
+	fio_ok --filename="$SCRATCH/swapfile" --size=4m --bs=1m --rw=write \
+		--tswap_backend=io_uring
 }
 
 # shim_case BACKEND WINDOW THREADS ENV... - a verified job with the shim

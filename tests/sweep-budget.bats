@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
 # tests/sweep-budget.bats - tswap-sweep --budget (successive halving,
 # docs/sweep.md "Budget") with real fio on a small file, its dry run and
-# usage errors, and the benchmark script tests/bench/tswap-bench-sweep at
-# its smallest (it checks the script, never a speed). The planner on
-# fixtures: tests/sweep-budget-plan.bats.
+# usage errors. The benchmark script tests/bench/tswap-bench-sweep:
+# tests/sweep-budget-bench.bats; the planner on fixtures:
+# tests/sweep-budget-plan.bats.
 #
 # No test asserts wall time (CI shares its machine): a budget run is
 # checked by what the planner accounts, its rounds and their runtimes,
@@ -371,63 +371,4 @@ show_sweep() {
 	assert_equal "$status" 0
 	[[ $stderr != *"note: grid"* ]] || fail "$stderr"
 	refute_output --partial 'successive halving'
-}
-
-@test "bench-sweep: the script end to end at its smallest (one row, a tiny grid, one agreement pair, one A/A control): table and results.json; bad usage exit 2" {
-	need_engine
-	local out=$SCRATCH/bench
-	run --separate-stderr "$SWEEP_REPO/tests/bench/tswap-bench-sweep" --agree x
-	assert_equal "$status" 2
-	[[ $stderr == "tswap-bench-sweep: --agree: "* ]] || fail "$stderr"
-	run --separate-stderr "$SWEEP_REPO/tests/bench/tswap-bench-sweep" --control 11
-	assert_equal "$status" 2
-	[[ $stderr == "tswap-bench-sweep: --control: "* ]] || fail "$stderr"
-	local b
-	for b in 0 120,x 120,0 ''; do
-		run --separate-stderr "$SWEEP_REPO/tests/bench/tswap-bench-sweep" --budget-deepspeed "$b"
-		assert_equal "$status" 2
-		[[ $stderr == "tswap-bench-sweep: --budget-deepspeed, --budget-full: not positive whole numbers"* ]] || fail "$b: $stderr"
-	done
-	run --separate-stderr timeout -k 10 400 "$SWEEP_REPO/tests/bench/tswap-bench-sweep" --rows full --agree 1 \
-		--grid-full "$SCRATCH/small.grid" --budget-full 45 --target "$SCRATCH/b.swap" --out "$out"
-	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
-	assert_output --partial '| full | exhaustive |'
-	assert_output --partial '| full | budget 45 s #2 |'
-	# shellcheck disable=SC2016 # backticks are markdown
-	assert_output --regexp '\| full \| exhaustive again #1 \(A/A\) \| [0-9.]+ \| `read-[^`]+` \| (same|tied|other) \|'
-	assert_output --regexp 'A/A control \(the exhaustive run again\): lowest fraction of the first.s best [0-9.]+, agrees with it in [01] of 1'
-	assert_output --regexp 'full, budget 45 s: consecutive budget runs agree .* in [01] of 1 pair'
-	assert_output --regexp 'The exhaustive pick or tied with it in both directions: [0-2] of 2 run'
-	jq -e '.rows[0] | .pairs == 1 and (.budget | length) == 2 and .exhaustive.wall_s > 0
-		and ([.budget[].picks[] | .match | IN("same", "tied", "other", "none")] | all)
-		and ([.budget[].picks[] | has("vs_pick")] | all) and (.match_count | IN(0, 1, 2))
-		and (.control | length) == 1 and .control[0].wall_s > 0 and (.control[0].agree | type) == "boolean"
-		and ([.control[0].picks[] | .fraction > 0] | all)' \
-		"$out/results.json" >/dev/null || fail "$(cat "$out/results.json")"
-	assert_file_exist "$out/full-exhaustive/report.md"
-	assert_file_exist "$out/full-budget45-2/report.md"
-	assert_file_exist "$out/full-control-1/report.md"
-}
-
-@test "bench-sweep: --profile and --load: --help names them; a bad profile, load or combination is one line, exit 2, nothing made" {
-	local bench=$SWEEP_REPO/tests/bench/tswap-bench-sweep out=$SCRATCH/never args
-	run -0 "$bench" --help
-	assert_output --partial '--profile P[,P...]'
-	assert_output --partial '--load N'
-	assert_output --partial '--load-runs K'
-	for args in "--profile nosuch" "--profile ../drive/profiles/iops-bound" "--profile iops-bound,"x \
-		"--profile iops-bound --target $SCRATCH/t.swap" "--load 17" "--load x" "--load-runs 0" "--load-runs 21"; do
-		# shellcheck disable=SC2086 # options and their values
-		run -2 --separate-stderr "$bench" $args --out "$out"
-		# shellcheck disable=SC2154 # set by bats' run --separate-stderr
-		[ "${#stderr_lines[@]}" -eq 1 ] || fail "$args: $stderr"
-		case $args in
-		*--target*) assert_regex "$stderr" '^tswap-bench-sweep: --profile, --target: one or the other' ;;
-		--profile*) assert_regex "$stderr" "^tswap-bench-sweep: --profile: unknown profile '[^']*' \(asymmetric,bandwidth-bound,iops-bound,write-cliff\)" ;;
-		--load-runs*) assert_regex "$stderr" '^tswap-bench-sweep: --load-runs: not a whole number from 1 to 20' ;;
-		*) assert_regex "$stderr" '^tswap-bench-sweep: --load: not a whole number from 0 to 16' ;;
-		esac
-		[ -z "$output" ] || fail "$args printed on stdout: $output"
-		assert_not_exist "$out"
-	done
 }

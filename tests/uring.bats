@@ -7,8 +7,8 @@
 #     blocks, plain and with each of tswap_fixedbufs, tswap_registerfiles,
 #     tswap_sqpoll; on a file and, as root, on a loop block device;
 #   - the error paths: ENOSPC from a CQE, IOPOLL on a target without poll
-#     queues, RLIMIT_MEMLOCK with tswap_fixedbufs,
-#     kernel.io_uring_disabled=2.
+#     queues, RLIMIT_MEMLOCK with tswap_fixedbufs. kernel.io_uring_disabled=2
+#     (a system-wide sysctl) is tests/faults-sys.bats, which runs alone.
 # The pattern proof with strace (SQEs per io_uring_enter, min_complete,
 # rings per worker, SQPOLL) is tests/uring-pattern.bats.
 #
@@ -21,14 +21,9 @@ load helpers
 setup() {
 	common_setup
 	requires io_uring
-	SYSCTL_SAVED=
 }
 
 teardown() {
-	# Put kernel.io_uring_disabled back even when the test failed.
-	if [ -n "${SYSCTL_SAVED:-}" ]; then
-		sysctl -q -w kernel.io_uring_disabled="$SYSCTL_SAVED" || true
-	fi
 	common_teardown
 }
 
@@ -236,22 +231,4 @@ uring_enospc_case() {
 	run --separate-stderr prlimit --memlock=1048576:1048576 \
 		setpriv --bounding-set=-ipc_lock --inh-caps=-ipc_lock "${FIO_ARGV[@]}"
 	assert_rejected tswap_fixedbufs RLIMIT_MEMLOCK
-}
-
-@test "uring errors: kernel.io_uring_disabled=2 gives one line suggesting tswap_backend=libaio" {
-	requires root
-	if [ ! -w /proc/sys/kernel/io_uring_disabled ]; then
-		skip "requires a writable kernel.io_uring_disabled (Linux 6.6+)"
-	fi
-	SYSCTL_SAVED=$(cat /proc/sys/kernel/io_uring_disabled)
-	sysctl -q -w kernel.io_uring_disabled=2
-	rm -f "$SCRATCH/swapfile"
-	run_fio --filename="$SCRATCH/swapfile" --size=4m --bs=1m --rw=write \
-		--tswap_backend=io_uring
-	assert_rejected tswap_backend=io_uring tswap_backend=libaio
-	# Restored here too; teardown does it even if the asserts fail.
-	sysctl -q -w kernel.io_uring_disabled="$SYSCTL_SAVED"
-	SYSCTL_SAVED=
-	fio_ok --filename="$SCRATCH/swapfile" --size=4m --bs=1m --rw=write \
-		--tswap_backend=io_uring
 }

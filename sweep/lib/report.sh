@@ -28,15 +28,15 @@ thresholds() {
 }
 
 write_report() {
-	local cfg="$RUN/sweep.json" notes='' l dropped=0 head trusted n why aio
+	local cfg="$RUN/sweep.json" notes='' l dropped=0 head trusted n why aio us=$'\x1f'
 	if [ -f "$RUN/notes.txt" ]; then notes=$(sort -u "$RUN/notes.txt"); fi
 	[ -f "$RUN/cache-dropped" ] && dropped=1
 	head=$(budget_report_cfg "$cfg")
-	trusted=$(jq '.trusted' "$RUN/best-aio.json")
-	n=$(jq 'length' "$RUN/best-aio.json")
-	why=$(jq -r 'if .trusted == false then .reason else "" end' "$RUN/best-aio.json")
-	aio=$(jq . "$RUN/best-aio.json")
-	[ "$trusted" = false ] || [ "$n" = 0 ] || why=$(jq -r '.best.aio_source.why' "$RUN/aggregate.json")
+	# best-aio.json's .trusted, length, why and the file itself, in one jq
+	aio=$(jq -j --slurpfile agg "$RUN/aggregate.json" -f "$JQ_DIR/report-aio.jq" "$RUN/best-aio.json")
+	trusted=${aio%%"$us"*} && aio=${aio#*"$us"}
+	n=${aio%%"$us"*} && aio=${aio#*"$us"}
+	why=${aio%%"$us"*} && aio=${aio#*"$us"}
 	l=$(thresholds)
 	{
 		printf '# tswap sweep report\n\n'
