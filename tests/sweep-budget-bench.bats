@@ -20,45 +20,7 @@ else
 	bats_load_library bats-file
 fi
 
-SWEEP_REPO=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-SWEEP_ENGINE=${TSWAP_ENGINE:-$SWEEP_REPO/build/tswap.so}
-
-setup() {
-	if declare -F common_setup >/dev/null; then
-		common_setup
-	else
-		SCRATCH=$BATS_TEST_TMPDIR/scratch
-		mkdir -p "$SCRATCH"
-	fi
-	export TSWAP_ENGINE=$SWEEP_ENGINE
-	# 4 points per direction, 4 MiB tensors on a 32 MiB file
-	cat >"$SCRATCH/small.grid" <<-'GRID'
-		description  budget test
-		rw           read write
-		backend      libaio
-		tensor       4m
-		iodepth      1
-		block        512k 1m
-		qd           4 16
-		window       overlap
-		submit       block
-		threads      1
-		size         32m
-		runtime      2
-		ramp         1
-		repeat       1
-	GRID
-}
-
-teardown() {
-	if declare -F common_teardown >/dev/null; then
-		common_teardown
-	fi
-}
-
-need_engine() {
-	[ -f "$SWEEP_ENGINE" ] || skip "requires the engine: $SWEEP_ENGINE is missing (run 'make')"
-}
+load budget
 
 @test "bench-sweep: the script end to end at its smallest (one row, a tiny grid, one agreement pair, one A/A control): table and results.json; bad usage exit 2" {
 	need_engine
