@@ -6,7 +6,8 @@
 # calls, or fio is signalled:
 #
 #   EAGAIN at io_setup: fs.aio-max-nr lowered for the test (a system-wide
-#       sysctl, for about a second: run this file alone).
+#       sysctl, for about a second: run this file alone); a queue depth of
+#       fs.aio-max-nr itself, whose one context takes the whole limit.
 #   EAGAIN at io_submit / io_uring_submit, EINTR from io_getevents:
 #       tests/tools/shim.so, an LD_PRELOAD test tool (the kernel gives no
 #       way to make them on demand).
@@ -56,6 +57,20 @@ requires_shim() {
 	echo "$saved" >/proc/sys/fs/aio-max-nr
 	fio_ok --filename="$SCRATCH/f" --size=4m --bs=1m --rw=write \
 		--tswap_queue_depth=8 --tswap_threads=64 --verify=crc32c --do_verify=1
+}
+
+@test "faults: tswap_queue_depth at fs.aio-max-nr itself: runs verified, or one line at init; never a crash (its context takes the whole system-wide limit)" {
+	local max ntswap
+	max=$(cat /proc/sys/fs/aio-max-nr)
+	run_fio --filename="$SCRATCH/f" --size=4m --bs=1m --rw=write --iodepth=2 \
+		--tswap_queue_depth="$max" --verify=crc32c --verify_fatal=1 --do_verify=1
+	[ "$status" -lt 124 ] || fail "killed or timed out (exit $status): $stderr"
+	refute_output --partial 'got signal'
+	if [ "$status" -ne 0 ]; then
+		ntswap=$(grep -c '^tswap: ' <<<"$stderr" || true)
+		[ "$ntswap" -eq 1 ] || fail "exit $status with $ntswap engine lines: $stderr"
+		assert_regex "$(grep '^tswap: ' <<<"$stderr")" "tswap_queue_depth=$max.*fs\.aio-max-nr"
+	fi
 }
 
 @test "uring errors: kernel.io_uring_disabled=2 gives one line suggesting tswap_backend=libaio" {
