@@ -1,13 +1,23 @@
 # meta.jq - meta.json: what was measured, from the JSON of lsblk -J ($blk),
 # findmnt -J ($fs), nvme id-ctrl -o json ($nvme, null without nvme-cli or
 # an NVMe device), lscpu -J ($lscpu), sysfs values ($sysfs, strings, "" when
-# absent) and --arg strings. Used by meta.sh meta_json.
+# absent) and --arg strings. Used by meta.sh meta_from_kv, which passes the
+# collector's text: $fs_text, $blk_text, $nvme_text, $lscpu_text (text
+# that is not one JSON object counts as absent: {}, $nvme null) and
+# $sysfs_lines ("name<TAB>value" a line).
 #
 # Every field is present; a value that could not be read is null and a
 # "note" next to it says why (not an NVMe device, no PCIe link, ...).
 # Units: bytes, KiB where the sysfs name says _kb; link speeds as sysfs
 # spells them ("16.0 GT/s PCIe").
-def num: if . == null or . == "" then null else (tonumber? // null) end;
+def object_or($absent): if . == "" then $absent
+	else (try fromjson catch $absent) | if type == "object" then . else $absent end end;
+($fs_text | object_or({})) as $fs
+| ($blk_text | object_or({})) as $blk
+| ($nvme_text | object_or(null)) as $nvme
+| ($lscpu_text | object_or({})) as $lscpu
+| ([$sysfs_lines | split("\n")[] | select(length > 0) | split("\t") | {(.[0]): (.[1] // "")}] | add // {}) as $sysfs
+| def num: if . == null or . == "" then null else (tonumber? // null) end;
 def str: if . == null or . == "" then null else . end;
 def lscpu($f): [$lscpu.lscpu[]? | select(.field == $f) | .data][0] // null;
 ($blk.blockdevices[0] // null) as $b

@@ -1,4 +1,6 @@
-# result.jq - One run of a point: fio JSON ($fio), tswap_stats ($stats) and
+# result.jq - One run of a point: fio JSON ($fio), tswap_stats ($stats: the
+# file's text; not a JSON object, as when a killed fio left it half
+# written, counts as absent) and
 # the plan line (--arg/--argjson) into result.json. $ranks: the point's
 # ranks; $targets: the targets (rank R uses target R mod their number).
 # A point of several handles (ranks, readwrite: one fio job each, job name
@@ -34,7 +36,7 @@ def within_one_op:
 	  | ([range(1; $n) as $k | [range($k; $n) | . - $xm] | add / $sxx] | max) as $step
 	  | ($slope | fabs) <= $step + 1e-9 end;
 ($fio[0] // null) as $f
-| ($stats[0] // null) as $st
+| ($stats | try fromjson catch null | if type == "object" then . else null end) as $st
 # each job's own direction (a readwrite point has read and write jobs)
 | def jrw: (.["job options"].rw // $rw) | if . == "read" or . == "write" then . else $rw end;
 (if $f then [$f.jobs[] | .[jrw]] else [] end) as $d

@@ -17,7 +17,7 @@
 # Owns: grid_file_for, list_grid_names, list_grids, check_values, load_grid
 # (CRLF lines read without \r, a repeated key refused but description
 # lines joined), engine_max, check_engine_limits,
-# expand_grid, ceiling_depth, ceiling_jobs, ceiling_line, add_ceilings, plan_writes. Reads: grids_dir
+# expand_grid, ceiling_depth, ceiling_jobs, ceiling_line, add_ceilings, plan_facts, plan_writes. Reads: grids_dir
 # (paths.sh), ENGINE, PLAN_TEXT, CEILING_BS/QD. Writes: the G_* globals (load_grid).
 # shellcheck disable=SC2034 # sets the G_* globals of state.sh
 
@@ -359,9 +359,24 @@ add_ceilings() {
 	done <<<"$1"
 }
 
+# plan_facts: jq/plan-facts.jq's lines for PLAN_TEXT: 1 or 0 (a point
+# writes), true or false (a point of 1 rank reads or writes), then
+# rank_slots' lines; the kept answer when PLAN_TEXT is unchanged.
+plan_facts() {
+	if [ -n "${PLAN_FACTS:-}" ] && [ "${PLAN_FACTS_OF:-}" = "$PLAN_TEXT" ]; then
+		printf '%s\n' "$PLAN_FACTS"
+	else
+		jq -Rrs -f "$JQ_DIR/plan-facts.jq" <<<"$PLAN_TEXT"
+	fi
+}
+
 # plan_writes: 1 when a point of the plan writes (write, readwrite), else 0.
 plan_writes() {
-	jq -Rrs 'if any(split("\n")[] | split("\t"); .[2] == "write" or .[2] == "readwrite") then 1 else 0 end' <<<"$PLAN_TEXT"
+	local facts
+	local -a f
+	facts=$(plan_facts)
+	mapfile -t f <<<"$facts"
+	printf '%s\n' "${f[0]}"
 }
 
 # unique_points LINES: plan lines, each point key (first field) once.

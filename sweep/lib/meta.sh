@@ -62,33 +62,21 @@ meta_json() {
 # version. JSON that does not parse counts as absent. Status 1 when stdin is
 # not the collector's output.
 meta_from_kv() {
-	local k v sysfs lines=''
+	local k v lines=''
 	local -A m=()
 	while IFS=$'\t' read -r k v; do
 		[ -n "$k" ] && m[$k]=$v
 	done
 	[ "${m[tswap-meta]:-}" = 1 ] || return 1
-	for k in fs blk lscpu nvme; do
-		v=${m[$k]:-}
-		if [ -n "$v" ] && jq -e 'type == "object"' >/dev/null 2>&1 <<<"$v"; then
-			m[$k]=$(jq -c . <<<"$v")
-		elif [ "$k" = nvme ]; then
-			m[$k]=null
-		else
-			m[$k]='{}'
-		fi
-	done
 	# sysfs values: strings, "" when absent
 	for k in "${!m[@]}"; do
 		[[ $k == queue.* || $k == pci.* || $k == size_sectors || $k == poll_queues ]] || continue
 		lines+="$k"$'\t'"${m[$k]}"$'\n'
 	done
-	sysfs=$(jq -R -n '[inputs | select(length > 0) | split("\t") | {(.[0]): (.[1] // "")}] | add // {}' <<<"$lines")
 	jq -n --arg target "$1" --arg kind "${m[kind]:-file}" --arg dev "${m[dev]:-}" \
-		--argjson fs "${m[fs]}" --argjson blk "${m[blk]}" --argjson nvme "${m[nvme]}" \
-		--argjson sysfs "$sysfs" \
+		--arg fs_text "${m[fs]:-}" --arg blk_text "${m[blk]:-}" --arg nvme_text "${m[nvme]:-}" \
+		--arg lscpu_text "${m[lscpu]:-}" --arg sysfs_lines "$lines" \
 		--arg serial_hash "${m[serial_hash]:-}" --arg nvme_cli "${m[nvme_cli]:-}" \
-		--argjson lscpu "${m[lscpu]}" \
 		--arg cpus_allowed "${m[cpus_allowed]:-}" --arg online_nodes "${m[online_nodes]:-}" \
 		--arg kernel "${m[kernel]:-}" --arg host "${m[host]:-}" --arg memtotal "${m[memtotal]:-}" \
 		--arg aio_max_nr "${m[aio_max_nr]:-}" --arg io_uring_disabled "${m[io_uring_disabled]:-}" \

@@ -3,7 +3,7 @@
 # thread count, the fleet's hosts.
 #
 # Owns: gp_quote, gp_plot (titles: jq/plot-title.jq), tics, VIRIDIS,
-# write_plots (jq/plot-heat.jq, jq/plot-threads.jq; bandwidth over time:
+# write_plots (jq/plot-specs.jq, jq/plot-heat.jq, jq/plot-threads.jq; bandwidth over time:
 # bwlog.sh write_bw_plots), write_latency_plots (jq/plot-latency.jq),
 # write_hosts_plot, plot_links, png_link.
 # Reads: RUN/aggregate.json, RUN/fleet.json.
@@ -51,7 +51,7 @@ tics() {
 }
 
 write_plots() {
-	local dir="$RUN/plots" rw pair w s name blocks qds xt yt data n title pairs nb nq
+	local dir="$RUN/plots" kind rw w s name blocks qds xt yt data n title specs latency=''
 	local -a bl ql hist=('set style data histogram' 'set style histogram cluster gap 1' 'set style fill solid 0.8 border -1')
 	command -v gnuplot >/dev/null 2>&1 || {
 		note "gnuplot is not installed: no plots"
@@ -59,34 +59,32 @@ write_plots() {
 	}
 	rm -rf -- "$dir"
 	mkdir -p "$dir"
-	for rw in read write; do
-		pairs=$(jq -r --arg rw "$rw" '[.points[] | select(.rw == $rw) | "\(.window)/\(.submit)"] | unique | .[]' "$RUN/aggregate.json")
-		while IFS= read -r pair; do
-			[ -n "$pair" ] || continue
-			w=${pair%/*}
-			s=${pair#*/}
-			name="heat-$rw-$w-$s"
-			blocks=$(jq -r --arg rw "$rw" '[.points[] | select(.rw == $rw) | .block] | unique | map(tostring) | join(" ")' "$RUN/aggregate.json")
-			qds=$(jq -r --arg rw "$rw" '[.points[] | select(.rw == $rw) | .qd] | unique | map(tostring) | join(" ")' "$RUN/aggregate.json")
-			data="$dir/$name.dat"
-			jq -r --arg rw "$rw" --arg w "$w" --arg s "$s" -f "$JQ_DIR/plot-heat.jq" \
-				"$RUN/aggregate.json" >"$data"
-			n=$(grep -c . "$data" || true)
-			[ "$n" -gt 0 ] || continue
-			xt=$(tics "$blocks" size)
-			yt=$(tics "$qds" int)
-			read -r -a bl <<<"$blocks"
-			read -r -a ql <<<"$qds"
-			nb=$((${#bl[@]} - 1)) nq=$((${#ql[@]} - 1))
-			title="$rw GB/s (1e9 B/s), window=$w submit=$s; best over threads, backends, tensor sizes"
-			gp_quote data "$data"
-			gp_plot "$name" 900,650 "$title" \
-				'set xlabel "tswap_block_size"' 'set ylabel "tswap_queue_depth"' 'set cblabel "GB/s"' \
-				"set xtics ($xt)" "set ytics ($yt)" "set xrange [-0.5:$nb.5]" "set yrange [-0.5:$nq.5]" \
-				'set cbrange [0:*]' "$VIRIDIS" 'set style fill solid 1.0 noborder' 'unset key' \
-				"plot $data using 1:2:(0.5):(0.5):3 with boxxyerror fillcolor palette, $data using 1:2:(sprintf(\"%.2f\", \$3)):4 with labels textcolor rgb variable"
-		done <<<"$pairs"
-	done
+	specs=$(jq -r -f "$JQ_DIR/plot-specs.jq" "$RUN/aggregate.json")
+	while IFS=$'\t' read -r kind rw w s blocks qds; do
+		if [ "$kind" = latency ]; then
+			latency+="$rw "
+			continue
+		fi
+		[ "$kind" = heat ] || continue
+		name="heat-$rw-$w-$s"
+		data="$dir/$name.dat"
+		jq -r --arg rw "$rw" --arg w "$w" --arg s "$s" -f "$JQ_DIR/plot-heat.jq" \
+			"$RUN/aggregate.json" >"$data"
+		n=$(grep -c . "$data" || true)
+		[ "$n" -gt 0 ] || continue
+		xt=$(tics "$blocks" size)
+		yt=$(tics "$qds" int)
+		read -r -a bl <<<"$blocks"
+		read -r -a ql <<<"$qds"
+		nb=$((${#bl[@]} - 1)) nq=$((${#ql[@]} - 1))
+		title="$rw GB/s (1e9 B/s), window=$w submit=$s; best over threads, backends, tensor sizes"
+		gp_quote data "$data"
+		gp_plot "$name" 900,650 "$title" \
+			'set xlabel "tswap_block_size"' 'set ylabel "tswap_queue_depth"' 'set cblabel "GB/s"' \
+			"set xtics ($xt)" "set ytics ($yt)" "set xrange [-0.5:$nb.5]" "set yrange [-0.5:$nq.5]" \
+			'set cbrange [0:*]' "$VIRIDIS" 'set style fill solid 1.0 noborder' 'unset key' \
+			"plot $data using 1:2:(0.5):(0.5):3 with boxxyerror fillcolor palette, $data using 1:2:(sprintf(\"%.2f\", \$3)):4 with labels textcolor rgb variable"
+	done <<<"$specs"
 	# best point per thread count, read and write side by side
 	data="$dir/best-by-threads.dat"
 	jq -r -f "$JQ_DIR/plot-threads.jq" "$RUN/aggregate.json" >"$data"
@@ -96,16 +94,19 @@ write_plots() {
 			'set xlabel "tswap_threads"' 'set ylabel "GB/s"' 'set yrange [0:*]' 'set datafile missing "-"' \
 			"${hist[@]}" 'set key top left' "plot $data using 2:xtic(1) title \"read\", \"\" using 3 title \"write\""
 	fi
-	write_latency_plots
+	write_latency_plots "$latency"
 	write_bw_plots
 }
 
-# write_latency_plots: plots/latency-DIR.png per direction with latencies:
-# each point's p99 (ms) against its GB/s, the Pareto front of the trusted
-# points joined and labelled, flagged points hollow, the pick circled.
+# write_latency_plots "DIR...": plots/latency-DIR.png per direction named
+# (those with latencies: jq/plot-specs.jq): each point's p99 (ms) against
+# its GB/s, the Pareto front of the trusted points joined and labelled,
+# flagged points hollow, the pick circled.
 write_latency_plots() {
 	local dir="$RUN/plots" rw data
-	for rw in read write readwrite; do
+	local -a dirs
+	read -r -a dirs <<<"$1"
+	for rw in "${dirs[@]}"; do
 		data="$dir/latency-$rw.dat"
 		jq -r -L "$JQ_DIR" --arg rw "$rw" -f "$JQ_DIR/plot-latency.jq" "$RUN/aggregate.json" >"$data"
 		grep -q '^[0-9]' "$data" || {

@@ -23,9 +23,10 @@
 #
 # Owns: target_list, multi_point, rank_slots, rank_file, rank_var,
 # check_targets, prepare_targets, rank_env, rank_env_export, rank_env_lines,
-# rank_sections, merge_rank_stats, targets_json. Reads: TARGET, TARGETS,
-# TARGET_KINDS, PLAN_TEXT, SIZE_BYTES, RUN. Writes: TARGETS, TARGET,
-# TARGET_KIND, TARGET_KINDS; the rank files; RUN/prepare.rankR*/;
+# rank_sections, merge_rank_stats, targets_json, facts_keep.
+# Reads: TARGET, TARGETS, TARGET_KINDS, PLAN_TEXT, SIZE_BYTES, RUN.
+# Writes: TARGETS, TARGET, TARGET_KIND, TARGET_KINDS, PLAN_FACTS*,
+# TARGETS_JSON*; the rank files; RUN/prepare.rankR*/;
 # POINTDIR/stats.json (merged).
 # shellcheck disable=SC2034 # sets TARGETS, TARGET_KINDS (state.sh)
 # shellcheck disable=SC2016 # ${TSWAP_RANK*} is literal: fio expands it
@@ -49,14 +50,41 @@ target_list() {
 	TARGET=${TARGETS[0]}
 }
 
-# targets_json: TARGETS as a JSON array.
+# targets_json: TARGETS as a JSON array (TARGET alone when TARGETS is
+# empty); jq runs once for the targets of a run, see facts_keep.
 targets_json() {
-	if [ "${#TARGETS[@]}" -eq 0 ]; then
+	local key
+	key=$(targets_key)
+	if [ -n "${TARGETS_JSON:-}" ] && [ "${TARGETS_JSON_OF:-}" = "$key" ]; then
+		printf '%s\n' "$TARGETS_JSON"
+	elif [ "${#TARGETS[@]}" -eq 0 ]; then
 		jq -cn --arg t "$TARGET" '[$t]'
 	else
 		jq -cn '$ARGS.positional' --args "${TARGETS[@]}"
 	fi
 }
+
+# targets_key: TARGETS (or TARGET) joined by US, the key of targets_json's
+# kept answer.
+targets_key() {
+	local IFS=$'\x1f'
+	if [ "${#TARGETS[@]}" -eq 0 ]; then printf '%s\n' "$TARGET"; else printf '%s\n' "${TARGETS[*]}"; fi
+}
+
+# facts_keep: keep what plan_facts and targets_json answer for the plan and
+# targets of now (state.sh PLAN_FACTS*, TARGETS_JSON*), so that the calls
+# of every point (several each, most in $(...)) run no jq (plan_facts:
+# grid.sh). Each function
+# asks jq again when PLAN_TEXT or the targets have changed since. Called
+# by the entry point in its own shell once the plan is set, and again
+# once the targets are checked.
+facts_keep() {
+	PLAN_FACTS=$(plan_facts)
+	PLAN_FACTS_OF=$PLAN_TEXT
+	TARGETS_JSON=$(targets_json)
+	TARGETS_JSON_OF=$(targets_key)
+}
+
 
 # multi_point RW RANKS: true when the point runs more than one handle.
 multi_point() { [ "$1" = readwrite ] || [ "${2:-1}" -gt 1 ]; }
@@ -64,10 +92,11 @@ multi_point() { [ "$1" = readwrite ] || [ "${2:-1}" -gt 1 ]; }
 # rank_slots: the handles the plan's multi-handle points use, one
 # "RANK<TAB>HANDLE" a line (HANDLE: io, or write for readwrite's second).
 rank_slots() {
-	jq -Rrs '[split("\n")[] | select(. != "") | split("\t") | {rw: .[2], n: (.[11] // "" | if . == "" then 1 else tonumber end)}
-		| select(.rw == "readwrite" or .n > 1)] as $m
-		| ([$m[] | select(.rw == "readwrite") | .n] | max // 0) as $w
-		| range([$m[].n] | max // 0) | "\(.)\tio", (select(. < $w) | "\(.)\twrite")' <<<"$PLAN_TEXT"
+	local facts
+	local -a f
+	facts=$(plan_facts)
+	mapfile -t f <<<"$facts"
+	[ "${#f[@]}" -le 2 ] || printf '%s\n' "${f[@]:2}"
 }
 
 # rank_file RANK HANDLE: the path rank RANK's handle uses.
@@ -89,9 +118,11 @@ rank_var() {
 
 # plan_has_single: the plan has a point of 1 rank reading or writing.
 plan_has_single() {
-	local any
-	any=$(jq -Rs 'any(split("\n")[] | select(. != "") | split("\t"); .[2] != "readwrite" and (.[11] // "" | . == "" or . == "1"))' <<<"$PLAN_TEXT")
-	[ "$any" = true ]
+	local facts
+	local -a f
+	facts=$(plan_facts)
+	mapfile -t f <<<"$facts"
+	[ "${f[1]:-}" = true ]
 }
 
 # target_new_file PATH DEFDIR: a target or rank file the sweep would

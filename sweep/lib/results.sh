@@ -30,9 +30,7 @@ result_json() {
 		fi
 	fi
 	[ -f "$dir/fio.json" ] && fiojson="$dir/fio.json"
-	if [ -s "$dir/stats.json" ] && jq -e . "$dir/stats.json" >/dev/null 2>&1; then
-		stats="$dir/stats.json"
-	fi
+	[ ! -s "$dir/stats.json" ] || stats="$dir/stats.json"
 	if [ "$fiojson" = /dev/null ]; then
 		err="fio gave no JSON (exit $rc)"
 	elif [ "$rc" -ne 0 ]; then
@@ -53,7 +51,7 @@ result_json() {
 		--argjson qd "$q" --arg submit "$s" --arg window "$w" --argjson threads "$p" \
 		--argjson iodepth "$d" --argjson rc "$rc" --arg err "$err" --argjson wall "$wall" \
 		--argjson ranks "${n:-1}" --argjson targets "$targets" \
-		--slurpfile fio "$fiojson" --slurpfile stats "$stats" --slurpfile bwlog /dev/stdin \
+		--slurpfile fio "$fiojson" --rawfile stats "$stats" --slurpfile bwlog /dev/stdin \
 		-f "$JQ_DIR/result.jq" <<<"$bw" >"$dir/result.json.tmp"
 	mv -f "$dir/result.json.tmp" "$dir/result.json"
 }

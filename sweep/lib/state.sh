@@ -100,6 +100,9 @@ G_SIZE='' G_RUNTIME='' G_RAMP='' G_REPEAT='' G_DESC='' G_NAME='' G_CEILING='' G_
 # there; RUN/plan.json holds it as JSON, pipeline.sh); RUN: the run directory (settings.sh); NOTES: notes for the report
 # (util.sh note, also in RUN/notes.txt).
 PLAN_TEXT='' RUN=''
+# The kept answers of plan_facts (for the plan PLAN_FACTS_OF) and
+# targets_json (for the targets TARGETS_JSON_OF): ranks.sh facts_keep.
+PLAN_FACTS='' PLAN_FACTS_OF='' TARGETS_JSON='' TARGETS_JSON_OF=''
 declare -ga NOTES=()
 # exec-local.sh: the fio running now and the point directory it writes (the signal
 # trap stops and removes them); FINISHED[RUNKEY]=GB/s of the runs done
