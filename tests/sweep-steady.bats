@@ -226,7 +226,9 @@ result_of() {
 	run -0 grep -q 'steady state: fio steadystate=bw_slope:2%' r1/report.md
 	# a point that did not attain it is flagged and never picked
 	if jq -e '.[] | select(.kind == "tswap") | .steady == false' r1/results.json >/dev/null; then
-		run -0 jq -e '.points[0].flags == ["not steady"] and .best.write == null' r1/aggregate.json
+		# (on a loaded machine it may carry other flags too, cv say)
+		jq -e 'any(.points[0].flags[]; . == "not steady") and .best.write == null' r1/aggregate.json >/dev/null ||
+			fail "not flagged, or picked: $(jq -c '{flags: .points[0].flags, best: .best.write.point}' r1/aggregate.json)"
 	fi
 	sweep_ok --grid one.grid --target t.swap --out r2 -q --runtime 2 --fixed-runtime --no-ceiling
 	run -0 jq -e 'all(.[]; .status == "ok" and .steady == null and .steady_s == null)' r2/results.json
