@@ -130,7 +130,7 @@ prune() {
 		{"round": 2, "final": true, "runtime": 5, "ramp": 2, "repeats": 3, "groups": {"read": 2}, "ceilings": 1,
 			"runs": 7, "planned_s": 56, "wall_s": 52, "overhead_s": 0.5, "kept": ["a", "b"], "pruned": []}],
 		"final_margins": {}}}'
-	run -0 jq -r -f "$SWEEP_REPO/sweep/jq/report-budget.jq" <<<"$agg"
+	run -0 jq -r -L "$SWEEP_REPO/sweep/jq" -f "$SWEEP_REPO/sweep/jq/report-budget.jq" <<<"$agg"
 	# shellcheck disable=SC2016 # backticks are markdown
 	assert_output --partial '| 1 | 1 | 1 | 1 | read 3 | 3 | 9 | 8 | 0.5 | `e` 2.5 (tied, costlier), `d` 1.9, `f` - (failed) |'
 	assert_output --partial '| 2 (final) | 5 | 2 | 3 | read 2 + 1 ceiling | 7 | 56 | 52 | 0.5 | - |'

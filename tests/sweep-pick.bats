@@ -93,7 +93,7 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	run -0 jq -c '.aio.queue_depth' "$TMP/best-aio.json"
 	assert_output 2
 	# the report's warnings name each flagged point
-	run -0 jq -r --argjson cvflag "$CV_FLAG" -f "$JQ_DIR/report-warnings.jq" "$TMP/aggregate.json"
+	run -0 jq -r -L "$JQ_DIR" --argjson cvflag "$CV_FLAG" -f "$JQ_DIR/report-warnings.jq" "$TMP/aggregate.json"
 	assert_output --partial "$(P read 4): not steady"
 	assert_output --partial "$(P read 32)**: 2.5 GB/s is more than 10% above"
 	run ! untrusted
@@ -125,7 +125,7 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	assert_line --index 2 4
 	assert_line --index 3 tie
 	assert_line --index 4 "$(P read 4), $(P read 16), $(P read 2) and $(P read 8) tie within noise; $(P read 4) is the cheapest of the 2 within 3% of the fastest median"
-	run -0 jq -r --argjson cvflag "$CV_FLAG" -f "$JQ_DIR/report-warnings.jq" "$TMP/aggregate.json"
+	run -0 jq -r -L "$JQ_DIR" --argjson cvflag "$CV_FLAG" -f "$JQ_DIR/report-warnings.jq" "$TMP/aggregate.json"
 	assert_output --partial "$(P read 32): coefficient of variation 40.2% over 3 repeats (> 17%: 5%, or twice the median CV of the run's other points when that is more, at most 20%"
 	# quiet others keep the 5% floor, even with only two points: a point's
 	# own CV never raises its limit

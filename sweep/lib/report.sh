@@ -2,8 +2,8 @@
 # report.sh - the run's verdict and report.md, the comparison with another
 # run, and the summary on stdout (one host).
 #
-# Owns: thresholds, write_report (jq/report-*.jq; its first lines,
-# the pick, from jq/report-pick.jq), write_compare (jq/compare-*.jq),
+# Owns: thresholds, write_report (jq/report-md.jq, the sections in
+# jq/report.jq; best-aio.json read by jq/report-aio.jq), write_compare (jq/compare-*.jq),
 # print_summary (jq/summary.jq), untrusted (exit 4). Reads: RUN/sweep.json,
 # aggregate.json, best-aio.json, notes.txt, plots/, MIN_READ, MIN_WRITE.
 # Writes: RUN/report.md, compare.md.
@@ -28,9 +28,10 @@ thresholds() {
 }
 
 write_report() {
-	local cfg="$RUN/sweep.json" notes='' l dropped=0 head trusted n why aio us=$'\x1f'
+	local cfg="$RUN/sweep.json" notes='' l dropped=0 head trusted n why aio us=$'\x1f' steady budget bwlog pre plots meta=/dev/null
 	if [ -f "$RUN/notes.txt" ]; then notes=$(sort -u "$RUN/notes.txt"); fi
 	[ -f "$RUN/cache-dropped" ] && dropped=1
+	[ ! -f "$RUN/meta.json" ] || meta="$RUN/meta.json"
 	head=$(budget_report_cfg "$cfg")
 	# best-aio.json's .trusted, length, why and the file itself, in one jq
 	aio=$(jq -j --slurpfile agg "$RUN/aggregate.json" -f "$JQ_DIR/report-aio.jq" "$RUN/best-aio.json")
@@ -38,42 +39,15 @@ write_report() {
 	n=${aio%%"$us"*} && aio=${aio#*"$us"}
 	why=${aio%%"$us"*} && aio=${aio#*"$us"}
 	l=$(thresholds)
-	{
-		printf '# tswap sweep report\n\n'
-		jq -r -L "$JQ_DIR" -f "$JQ_DIR/report-pick.jq" "$RUN/aggregate.json"
-		jq -r --slurpfile agg "$RUN/aggregate.json" --arg notes "$notes" --argjson dropped "$dropped" -f "$JQ_DIR/report-head.jq" <<<"$head"
-		printf '## How the points ran\n\n'
-		steady_line
-		budget_line
-		bwlog_line
-		precondition_line
-		printf '\n'
-		[ ! -f "$RUN/meta.json" ] || jq -r -f "$JQ_DIR/meta-report.jq" "$RUN/meta.json"
-		jq -r -f "$JQ_DIR/report-budget.jq" "$RUN/aggregate.json"
-		printf '## DeepSpeed aio config (best-aio.json)\n\n'
-		if [ "$trusted" = false ]; then
-			printf 'No trustworthy libaio point: no config. %s.\n\n' "$why"
-		elif [ "$n" = 0 ]; then
-			printf 'No successful libaio point: no config.\n\n'
-		else
-			printf '%s. Paste into the ds_config (see docs/deepspeed.md):\n\n' "$why"
-			printf '```json\n%s\n```\n\n' "$aio"
-			jq -r -f "$JQ_DIR/report-other-backend.jq" "$RUN/aggregate.json"
-		fi
-		[ -z "$l" ] || printf '## Thresholds\n\n- %s\n\n' "${l//$'\n'/$'\n'- }"
-		printf '## Warnings\n\n'
-		jq -r --argjson cvflag "$CV_FLAG" -f "$JQ_DIR/report-warnings.jq" "$RUN/aggregate.json"
-		printf '\n## All points\n\n'
-		printf 'Sorted by direction, then GB/s (median, with the min-max over repeats). Flagged points are never picked (docs/sweep.md). CV: coefficient of variation over repeats (! above the point'"'"'s limit: 5%%, or twice the median CV of the run'"'"'s other points when that is more, at most 20%%). %% of ceiling: ! more than 10%% above it. Latencies are fio completion latencies of whole tensor operations.\n\n'
-		printf '| point | GB/s | CV %% | %% of ceiling | op/s | p50 ms | p99 ms | p99.9 ms | io_submit per GB | status |\n'
-		printf '|---|---|---|---|---|---|---|---|---|---|\n'
-		jq -r -f "$JQ_DIR/report-points.jq" \
-			"$RUN/aggregate.json"
-		jq -r -f "$JQ_DIR/report-ranks.jq" "$RUN/aggregate.json"
-		printf '\n## Plots\n\n'
-		plot_links
-		printf 'Files: summary.csv (one row per point and repeat), results.json, aggregate.json, best-aio.json, points/POINT.rN/ (job.fio, run.sh, fio.json, fio.stderr, stats.json).\n'
-	} >"$RUN/report.md.tmp"
+	steady=$(steady_line)
+	budget=$(budget_line)
+	bwlog=$(bwlog_line)
+	pre=$(precondition_line)
+	plots=$(plot_links)
+	jq -r -L "$JQ_DIR" --argjson head "$head" --slurpfile meta "$meta" --arg notes "$notes" --argjson dropped "$dropped" \
+		--arg steady "$steady" --arg budget "$budget" --arg bwlog "$bwlog" --arg precondition "$pre" \
+		--arg trusted "$trusted" --arg n "$n" --arg why "$why" --arg aio "$aio" --arg thresholds "$l" \
+		--argjson cvflag "$CV_FLAG" --arg plots "$plots" -f "$JQ_DIR/report-md.jq" "$RUN/aggregate.json" >"$RUN/report.md.tmp"
 	mv -f "$RUN/report.md.tmp" "$RUN/report.md"
 }
 
