@@ -140,6 +140,16 @@ assert_medians() {
 	requires_drive
 	drive_up iops-bound
 	sweep_on --grid "$PROFILES/iops-bound.grid" --budget 50
-	assert_pick read
 	run -0 jq -e '.budget != null' "$RUN/aggregate.json"
+	# On a loaded machine runs take longer than planned, and a run that
+	# would end past the budget is not started (docs/sweep.md, Budget):
+	# then the read pick, if any, is the best of the points that ran, and
+	# its verdict says so; the report says where the run stopped.
+	if jq -e 'any(.points[]; .status == "not run")' "$RUN/aggregate.json" >/dev/null; then
+		echo "# the budget ran out: $(jq -c '[.budget.rounds[] | select(.stopped) | {round, why: .stopped.why}]' "$RUN/aggregate.json")" >&3
+		run -0 jq -e '.best.read == null or (.best.read.verdict | test("the budget ran out before [0-9]+ of the [0-9]+ points ran"))' "$RUN/aggregate.json"
+		run -0 grep -q '^Stopped in round [0-9]*: ' "$RUN/report.md"
+	else
+		assert_pick read
+	fi
 }
