@@ -111,14 +111,18 @@ edge_ink() {
 	grep -q '^set title .*\."\\n"\.' "$RUN/plots/bw-read-libaio-t16m-b4m-q8-block-overlap-p1-d2.gp" || fail "the long title is on one line"
 }
 
-@test "plot-title.jq: lines fit the width, quotes doubled, backticks kept single-quoted" {
-	run jq -nr --arg t "it's \`id\` and a title longer than a 300-pixel plot can hold on one line" --arg size 300,200 \
-		-f "$JQ_DIR/plot-title.jq"
-	assert_success
+@test "gp_title: lines fit the width, quotes doubled, backticks kept single-quoted" {
+	local t
+	gp_title t 300,200 "it's \`id\` and a title  longer than a 300-pixel plot can hold on one line"
 	# (300 - 40) / 9.5: 27 characters a line
-	assert_output "'it''s \`id\` and a title'.\"\\n\".'longer than a 300-pixel'.\"\\n\".'plot can hold on one line'"
-	run jq -nr --arg t '' --arg size 300,200 -f "$JQ_DIR/plot-title.jq"
-	assert_output "''"
+	assert_equal "$t" "'it''s \`id\` and a title'.\"\\n\".'longer than a 300-pixel'.\"\\n\".'plot can hold on one line'"
+	# a word longer than a line has a line of its own
+	gp_title t 300,200 "a $(printf 'x%.0s' {1..30}) b"
+	assert_equal "$t" "'a'.\"\\n\".'$(printf 'x%.0s' {1..30})'.\"\\n\".'b'"
+	gp_title t 300,200 ''
+	assert_equal "$t" "''"
+	gp_title t 300,200 '   '
+	assert_equal "$t" "''"
 }
 
 @test "sweep: report.md shows the latency-against-throughput plots first, with how to read them" {

@@ -2,7 +2,7 @@
 # plot.sh - gnuplot: latency against throughput, heat maps, best per
 # thread count, the fleet's hosts.
 #
-# Owns: gp_quote, gp_plot (titles: jq/plot-title.jq), tics, VIRIDIS,
+# Owns: gp_quote, gp_title, gp_plot, tics, VIRIDIS,
 # write_plots (jq/plot-specs.jq, jq/plot-heat.jq, jq/plot-threads.jq; bandwidth over time:
 # bwlog.sh write_bw_plots), write_latency_plots (jq/plot-latency.jq),
 # write_hosts_plot, plot_links, png_link.
@@ -23,12 +23,40 @@ gp_quote() {
 # gnuplot 5.4 has no viridis of its own.
 VIRIDIS="set palette defined (0 '#440154', 1 '#472c7a', 2 '#3b518b', 3 '#2c718e', 4 '#21908d', 5 '#27ad81', 6 '#5cc863', 7 '#aadc32', 8 '#fde725')"
 
+# gp_title VAR SIZE TEXT: a plot title that fits its PNG (SIZE "W,H"
+# pixels) into VAR: the words of TEXT in lines of at most (W - 40) / 9.5
+# characters (the png terminal's default font, arial 12, found as DejaVu
+# Sans, takes about 8.7 pixels a character of these titles), as a gnuplot
+# string expression: each line single-quoted (gp_quote), joined by "\n";
+# '' for no words. Text layout, in the shell: a jq run per plot cost more.
+gp_title() {
+	local -n _t=$1
+	local n=$(((${2%%,*} - 40) * 2 / 19)) word line='' q
+	local -a words lines=()
+	IFS=' ' read -r -a words <<<"$3"
+	for word in "${words[@]}"; do
+		if [ -n "$line" ] && ((${#line} + 1 + ${#word} <= n)); then
+			line+=" $word"
+		else
+			[ -z "$line" ] || lines+=("$line")
+			line=$word
+		fi
+	done
+	[ -z "$line" ] || lines+=("$line")
+	_t=''
+	for line in "${lines[@]}"; do
+		gp_quote q "$line"
+		_t+="${_t:+.\"\\n\".}$q"
+	done
+	[ -n "$_t" ] || _t="''"
+}
+
 # gp_plot NAME SIZE TITLE LINES...: plots/NAME.png (SIZE pixels) through
-# plots/NAME.gp: TITLE (text, wrapped to fit the width), then LINES; a
-# note when gnuplot fails (its messages in plots/NAME.log).
+# plots/NAME.gp: TITLE (text, wrapped to fit the width: gp_title), then
+# LINES; a note when gnuplot fails (its messages in plots/NAME.log).
 gp_plot() {
 	local dir="$RUN/plots" name=$1 size=$2 title png
-	title=$(jq -nr --arg t "$3" --arg size "$size" -f "$JQ_DIR/plot-title.jq") || return 0
+	gp_title title "$size" "$3"
 	shift 3
 	gp_quote png "$dir/$name.png"
 	printf 'set terminal png size %s noenhanced\nset output %s\nset title %s\n' "$size" "$png" "$title" >"$dir/$name.gp"
