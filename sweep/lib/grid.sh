@@ -17,8 +17,9 @@
 # Owns: grid_file_for, list_grid_names, list_grids, check_values, load_grid
 # (CRLF lines read without \r, a repeated key refused but description
 # lines joined), engine_max, check_engine_limits,
-# expand_grid, ceiling_depth, ceiling_jobs, ceiling_line, add_ceilings, plan_facts, plan_writes. Reads: grids_dir
-# (paths.sh), ENGINE, PLAN_TEXT, CEILING_BS/QD. Writes: the G_* globals (load_grid).
+# expand_grid, ceiling_depth, ceiling_jobs, ceiling_line, add_ceilings,
+# plan_facts, plan_writes. Reads: grids_dir (paths.sh), ENGINE, PLAN_TEXT,
+# PLAN_FACTS*, CEILING_BS/QD. Writes: the G_* globals (load_grid).
 # shellcheck disable=SC2034 # sets the G_* globals of state.sh
 
 grid_file_for() {

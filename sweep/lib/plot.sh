@@ -2,9 +2,9 @@
 # plot.sh - gnuplot: latency against throughput, heat maps, best per
 # thread count, the fleet's hosts.
 #
-# Owns: gp_quote, gp_title, gp_plot, tics, VIRIDIS,
-# write_plots (jq/plot-specs.jq, jq/plot-heat.jq, jq/plot-threads.jq; bandwidth over time:
-# bwlog.sh write_bw_plots), write_latency_plots (jq/plot-latency.jq),
+# Owns: gp_quote, gp_title, gp_plot, tics, VIRIDIS, write_plots
+# (jq/plot-specs.jq, jq/plot-heat.jq, jq/plot-threads.jq; bandwidth over
+# time: bwlog.sh write_bw_plots), write_latency_plots (jq/plot-latency.jq),
 # write_hosts_plot, plot_links, png_link.
 # Reads: RUN/aggregate.json, RUN/fleet.json.
 # Writes: RUN/plots/*.{dat,gp,png,log}; a note when gnuplot is missing or

@@ -71,20 +71,18 @@ targets_key() {
 	if [ "${#TARGETS[@]}" -eq 0 ]; then printf '%s\n' "$TARGET"; else printf '%s\n' "${TARGETS[*]}"; fi
 }
 
-# facts_keep: keep what plan_facts and targets_json answer for the plan and
-# targets of now (state.sh PLAN_FACTS*, TARGETS_JSON*), so that the calls
-# of every point (several each, most in $(...)) run no jq (plan_facts:
-# grid.sh). Each function
-# asks jq again when PLAN_TEXT or the targets have changed since. Called
-# by the entry point in its own shell once the plan is set, and again
-# once the targets are checked.
+# facts_keep: keep what plan_facts (grid.sh) and targets_json answer for
+# the plan and targets of now (state.sh PLAN_FACTS*, TARGETS_JSON*), so
+# that the calls of every point (several each, most in $(...)) run no jq.
+# Each function asks jq again when PLAN_TEXT or the targets have changed
+# since. Called by the entry point in its own shell once the plan is set,
+# and again once the targets are checked.
 facts_keep() {
 	PLAN_FACTS=$(plan_facts)
 	PLAN_FACTS_OF=$PLAN_TEXT
 	TARGETS_JSON=$(targets_json)
 	TARGETS_JSON_OF=$(targets_key)
 }
-
 
 # multi_point RW RANKS: true when the point runs more than one handle.
 multi_point() { [ "$1" = readwrite ] || [ "${2:-1}" -gt 1 ]; }

@@ -3,8 +3,8 @@
 # run, and the summary on stdout (one host).
 #
 # Owns: thresholds, write_report (jq/report-md.jq, the sections in
-# jq/report.jq; best-aio.json read by jq/report-aio.jq), write_compare (jq/compare-*.jq),
-# print_summary (jq/summary.jq), untrusted (exit 4). Reads: RUN/sweep.json,
+# jq/report.jq; best-aio.json read by jq/report-aio.jq), write_compare
+# (jq/compare-*.jq), print_summary (jq/summary.jq), untrusted (exit 4). Reads: RUN/sweep.json,
 # aggregate.json, best-aio.json, notes.txt, plots/, MIN_READ, MIN_WRITE.
 # Writes: RUN/report.md, compare.md.
 # shellcheck disable=SC2016 # `...` is markdown
