@@ -1,5 +1,5 @@
 # plan-facts.jq - what the sweep asks of its plan at every point, once
-# (ranks.sh plan_facts). Input: the plan text (jq -Rrs), one
+# (grid.sh plan_facts). Input: the plan text (jq -Rrs), one
 # tab-separated line per point, rw in field 3, ranks in field 12 (empty:
 # 1; grid.sh). Output, a line each: 1 when a point writes (write,
 # readwrite), else 0; true when a point of 1 rank reads or writes, else

@@ -7,7 +7,8 @@
 # best-aio.json as jq/report-aio.jq reads it: $trusted ("false" when no
 # libaio point is trustworthy), $n (its length), $why, $aio (its text);
 # $thresholds (the PASS/FAIL lines, "" without a threshold); $cvflag;
-# $plots (plot.sh plot_links, "" without plots).
+# $plots (plot.sh plot_links' text, each link ending in a blank line; ""
+# without plots).
 include "report";
 . as $agg
 |
@@ -42,5 +43,4 @@ report_ranks,
 "",
 "## Plots",
 "",
-(if $plots != "" then $plots, "" else empty end),
-"Files: summary.csv (one row per point and repeat), results.json, aggregate.json, best-aio.json, points/POINT.rN/ (job.fio, run.sh, fio.json, fio.stderr, stats.json)."
+$plots + "Files: summary.csv (one row per point and repeat), results.json, aggregate.json, best-aio.json, points/POINT.rN/ (job.fio, run.sh, fio.json, fio.stderr, stats.json)."

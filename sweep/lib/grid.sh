@@ -18,8 +18,8 @@
 # (CRLF lines read without \r, a repeated key refused but description
 # lines joined), engine_max, check_engine_limits,
 # expand_grid, ceiling_depth, ceiling_jobs, ceiling_line, add_ceilings,
-# plan_facts, plan_writes. Reads: grids_dir (paths.sh), ENGINE, PLAN_TEXT,
-# PLAN_FACTS*, CEILING_BS/QD. Writes: the G_* globals (load_grid).
+# plan_facts, plan_facts_into, plan_writes. Reads: grids_dir (paths.sh),
+# ENGINE, PLAN_TEXT, PLAN_FACTS*, CEILING_BS/QD. Writes: the G_* globals (load_grid).
 # shellcheck disable=SC2034 # sets the G_* globals of state.sh
 
 grid_file_for() {
@@ -371,12 +371,18 @@ plan_facts() {
 	fi
 }
 
+# plan_facts_into ARRAY: plan_facts' lines into ARRAY.
+plan_facts_into() {
+	local -n _facts=$1
+	local text
+	text=$(plan_facts)
+	mapfile -t _facts <<<"$text"
+}
+
 # plan_writes: 1 when a point of the plan writes (write, readwrite), else 0.
 plan_writes() {
-	local facts
 	local -a f
-	facts=$(plan_facts)
-	mapfile -t f <<<"$facts"
+	plan_facts_into f
 	printf '%s\n' "${f[0]}"
 }
 

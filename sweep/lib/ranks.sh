@@ -90,10 +90,8 @@ multi_point() { [ "$1" = readwrite ] || [ "${2:-1}" -gt 1 ]; }
 # rank_slots: the handles the plan's multi-handle points use, one
 # "RANK<TAB>HANDLE" a line (HANDLE: io, or write for readwrite's second).
 rank_slots() {
-	local facts
 	local -a f
-	facts=$(plan_facts)
-	mapfile -t f <<<"$facts"
+	plan_facts_into f
 	[ "${#f[@]}" -le 2 ] || printf '%s\n' "${f[@]:2}"
 }
 
@@ -116,10 +114,8 @@ rank_var() {
 
 # plan_has_single: the plan has a point of 1 rank reading or writing.
 plan_has_single() {
-	local facts
 	local -a f
-	facts=$(plan_facts)
-	mapfile -t f <<<"$facts"
+	plan_facts_into f
 	[ "${f[1]:-}" = true ]
 }
 

@@ -28,7 +28,7 @@ thresholds() {
 }
 
 write_report() {
-	local cfg="$RUN/sweep.json" notes='' l dropped=0 head trusted n why aio us=$'\x1f' steady budget bwlog pre plots meta=/dev/null
+	local cfg="$RUN/sweep.json" notes='' l dropped=0 head trusted n why aio us=$'\x1f' steady budget bwlog pre meta=/dev/null
 	if [ -f "$RUN/notes.txt" ]; then notes=$(sort -u "$RUN/notes.txt"); fi
 	[ -f "$RUN/cache-dropped" ] && dropped=1
 	[ ! -f "$RUN/meta.json" ] || meta="$RUN/meta.json"
@@ -43,11 +43,14 @@ write_report() {
 	budget=$(budget_line)
 	bwlog=$(bwlog_line)
 	pre=$(precondition_line)
-	plots=$(plot_links)
+	# the plot links as a file: one per PNG, more than an argument holds
+	# (128 KiB) on a large grid with many bandwidth plots
+	plot_links >"$RUN/plots.md.tmp"
 	jq -r -L "$JQ_DIR" --argjson head "$head" --slurpfile meta "$meta" --arg notes "$notes" --argjson dropped "$dropped" \
 		--arg steady "$steady" --arg budget "$budget" --arg bwlog "$bwlog" --arg precondition "$pre" \
 		--arg trusted "$trusted" --arg n "$n" --arg why "$why" --arg aio "$aio" --arg thresholds "$l" \
-		--argjson cvflag "$CV_FLAG" --arg plots "$plots" -f "$JQ_DIR/report-md.jq" "$RUN/aggregate.json" >"$RUN/report.md.tmp"
+		--argjson cvflag "$CV_FLAG" --rawfile plots "$RUN/plots.md.tmp" -f "$JQ_DIR/report-md.jq" "$RUN/aggregate.json" >"$RUN/report.md.tmp"
+	rm -f -- "$RUN/plots.md.tmp"
 	mv -f "$RUN/report.md.tmp" "$RUN/report.md"
 }
 
