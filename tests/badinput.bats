@@ -132,7 +132,7 @@ teardown() { common_teardown; }
 @test "bad input: an engine built for another fio version names both versions and make" {
 	requires wrongver
 	run_fio_with "$WRONGVER_ENGINE" "${JOB[@]}"
-	assert_rejected "built for fio-0.0-test" "loaded by $FIO_VERSION" "make"
+	assert_rejected "built for fio-0.0-test" "loaded by $(fio_version)" "make"
 }
 
 @test "bad input: tswap_stats with an unknown %-escape" {

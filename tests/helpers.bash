@@ -30,6 +30,7 @@
 #   loop_setup SIZE [SECTOR]  a loop device over a file in $SCRATCH, with
 #                      --direct-io=on; sets $LOOPDEV; detached in teardown
 #   mount_scratch DIR TYPE [OPTS]  mount; unmounted in teardown
+#   fio_version        `fio --version`, or "unknown"
 #
 # Nothing here may hang: every fio run has a timeout ($FIO_TIMEOUT seconds).
 
@@ -49,13 +50,19 @@ REPO=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 ENGINE=${TSWAP_ENGINE:-$REPO/build/tswap.so}
 WRONGVER_ENGINE=$REPO/build/tswap-wrongver.so
 FIO_TIMEOUT=${TSWAP_FIO_TIMEOUT:-120}
-FIO_VERSION=$(fio --version 2>/dev/null || echo unknown)
 
 # Every option the engine must offer (docs/engine.md, Options).
 TSWAP_OPTIONS=(tswap_backend tswap_block_size tswap_queue_depth tswap_submit
 	tswap_window tswap_threads tswap_handoff tswap_reopen tswap_pin tswap_bounce
 	tswap_stats tswap_sqpoll tswap_sqpoll_idle tswap_iopoll tswap_fixedbufs
 	tswap_registerfiles)
+
+# fio_version - `fio --version` (fio-3.33), or "unknown". A function, not a
+# variable set at load: the file is loaded once per test, and fio's start-up
+# (64 shared libraries) costs about 36 ms of CPU each time.
+fio_version() {
+	fio --version 2>/dev/null || echo unknown
+}
 
 # --- skips ----------------------------------------------------------------
 

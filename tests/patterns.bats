@@ -154,7 +154,7 @@ column() {
 		assert_regex " $output " " $k "
 	done
 	run -0 jq -r '"\(.fio_version) \(.backend) \(.submit) \(.window) \(.block_size) \(.queue_depth) \(.threads)"' "$st"
-	assert_output "$FIO_VERSION libaio block overlap 1048576 4 2"
+	assert_output "$(fio_version) libaio block overlap 1048576 4 2"
 	run -0 jq -r '"\(.operations) \(.op_errors) \(.op_short) \(.parts) \(.blocks) \(.bytes) \(.block_errors) \(.short_blocks)"' "$st"
 	assert_output "4 0 0 8 16 16777216 0 0"
 	# Latency summaries are ordered; GB/s is bytes / elapsed / 1e9.
