@@ -31,8 +31,14 @@ parse_count() {
 	if ! [[ $val =~ ^[0-9]+(\.[0-9]+)?([eE][+]?[0-9]+)?$ ]]; then
 		usage_error "$opt=$val: not a number (an element count, e.g. 13e9)"
 	fi
-	n=$(jq -n --arg v "$val" '$v | tonumber | if . == floor and . < 9e15 then . else "x" end') ||
-		usage_error "$opt=$val: not a number"
+	if [[ $val =~ ^[0-9]{1,15}$ ]]; then
+		# plain digits below 1e15: the number itself (base 10, leading
+		# zeros dropped), without starting jq
+		n=$((10#$val))
+	else
+		n=$(jq -n --arg v "$val" '$v | tonumber | if . == floor and . < 9e15 then . else "x" end') ||
+			usage_error "$opt=$val: not a number"
+	fi
 	[[ $n =~ ^[0-9]+$ ]] || usage_error "$opt=$val: must be a whole number below 9e15"
 	((n >= min)) || usage_error "$opt=$val: must be at least $min"
 	[ -z "$max" ] || ((n <= max)) || usage_error "$opt=$val: must be at most $max"
