@@ -89,7 +89,9 @@ precondition_before() {
 		if [ "$rc" -ne 0 ] || [ "$bytes" != "$((size * PRECOND_LOOPS))" ]; then
 			err=$(sed '/^[[:space:]]*$/d' "$dir/$n/fio.stderr")
 			mapfile -t lines <<<"$err"
-			[ -z "$err" ] || printf -v err '%s ' "${lines[@]: -2}"
+			# the last two (an offset of -2 past one line would give none)
+			[ "${#lines[@]}" -le 2 ] || lines=("${lines[@]:${#lines[@]}-2}")
+			[ -z "$err" ] || printf -v err '%s ' "${lines[@]}"
 			die "$EXIT_ERROR" "preconditioning $t failed (fio exit $rc, $bytes of $((size * PRECOND_LOOPS)) bytes written): $err"
 		fi
 		mv -f -- "$dir/$n/fio.stdout" "$dir/$n/fio.json"
