@@ -2,8 +2,9 @@
 # tests/sweep-lib.bats - the sweep's pure functions, with the modules of
 # sweep/lib/ sourced directly (no fio, no target, no run directory): fio
 # size notation, grid files and their expansion into plan lines, the
-# ceiling lines, and the aggregation and best pick of jq/aggregate.jq and
-# jq/best-aio.jq. The whole file runs in about a second.
+# ceiling lines, one run's result.json (jq/result.jq), and the aggregation
+# and best pick of jq/aggregate.jq and jq/best-aio.jq. The whole file runs
+# in about a second.
 
 # '$...' in single quotes are jq's.
 # shellcheck disable=SC2016
@@ -26,6 +27,10 @@ SWEEP_HOME=$SCRIPT_DIR
 . "$SWEEP_HOME/lib/grid.sh"
 # shellcheck source=../sweep/lib/results.sh
 . "$SWEEP_HOME/lib/results.sh"
+# shellcheck source=../sweep/lib/ranks.sh
+. "$SWEEP_HOME/lib/ranks.sh"
+# shellcheck source=../sweep/lib/bwlog.sh
+. "$SWEEP_HOME/lib/bwlog.sh"
 
 setup() {
 	TMP=$BATS_TEST_TMPDIR
@@ -343,4 +348,37 @@ result() {
 	run -0 aggregate_json "$TMP/results.json" across-hosts
 	run -0 jq -c '.ceiling' <<<"$output"
 	assert_output '{"read":1.5}'
+}
+
+@test "result_json: fio's JSON after its notes becomes fio.json; no JSON is an error with fio's last stderr lines, a single one too" {
+	local d=$TMP/p line
+	line=$(printf '%s\t' read-x tswap read libaio 4194304 1048576 8 block overlap 1 1)1
+	TARGET=$TMP/t.swap TARGETS=()
+	mkdir -p "$d"
+	{
+		echo 'note: a line fio prints before its JSON'
+		echo '{"fio version": "fio-3.33", "jobs": [{"jobname": "read-x", "error": 0, "job_runtime": 4,'
+		echo ' "usr_cpu": 1, "sys_cpu": 2, "job options": {"rw": "read"}, "read": {"io_bytes": 4194304,'
+		echo ' "bw_bytes": 1000000000, "iops": 238.4, "clat_ns": {"percentile": {"99.000000": 2000}}}}]}'
+	} >"$d/fio.stdout"
+	result_json "$d" read-x.r1 1 0 1.5 "$line"
+	run -0 jq -r '"\(.status) \(.gbs) \(.fio_version) \(.bw_log)"' "$d/result.json"
+	assert_output 'ok 1 fio-3.33 null'
+	run -0 jq -r '.jobs[0].jobname' "$d/fio.json"
+	assert_output read-x
+	assert_equal "$(head -n 1 "$d/fio.stdout")" 'note: a line fio prints before its JSON'
+	# half a JSON (a killed fio): no fio.json; the error keeps stderr's
+	# last two lines that are not blank, or its only one
+	rm -rf "$d" && mkdir -p "$d"
+	printf '{"jobs": [\n' >"$d/fio.stdout"
+	printf 'first\n\n  \nsecond\nthird\n' >"$d/fio.stderr"
+	result_json "$d" read-x.r1 1 1 1.5 "$line"
+	run -0 jq -r '"\(.status)|\(.error)"' "$d/result.json"
+	assert_output 'error|fio gave no JSON (exit 1): second third '
+	[ ! -e "$d/fio.json" ] || fail "fio.json from a broken JSON"
+	rm -rf "$d" && mkdir -p "$d"
+	echo 'fio: the only line' >"$d/fio.stderr"
+	result_json "$d" read-x.r1 1 2 1.5 "$line"
+	run -0 jq -r .error "$d/result.json"
+	assert_output 'fio gave no JSON (exit 2): fio: the only line '
 }

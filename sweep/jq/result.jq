@@ -1,12 +1,15 @@
-# result.jq - One run of a point: fio JSON ($fio), tswap_stats ($stats: the
-# file's text; not a JSON object, as when a killed fio left it half
-# written, counts as absent) and
-# the plan line (--arg/--argjson) into result.json. $ranks: the point's
+# result.jq - One run of a point (jq -n -R; results.sh result_json): fio's
+# JSON ($fiotext: the text; not an object with a jobs array, as when a
+# killed fio left it half written, counts as absent: "fio gave no JSON"),
+# tswap_stats ($stats: the file's text; likewise absent unless an object),
+# fio's exit status ($rc) and last stderr lines ($errtail: ": TEXT", or
+# empty), and the plan line (--arg/--argjson) into result.json. $ranks: the point's
 # ranks; $targets: the targets (rank R uses target R mod their number).
 # A point of several handles (ranks, readwrite: one fio job each, job name
 # KEY.rankR[.read|.write]) also gets handles (per job), slowest_rank_gbs,
-# read_gbs, write_gbs and targets (GB/s per target). $bwlog: bwlog.sh
-# bwlog_summary of the point's bandwidth logs (null without). steady: fio's
+# read_gbs, write_gbs and targets (GB/s per target). The input lines: the
+# point's bandwidth logs; bw_log is their summary (bwlog-defs.jq, with
+# $ms, $min, $lim as in bwlog.sh; null without). steady: fio's
 # steadystate object of every job says attained (true), some job's does not
 # (false), no job has one (null: fixed runtime); steady_s: the measured
 # seconds (after ramp_time) until fio declared steady state and ended the
@@ -26,6 +29,7 @@
 # the window (0.3 for 5 samples, 0.15 for 10): a trend fio could only see
 # by counting fractions of an op. A trend of more than one unit across
 # the window (8,7,6,5,4: slope 1) stays not steady.
+include "bwlog-defs";
 def within_one_op:
 	(.data.iops // []) as $y | ($y | length) as $n
 	| if $n < 3 or $n != (.duration // $n) then false else
@@ -35,7 +39,11 @@ def within_one_op:
 	  | ([range(0; $n) | (. - $xm) * ($y[.] - $ym)] | add / $sxx) as $slope
 	  | ([range(1; $n) as $k | [range($k; $n) | . - $xm] | add / $sxx] | max) as $step
 	  | ($slope | fabs) <= $step + 1e-9 end;
-($fio[0] // null) as $f
+($fiotext | try fromjson catch null
+ | if type == "object" and (.jobs | type) == "array" then . else null end) as $f
+| (if $f == null then "fio gave no JSON (exit \($rc))" elif $rc != 0 then "fio exited \($rc)" else "" end
+   | if . != "" then . + $errtail else . end) as $err
+| ([inputs] | bw_summary_text($ms; $min; $lim) | fromjson) as $bwlog
 | ($stats | try fromjson catch null | if type == "object" then . else null end) as $st
 # each job's own direction (a readwrite point has read and write jobs)
 | def jrw: (.["job options"].rw // $rw) | if . == "read" or . == "write" then . else $rw end;
@@ -75,7 +83,7 @@ def within_one_op:
 	      steady_s: (if $steady == true then ([$f.jobs[] | .job_runtime // 0] | max) / 1000 else null end),
 	      steady_criterion: ($ss[0].ss // null),
 	      steady_op_jobs: (if $steady == null then null else [$ss[] | select(.attained != 1 and within_one_op)] | length end)})
-	+ (($bwlog[0] // null) as $b
+	+ ($bwlog as $b
 	   | {bw_log: $b, drops: (if $b then $b.drops else null end),
 	      drop_pct: (if $b then $b.drop_pct else null end)})
 	+ ([$f.jobs[] | jrw as $jr

@@ -7,52 +7,63 @@
 # the libaio point best-aio.json comes from: jq/aggregate.jq), plan_json
 # (jq/plan.jq), write_csv (jq/summary-csv.jq), write_best_aio
 # (jq/best-aio.jq, DeepSpeed's aio keys). Reads: POINTDIR/fio.stdout,
-# stats.json, RUN/points/*/result.json, RUN/plan.json, CV_FLAG, CACHE_FACTOR.
+# stats.json, bw_bw.*.log; RUN/points/*/result.json, RUN/plan.json,
+# CV_FLAG, CACHE_FACTOR, BWLOG_MSEC, BWLOG_MIN_SAMPLES, DROP_PCT.
 # Writes: POINTDIR/fio.json, result.json; RUN/results.json,
 # aggregate.json, summary.csv, best-aio.json.
 
-# result_json DIR RUNKEY REPEAT FIO_RC WALL PLANLINE: DIR/result.json.
+# result_json DIR RUNKEY REPEAT FIO_RC WALL PLANLINE: DIR/result.json, in
+# one jq run (jq/result.jq): fio's JSON is the whole of DIR/fio.stdout, or
+# the part from its first line that opens an object when fio printed notes
+# first; result.jq checks it (an object with a jobs array) and, when it
+# holds, it becomes DIR/fio.json (the notes stay in fio.stdout). The
+# bandwidth logs (bwlog.sh) go in as result.jq's input lines.
 result_json() {
 	local dir=$1 runkey=$2 rep=$3 rc=$4 wall=$5 line=$6
-	local key kind rw be t b q s w p d n err='' fiojson=/dev/null stats=/dev/null targets tail bw
-	local -a last=()
+	local key kind rw be t b q s w p d n first='' fiotext=/dev/null stats=/dev/null targets tail errtail=''
+	local -a last=() logs=("$dir"/bw_bw.*.log)
+	[ -f "${logs[0]}" ] || logs=()
 	IFS=$'\t' read -r key kind rw be t b q s w p d n <<<"$line"
 	merge_rank_stats "$dir"
 	if [ -s "$dir/fio.stdout" ]; then
-		if jq -e '.jobs | type == "array"' "$dir/fio.stdout" >/dev/null 2>&1; then
-			mv -f "$dir/fio.stdout" "$dir/fio.json"
-		elif sed -n '/^{/,$p' "$dir/fio.stdout" >"$dir/fio.json.tmp" &&
-			jq -e '.jobs | type == "array"' "$dir/fio.json.tmp" >/dev/null 2>&1; then
-			# fio printed notes before its JSON: keep both, JSON alone in fio.json
-			mv -f "$dir/fio.json.tmp" "$dir/fio.json"
+		IFS= read -r first <"$dir/fio.stdout" || true
+		if [[ $first == '{'* ]]; then
+			fiotext=$dir/fio.stdout
 		else
-			rm -f "$dir/fio.json.tmp"
+			sed -n '/^{/,$p' "$dir/fio.stdout" >"$dir/fio.json.tmp"
+			fiotext=$dir/fio.json.tmp
 		fi
+	elif [ -f "$dir/fio.json" ]; then
+		fiotext=$dir/fio.json
 	fi
-	[ -f "$dir/fio.json" ] && fiojson="$dir/fio.json"
 	[ ! -s "$dir/stats.json" ] || stats="$dir/stats.json"
-	if [ "$fiojson" = /dev/null ]; then
-		err="fio gave no JSON (exit $rc)"
-	elif [ "$rc" -ne 0 ]; then
-		err="fio exited $rc"
-	fi
-	if [ -n "$err" ] && [ -s "$dir/fio.stderr" ]; then
-		# its last two lines that are not blank
+	if [ -s "$dir/fio.stderr" ]; then
+		# for an error: fio's last two lines on stderr that are not blank
+		# (not "${last[@]: -2}": with one line, that offset is out of range
+		# and gives nothing)
 		mapfile -t last < <(grep -v '^[[:space:]]*$' "$dir/fio.stderr" || true)
 		tail=''
-		[ "${#last[@]}" -eq 0 ] || printf -v tail '%s ' "${last[@]: -2}"
-		err="$err: ${tail:0:300}"
+		[ "${#last[@]}" -le 2 ] || last=("${last[@]:${#last[@]}-2}")
+		[ "${#last[@]}" -eq 0 ] || printf -v tail '%s ' "${last[@]}"
+		errtail=": ${tail:0:300}"
 	fi
 	targets=$(targets_json)
-	bw=$(bwlog_summary "$dir")
-	jq -n \
+	jq -n -R -L "$JQ_DIR" \
 		--arg runkey "$runkey" --arg point "$key" --argjson repeat "$rep" --arg kind "$kind" \
 		--arg rw "$rw" --arg backend "$be" --argjson tensor "$t" --argjson block "$b" \
 		--argjson qd "$q" --arg submit "$s" --arg window "$w" --argjson threads "$p" \
-		--argjson iodepth "$d" --argjson rc "$rc" --arg err "$err" --argjson wall "$wall" \
+		--argjson iodepth "$d" --argjson rc "$rc" --arg errtail "$errtail" --argjson wall "$wall" \
 		--argjson ranks "${n:-1}" --argjson targets "$targets" \
-		--slurpfile fio "$fiojson" --rawfile stats "$stats" --slurpfile bwlog /dev/stdin \
-		-f "$JQ_DIR/result.jq" <<<"$bw" >"$dir/result.json.tmp"
+		--rawfile fiotext "$fiotext" --rawfile stats "$stats" \
+		--argjson ms "$BWLOG_MSEC" --argjson min "$BWLOG_MIN_SAMPLES" --argjson lim "$DROP_PCT" \
+		-f "$JQ_DIR/result.jq" "${logs[@]}" </dev/null >"$dir/result.json.tmp"
+	if [ "$fiotext" != /dev/null ] && [ "$fiotext" != "$dir/fio.json" ]; then
+		if grep -q '^  "error": "fio gave no JSON' "$dir/result.json.tmp"; then
+			rm -f "$dir/fio.json.tmp"
+		else
+			mv -f "$fiotext" "$dir/fio.json"
+		fi
+	fi
 	mv -f "$dir/result.json.tmp" "$dir/result.json"
 }
 
