@@ -3,8 +3,9 @@
 # the flags that make a point untrustworthy, and the picks: best read,
 # write, combined, readwrite and libaio (best-aio), each from trustworthy
 # points only, with its runner-up, margin, ties and a confidence statement
-# (pick.jq, docs/sweep.md "How the pick is made"). $plan: the plan
-# (plan.jq). Ceilings are keyed by ckey (rw, or rw-nN for N ranks); points
+# (pick.jq, docs/sweep.md "How the pick is made"). $plan: the plan, a
+# run's plan.json ({points: [...]}) or its points (plan.jq); $meta: the
+# run's meta.json, set as .meta when given (empty: none). Ceilings are keyed by ckey (rw, or rw-nN for N ranks); points
 # of several handles also get the medians of slowest_rank_gbs, read_gbs,
 # write_gbs and per-target GB/s. The best picks compare points of the
 # smallest rank count; readwrite points give best.readwrite (by combined
@@ -28,7 +29,7 @@ def opq: ([.handles // [] | .[].bytes // 0] | add // 0) as $b
 	| if (.tensor // 0) <= 0 or $b <= 0 then 0
 	  else [([(.handles | length), 1] | max) * .tensor / $b, 1] | min end;
 (reduce .[] as $x ({}; .[$x.point] += [$x])) as $by
-| [$plan[0][] | . as $p
+| [$plan[0] | if type == "object" then .points[] else .[] end | . as $p
    | ($by[$p.point] // []) as $r
    | [$r[] | select(.status == "ok")] as $ok
    | $p + {runs: ($r | length), ok_runs: ($ok | length),
@@ -143,3 +144,4 @@ def opq: ([.handles // [] | .[].bytes // 0] | add // 0) as $b
 	best: {read: best(.rw == "read"), write: best(.rw == "write"),
 	       combined: $combined, readwrite: best(.rw == "readwrite"),
 	       aio_source: ($aio_mixed // $aio_both // $aio_one)}}
+| if $meta == [] then . else .meta = $meta[0] end

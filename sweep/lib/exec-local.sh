@@ -67,7 +67,6 @@ exec_stop() {
 
 exec_collect() {
 	collect
-	meta_into_aggregate
 	budget_into_aggregate
 }
 exec_csv() { write_csv; }

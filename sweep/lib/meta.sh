@@ -7,10 +7,10 @@
 #
 # Owns: meta_json (the object; shape in jq/meta.jq), meta_from_kv (the
 # collector's lines to that object), write_meta (RUN/meta.json
-# and the "meta" key of sweep.json), meta_into_aggregate (the "meta" key of
-# aggregate.json), tswap_version, print_version (--version). Reads: TARGET,
-# ENGINE, RUN, ROOT, SWEEP_HOME. Writes: RUN/meta.json, RUN/sweep.json,
-# RUN/aggregate.json. Nothing here writes to the target or needs root; a
+# and the "meta" key of sweep.json; aggregate.json's comes from
+# results.sh collect), tswap_version, print_version (--version). Reads:
+# TARGET, ENGINE, RUN, ROOT, SWEEP_HOME. Writes: RUN/meta.json,
+# RUN/sweep.json. Nothing here writes to the target or needs root; a
 # field that cannot be read is null with the reason next to it.
 # shellcheck disable=SC2153 # TARGET, ENGINE: globals of state.sh
 
@@ -90,12 +90,4 @@ write_meta() {
 	mv -f "$RUN/meta.json.tmp" "$RUN/meta.json"
 	jq --slurpfile m "$RUN/meta.json" '.meta = $m[0]' "$RUN/sweep.json" >"$RUN/sweep.json.tmp"
 	mv -f "$RUN/sweep.json.tmp" "$RUN/sweep.json"
-}
-
-# meta_into_aggregate: aggregate.json carries the run's meta too, so one
-# file says what was measured and how fast.
-meta_into_aggregate() {
-	[ -f "$RUN/meta.json" ] || return 0
-	jq --slurpfile m "$RUN/meta.json" '.meta = $m[0]' "$RUN/aggregate.json" >"$RUN/aggregate.json.tmp"
-	mv -f "$RUN/aggregate.json.tmp" "$RUN/aggregate.json"
 }

@@ -77,20 +77,24 @@ collect() {
 	jq -s "sort_by(${2:-.runkey})" <<<"$all" >"$RUN/results.json.tmp"
 	mv -f "$RUN/results.json.tmp" "$RUN/results.json"
 	[ "$depth" = 3 ] && return 0
-	aggregate_json "$RUN/results.json" per-run "$RUN/plan.json" >"$RUN/aggregate.json.tmp"
+	# aggregate.json carries the run's meta too, so one file says what
+	# was measured and how fast
+	aggregate_json "$RUN/results.json" per-run "$RUN/plan.json" "$RUN/meta.json" >"$RUN/aggregate.json.tmp"
 	mv -f "$RUN/aggregate.json.tmp" "$RUN/aggregate.json"
 }
 
-# aggregate_json RESULTS [per-run|across-hosts [PLAN.JSON]]: per-point
-# medians over the runs in RESULTS (a JSON array of result.json objects),
-# CV, ceiling, flags, picks; on stdout. across-hosts (the fleet-wide
-# aggregate): the CV is between hosts, so it does not flag a point.
+# aggregate_json RESULTS [per-run|across-hosts [PLAN.JSON [META.JSON]]]:
+# per-point medians over the runs in RESULTS (a JSON array of result.json
+# objects), CV, ceiling, flags, picks; on stdout, with META.JSON as .meta
+# when that file exists. across-hosts (the fleet-wide aggregate): the CV is
+# between hosts, so it does not flag a point.
 aggregate_json() {
-	local cvtrust=true plan
+	local cvtrust=true plan=/dev/stdin meta=/dev/null text=''
 	[ "${2:-}" != across-hosts ] || cvtrust=false
-	plan=$(plan_json "${3:-}")
-	jq -L "$JQ_DIR" --slurpfile plan /dev/stdin --argjson cvflag "$CV_FLAG" --argjson cvrel "$CV_REL" --argjson cvmax "$CV_MAX" --argjson cache "$CACHE_FACTOR" \
-		--argjson costtol "$COST_TOL" --argjson cvtrust "$cvtrust" -f "$JQ_DIR/aggregate.jq" "$1" <<<"$plan"
+	if [ -n "${3:-}" ]; then plan=$3; else text=$(plan_json ""); fi
+	[ -z "${4:-}" ] || [ ! -f "$4" ] || meta=$4
+	jq -L "$JQ_DIR" --slurpfile plan "$plan" --slurpfile meta "$meta" --argjson cvflag "$CV_FLAG" --argjson cvrel "$CV_REL" --argjson cvmax "$CV_MAX" --argjson cache "$CACHE_FACTOR" \
+		--argjson costtol "$COST_TOL" --argjson cvtrust "$cvtrust" -f "$JQ_DIR/aggregate.jq" "$1" <<<"$text"
 }
 
 # plan_json [PLAN.JSON]: the points of a run's plan.json (pipeline.sh) as a
