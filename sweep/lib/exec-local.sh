@@ -81,15 +81,13 @@ exec_summary() {
 # exec_status: 0 pass, 1 a threshold missed, 3 a run failed, 4 no
 # trustworthy point (3 before 4 before 1).
 exec_status() {
-	local nerr failed u=0
-	nerr=$(jq '[.[] | select(.status != "ok")] | length' "$RUN/results.json")
-	# shellcheck disable=SC2310 # its status is the answer: 0 untrusted, 1 not, else jq failed
-	untrusted || u=$?
-	((u <= 1)) || die "$EXIT_ERROR" "cannot read $RUN/aggregate.json or best-aio.json (jq exit $u)"
+	local nerr untrusted failed verdict
+	verdict=$(run_verdict)
+	read -r nerr untrusted <<<"$verdict"
 	if [ "$nerr" -gt 0 ]; then
 		warn "$nerr run(s) failed (see report.md, Warnings); rerun them with --resume $(printf '%q' "$RUN")"
 		return "$EXIT_ERROR"
-	elif [ "$u" = 0 ]; then
+	elif [ "$untrusted" = true ]; then
 		warn "no trustworthy point: every point with a result is flagged (report.md, Warnings); best-aio.json has no aio block"
 		return "$EXIT_UNTRUSTED"
 	fi

@@ -34,9 +34,7 @@
 # plan_doc: the plan (PLAN_TEXT's lines) as plan.json's document:
 # {points: [...]}, each point's fields by name (jq/plan.jq).
 plan_doc() {
-	local points
-	points=$(plan_json)
-	jq '{points: .}' <<<"$points"
+	jq -R -s --argjson doc true -f "$JQ_DIR/plan.jq" <<<"$PLAN_TEXT"
 }
 
 # plan_save RUN: RUN/plan.json, once, for a new run.

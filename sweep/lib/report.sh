@@ -4,7 +4,7 @@
 #
 # Owns: thresholds, write_report (jq/report-md.jq, the sections in
 # jq/report.jq; best-aio.json read by jq/report-aio.jq), write_compare
-# (jq/compare-*.jq), print_summary (jq/summary.jq), untrusted (exit 4). Reads: RUN/sweep.json,
+# (jq/compare-*.jq), print_summary (jq/summary.jq), run_verdict (exit 3, 4). Reads: RUN/sweep.json,
 # aggregate.json, best-aio.json, notes.txt, plots/, MIN_READ, MIN_WRITE.
 # Writes: RUN/report.md, compare.md.
 # shellcheck disable=SC2016 # `...` is markdown
@@ -74,19 +74,18 @@ write_compare() {
 
 # print_summary: the best points, the ceiling and the output files, on stdout.
 print_summary() {
-	local aio
 	say ""
-	jq -r -L "$JQ_DIR" -f "$JQ_DIR/summary.jq" "$RUN/aggregate.json"
-	say "report:     $RUN/report.md"
-	say "csv:        $RUN/summary.csv"
-	aio=$(jq -c '.aio // "no trustworthy point: no aio block"' "$RUN/best-aio.json")
-	say "best-aio:   $RUN/best-aio.json $aio"
+	jq -r -L "$JQ_DIR" --arg run "$RUN" --slurpfile aio "$RUN/best-aio.json" \
+		-f "$JQ_DIR/summary.jq" "$RUN/aggregate.json"
 }
 
-# untrusted: true when the run has results but no trustworthy pick: every
-# point with a result is flagged, or every libaio one (best-aio.json
-# without an aio block). The entry point exits EXIT_UNTRUSTED then.
-untrusted() {
-	jq -e -s '(.[0].trust as $t | ($t.trusted == 0 and $t.flagged > 0)) or (.[1].trusted == false)' \
-		"$RUN/aggregate.json" "$RUN/best-aio.json" >/dev/null
+# run_verdict: "FAILED UNTRUSTED": the runs that failed (results.json), and
+# true when the run has results but no trustworthy pick: every point with
+# a result is flagged, or every libaio one (best-aio.json without an aio
+# block); the entry point exits EXIT_UNTRUSTED then. Exits EXIT_ERROR when
+# a file cannot be read.
+run_verdict() {
+	jq -r -s '"\([.[0][] | select(.status != "ok")] | length) \((.[1].trust as $t | ($t.trusted == 0 and $t.flagged > 0)) or (.[2].trusted == false))"' \
+		"$RUN/results.json" "$RUN/aggregate.json" "$RUN/best-aio.json" ||
+		die "$EXIT_ERROR" "cannot read $RUN/results.json, aggregate.json or best-aio.json"
 }

@@ -15,7 +15,7 @@
 
 readonly PROG=tswap-sweep
 # EXIT_UNTRUSTED: every point with a result is flagged (report.sh
-# untrusted_status): no pick, best-aio.json without an aio block.
+# run_verdict): no pick, best-aio.json without an aio block.
 readonly EXIT_OK=0 EXIT_THRESHOLD=1 EXIT_USAGE=2 EXIT_ERROR=3 EXIT_UNTRUSTED=4 EXIT_INTERRUPTED=130
 # The device ceiling: fio's own libaio engine at bs CEILING_BS and an
 # iodepth of at least CEILING_QD_MIN, deeper when a point of the grid keeps
