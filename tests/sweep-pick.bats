@@ -96,7 +96,8 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	run -0 jq -r -L "$JQ_DIR" --argjson cvflag "$CV_FLAG" -f "$JQ_DIR/report-warnings.jq" "$TMP/aggregate.json"
 	assert_output --partial "$(P read 4): not steady"
 	assert_output --partial "$(P read 32)**: 2.5 GB/s is more than 10% above"
-	run ! untrusted
+	run -0 run_verdict
+	assert_output --regexp '^[0-9]+ false$'
 }
 
 @test "pick: a point's CV limit is 5% or twice the median CV of the run's other points, at most 20%: alike noisy points tie (the cheapest within 3% of the fastest is picked), one far noisier is flagged" {
@@ -182,7 +183,7 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	run -0 jq -r -f "$JQ_DIR/best-aio.jq" "$TMP/aggregate.json"
 	run -0 jq -r .reason <<<"$output"
 	assert_output "$v"
-	run -0 jq -r -L "$JQ_DIR" -f "$JQ_DIR/summary.jq" "$TMP/aggregate.json"
+	run -0 jq -r -L "$JQ_DIR" --arg run "$TMP" --slurpfile aio "$TMP/best-aio.json" -f "$JQ_DIR/summary.jq" "$TMP/aggregate.json"
 	assert_line --index 2 "pick:       $(P write 8 1 block 4m) (best-aio.json): $v"
 }
 
@@ -276,10 +277,11 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	local why='none: all 2 read points with a result are flagged (1 above ceiling, 1 cv): a cache is serving them; use a target larger than memory, or a block device'
 	assert_line "- best read: $why"
 	refute_output --partial 'best write'
-	run -0 jq -r -L "$JQ_DIR" -f "$JQ_DIR/summary.jq" "$TMP/aggregate.json"
+	run -0 jq -r -L "$JQ_DIR" --arg run "$TMP" --slurpfile aio "$TMP/best-aio.json" -f "$JQ_DIR/summary.jq" "$TMP/aggregate.json"
 	assert_line --index 0 "best read:  $why"
 	assert_line --index 1 'best write: -'
-	run -0 untrusted
+	run -0 run_verdict
+	assert_output '0 true'
 	# the entry point maps it to its documented code
 	assert_equal "$EXIT_UNTRUSTED" 4
 	run -0 bash -c '"$1" --help' _ "$SWEEP_HOME/tswap-sweep"
