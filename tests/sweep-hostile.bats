@@ -242,3 +242,23 @@ refused() {
 		run -1 pgrep -g "$pid" -x fio
 	done
 }
+
+@test "sweep hostile: a signal that comes inside a command whose stderr is /dev/null (drop_caches' write) still prints the resume hint" {
+	# bash runs a trap inside the redirections of the command the signal
+	# came in: here a stand-in for the points that signals the sweep's
+	# shell inside { ...; } 2>/dev/null, as drop_caches writes
+	# /proc/sys/vm/drop_caches
+	run --separate-stderr bash -c '
+		SCRIPT_DIR=$1 SWEEP_HOME=$1
+		for m in state util status exec-local pipeline; do . "$1/lib/$m.sh"; done
+		RUN=$2 BUDGET=
+		mkdir -p "$RUN/points"
+		exec 8>/dev/null
+		exec_head() { :; }
+		run_points() { { kill -TERM "$$"; sleep 1; } 2>/dev/null; }
+		run_all
+		echo "run_all returned" >&2' _ "$REPO/sweep" "$SCRATCH/run"
+	assert_equal "$status" 143
+	[[ $stderr == "tswap-sweep: interrupted: finished points are kept; finish with: tswap-sweep --resume $SCRATCH/run" ]] ||
+		fail "stderr: $stderr"
+}

@@ -125,8 +125,12 @@ run_points() {
 }
 
 # run_all: the points (the budget's rounds with --budget), under the
-# INT/TERM/HUP trap; progress on fd 8.
+# INT/TERM/HUP trap; progress on fd 8. fd 7: stderr as run_all found it,
+# for on_signal: bash runs a trap inside the redirections of the command
+# the signal came in (drop_caches' { ...; } 2>/dev/null), where stderr
+# may be /dev/null.
 run_all() {
+	exec 7>&2
 	# each trap's text a bare function name: nothing in it to expand or
 	# parse beyond the name, wherever bash runs it (issue 25, item 4)
 	trap on_sigint INT
@@ -159,6 +163,7 @@ on_signal() {
 		exit "$2"
 	fi
 	trap '' INT TERM HUP # a second signal does not cut the clean-up short
+	exec 2>&7
 	exec_stop
 	rm -rf -- "$RUN"/points/.tmp-*."$$" "$RUN"/rounds/.tmp-*."$$"
 	if [ -n "$BUDGET" ]; then
