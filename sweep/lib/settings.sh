@@ -121,35 +121,34 @@ save_config() {
 }
 
 load_config() {
-	local cfg="$RUN/sweep.json" v
+	local cfg="$RUN/sweep.json"
 	if [ ! -f "$cfg" ] || { [ ! -f "$RUN/plan.json" ] && [ ! -f "$RUN/plan.tsv" ]; }; then
 		die "$EXIT_USAGE" "$RUN is not a tswap-sweep run directory (no sweep.json/plan.tsv)"
 	fi
 	jq -e . "$cfg" >/dev/null 2>&1 || die "$EXIT_ERROR" "$cfg does not parse"
-	TARGET=$(jq -r .target "$cfg")
-	# shellcheck disable=SC2312 # NUL-separated (paths may hold newlines); cfg parsed above
-	mapfile -d '' -t TARGETS < <(jq -j '(.targets // [.target])[] | . + "\u0000"' "$cfg")
-	SIZE=$(jq -r .size "$cfg")
-	SIZE_BYTES=$(jq -r .size_bytes "$cfg")
-	G_NAME=$(jq -r .grid "$cfg")
-	G_DESC=$(jq -r .grid_description "$cfg")
-	RUNTIME=$(jq -r .runtime "$cfg")
-	RAMP=$(jq -r .ramp "$cfg")
-	IO_SIZE=$(jq -r .io_size "$cfg")
-	REPEAT=$(jq -r .repeat "$cfg")
-	CEILING_QD=$(jq -r ".ceiling_qd // $CEILING_QD_MIN" "$cfg")
-	CEILING_JOBS=$(jq -r ".ceiling_jobs // 1" "$cfg")
-	v=$(jq -r .engine "$cfg")
-	ENGINE=${ENGINE:-$v}
-	CEILING=$(jq -r 'if .ceiling then 1 else 0 end' "$cfg")
-	v=$(jq -r '.ds_version // ""' "$cfg")
-	DS_VERSION=${DS_VERSION:-$v}
+	# the settings in one jq run, NUL-separated (paths and the grid's
+	# description may hold newlines), the targets last
+	local -a f
+	# shellcheck disable=SC2312 # cfg parsed above; the count is checked below
+	mapfile -d '' -t f < <(jq -j --argjson qd "$CEILING_QD_MIN" '
+		[.target, .size, .size_bytes, .grid, .grid_description, .runtime, .ramp, .io_size,
+		 .repeat, (.ceiling_qd // $qd), (.ceiling_jobs // 1), .engine,
+		 (if .ceiling then 1 else 0 end), (.ds_version // ""),
+		 (.steady_state // "off"), (if .fixed_runtime then 1 else 0 end),
+		 (.precondition // "off"), (if .fleet then 1 else 0 end)]
+		+ (.targets // [.target]) | map(tostring + "\u0000") | add' "$cfg")
+	[ "${#f[@]}" -ge 19 ] || die "$EXIT_ERROR" "$cfg: settings missing"
+	TARGET=${f[0]} SIZE=${f[1]} SIZE_BYTES=${f[2]} G_NAME=${f[3]} G_DESC=${f[4]}
+	RUNTIME=${f[5]} RAMP=${f[6]} IO_SIZE=${f[7]} REPEAT=${f[8]}
+	CEILING_QD=${f[9]} CEILING_JOBS=${f[10]}
+	ENGINE=${ENGINE:-${f[11]}}
+	CEILING=${f[12]}
+	DS_VERSION=${DS_VERSION:-${f[13]}}
 	# runs from before steady state: fixed runtime, no preconditioning
-	STEADY=$(jq -r '.steady_state // "off"' "$cfg")
-	FIXED_RUNTIME=$(jq -r 'if .fixed_runtime then 1 else 0 end' "$cfg")
-	PRECONDITION=$(jq -r '.precondition // "off"' "$cfg")
+	STEADY=${f[14]} FIXED_RUNTIME=${f[15]} PRECONDITION=${f[16]}
+	TARGETS=("${f[@]:18}")
 	PLAN_TEXT=$(plan_load "$RUN")
-	if jq -e '.fleet' "$cfg" >/dev/null 2>&1; then
+	if [ "${f[17]}" = 1 ]; then
 		fleet_load_config "$cfg"
 	fi
 }
