@@ -5,7 +5,8 @@
 # points only, with its runner-up, margin, ties and a confidence statement
 # (pick.jq, docs/sweep.md "How the pick is made"). $plan: the plan, a
 # run's plan.json ({points: [...]}) or its points (plan.jq); $meta: the
-# run's meta.json, set as .meta when given (empty: none). Ceilings are keyed by ckey (rw, or rw-nN for N ranks); points
+# run's meta.json, set as .meta when given (empty: none). Ceilings are
+# keyed by ckey (rw, or rw-nN for N ranks); points
 # of several handles also get the medians of slowest_rank_gbs, read_gbs,
 # write_gbs and per-target GB/s. The best picks compare points of the
 # smallest rank count; readwrite points give best.readwrite (by combined

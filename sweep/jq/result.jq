@@ -3,8 +3,9 @@
 # killed fio left it half written, counts as absent: "fio gave no JSON"),
 # tswap_stats ($stats: the file's text; likewise absent unless an object),
 # fio's exit status ($rc) and last stderr lines ($errtail: ": TEXT", or
-# empty), and the plan line (--arg/--argjson) into result.json. $ranks: the point's
-# ranks; $targets: the targets (rank R uses target R mod their number).
+# empty), and the plan line (--arg/--argjson) into result.json. $ranks:
+# the point's ranks; $targets: the targets (rank R uses target R mod their
+# number).
 # A point of several handles (ranks, readwrite: one fio job each, job name
 # KEY.rankR[.read|.write]) also gets handles (per job), slowest_rank_gbs,
 # read_gbs, write_gbs and targets (GB/s per target). The input lines: the

@@ -82,7 +82,8 @@ exec_summary() {
 # trustworthy point (3 before 4 before 1).
 exec_status() {
 	local nerr untrusted failed verdict
-	verdict=$(run_verdict)
+	verdict=$(run_verdict) ||
+		die "$EXIT_ERROR" "cannot read $RUN/results.json, aggregate.json or best-aio.json"
 	read -r nerr untrusted <<<"$verdict"
 	if [ "$nerr" -gt 0 ]; then
 		warn "$nerr run(s) failed (see report.md, Warnings); rerun them with --resume $(printf '%q' "$RUN")"
