@@ -39,7 +39,9 @@ bwlog_series() {
 # first_third_gbs, last_third_gbs, drop_pct (% of the first third's mean
 # lost by the last third's; negative: faster at the end), drops (drop_pct
 # above DROP_PCT)}; null without a log or with fewer than
-# BWLOG_MIN_SAMPLES samples.
+# BWLOG_MIN_SAMPLES samples. result.jq computes the same summary into
+# result.json's bw_log (bwlog-defs.jq); this is the one for a directory
+# of logs alone (tests/sweep-steady.bats).
 bwlog_summary() {
 	bwlog_jq summary "$1"
 }
