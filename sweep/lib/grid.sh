@@ -386,8 +386,15 @@ plan_writes() {
 	printf '%s\n' "${f[0]}"
 }
 
-# unique_points LINES: plan lines, each point key (first field) once.
+# unique_points LINES: plan lines, each point key (first field) once (its
+# first line), blank lines dropped; in the shell, a jq run cost more.
 unique_points() {
-	jq -Rrs 'reduce (split("\n")[] | select(. != "")) as $l ({seen: {}, out: []};
-		($l | split("\t")[0]) as $k | if .seen[$k] then . else .seen[$k] = true | .out += [$l] end) | .out[]' <<<"$1"
+	local l
+	local -A seen=()
+	while IFS= read -r l; do
+		[ -n "$l" ] || continue
+		[ -z "${seen[k${l%%$'\t'*}]+set}" ] || continue
+		seen[k${l%%$'\t'*}]=1
+		printf '%s\n' "$l"
+	done <<<"$1"
 }
