@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # tests/sweep-plots.bats - the sweep's plots (sweep/lib/plot.sh): the
-# Pareto front of jq/plot-latency.jq on a fixture (no gnuplot), the heat
+# Pareto front of jq/plot-data.jq on a fixture (no gnuplot), the heat
 # maps' palette and titles that fit, drawn from tests/fixtures/plots (a
 # hand-written aggregate.json and one bandwidth log), and a real sweep's
 # report.md linking the latency plots.
@@ -41,6 +41,35 @@ fixture_plots() {
 	[ ! -s "$BATS_TEST_TMPDIR/notes" ] || fail "write_plots: $(cat "$BATS_TEST_TMPDIR/notes")"
 }
 
+# plot_record HEAD: the data lines of jq/plot-data.jq's record HEAD on the
+# fixture; status 1 when there is no such record.
+plot_record() {
+	local rec
+	jq -j -L "$JQ_DIR" -f "$JQ_DIR/plot-data.jq" "$RUN/aggregate.json" >"$BATS_TEST_TMPDIR/records" || return 2
+	while IFS= read -r -d '' rec; do
+		[ "${rec%%$'\n'*}" != "$1" ] || {
+			printf '%s' "${rec#*$'\n'}"
+			return 0
+		}
+	done <"$BATS_TEST_TMPDIR/records"
+	return 1
+}
+
+# gnuplot_shim MODE: a gnuplot first in PATH that logs its arguments to
+# $BATS_TEST_TMPDIR/gnuplot.calls and runs the real one; MODE "fail-many":
+# it fails, drawing nothing, when given more than one script (as gnuplot
+# does at a script's error).
+gnuplot_shim() {
+	local bin=$BATS_TEST_TMPDIR/bin real
+	real=$(PATH=${PATH//"$bin:"/} command -v gnuplot) || skip "requires gnuplot"
+	mkdir -p "$bin"
+	printf '#!/bin/bash\necho "$#" >>%q\n' "$BATS_TEST_TMPDIR/gnuplot.calls" >"$bin/gnuplot"
+	[ "$1" != fail-many ] || printf '[ "$#" -le 1 ] || { echo "shim: an error" >&2; exit 1; }\n' >>"$bin/gnuplot"
+	printf 'exec %q "$@"\n' "$real" >>"$bin/gnuplot"
+	chmod +x "$bin/gnuplot"
+	[[ :$PATH: == *":$bin:"* ]] || PATH=$bin:$PATH
+}
+
 # edge_ink PNG: how many pixels of PNG's three outermost columns on the
 # left and on the right are not white (a title or label cut at an edge).
 edge_ink() {
@@ -52,8 +81,8 @@ edge_ink() {
 		END { if (w < 100) exit 1; print n + 0 }' "$px" "$px"
 }
 
-@test "plot-latency.jq: the Pareto front of a direction's trusted points, the flagged and the other direction left out, the pick marked" {
-	run jq -r -L "$JQ_DIR" --arg rw read -f "$JQ_DIR/plot-latency.jq" "$RUN/aggregate.json"
+@test "plot-data.jq: the Pareto front of a direction's trusted points, the flagged and the other direction left out, the pick marked" {
+	run plot_record $'latency\tread'
 	assert_success
 	# block 0: every read point with a result by GB/s; b8m-q32 is beaten
 	# by b1m-q8 at the same p99, b1m-q32 by b4m-q8; b4m-q8 and b8m-q8
@@ -70,10 +99,9 @@ edge_ink() {
 1.000000 10.000 b1m-q8
 2.000000 20.000 b4m-q8
 2.000000 20.000 b8m-q8"
-	# a direction without points: no data lines
-	run jq -r -L "$JQ_DIR" --arg rw readwrite -f "$JQ_DIR/plot-latency.jq" "$RUN/aggregate.json"
-	assert_success
-	refute_output --regexp '[0-9]'
+	# a direction without points: no record
+	run plot_record $'latency\treadwrite'
+	assert_failure 1
 }
 
 @test "write_plots: latency plots per direction, heat maps in viridis with readable labels, no rainbow" {
@@ -109,6 +137,30 @@ edge_ink() {
 	[ "$n" -ge 5 ] || fail "expected 5 or more plots, got $n"
 	# and the title that did not fit on one line was wrapped, not shrunk
 	grep -q '^set title .*\."\\n"\.' "$RUN/plots/bw-read-libaio-t16m-b4m-q8-block-overlap-p1-d2.gp" || fail "the long title is on one line"
+}
+
+@test "write_plots: one gnuplot draws every plot, its messages split per plot; when it fails, each plot is drawn alone" {
+	gnuplot_shim pass
+	fixture_plots
+	assert_equal "$(grep -c '^' "$BATS_TEST_TMPDIR/gnuplot.calls")" 1
+	local gp n=0
+	for gp in "$RUN"/plots/*.gp; do
+		n=$((n + 1))
+		assert_file_exists "${gp%.gp}.png"
+		assert_file_exists "${gp%.gp}.log"
+	done
+	[ "$n" -ge 5 ] || fail "expected 5 or more plots, got $n"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/gnuplot.calls")" "$((n * 3))"
+	assert_file_not_exists "$RUN/plots/gnuplot.log.tmp"
+	# gnuplot fails with the scripts together: each alone, every plot drawn
+	rm -rf -- "$RUN/plots" "$BATS_TEST_TMPDIR/gnuplot.calls"
+	gnuplot_shim fail-many
+	fixture_plots
+	assert_equal "$(sed -n 1p "$BATS_TEST_TMPDIR/gnuplot.calls")" "$((n * 3))"
+	assert_equal "$(grep -c '^1$' "$BATS_TEST_TMPDIR/gnuplot.calls")" "$n"
+	for gp in "$RUN"/plots/*.gp; do
+		assert_file_exists "${gp%.gp}.png"
+	done
 }
 
 @test "gp_title: lines fit the width, quotes doubled, backticks kept single-quoted" {

@@ -46,39 +46,56 @@ bwlog_summary() {
 	bwlog_jq summary "$1"
 }
 
-# bwlog_jq MODE DIR: jq/bwlog.jq over DIR's logs (found next to this
-# module: bwlog_summary also runs with only state.sh and bwlog.sh loaded).
+# bwlog_jq MODE DIR...: jq/bwlog.jq over the DIRs' logs (found next to
+# this module: bwlog_summary also runs with only state.sh and bwlog.sh
+# loaded).
 bwlog_jq() {
-	local jq=${BASH_SOURCE[0]%/*}/../jq
-	local -a logs=("$2"/bw_bw.*.log)
-	[ -f "${logs[0]}" ] || logs=()
-	[ "$1" = summary ] || ((${#logs[@]})) || return 0
-	jq -Rnr -L "$jq" --arg mode "$1" --argjson ms "$BWLOG_MSEC" --argjson min "$BWLOG_MIN_SAMPLES" --argjson lim "$DROP_PCT" \
+	local jq=${BASH_SOURCE[0]%/*}/../jq mode=$1 out=-r d f
+	local -a logs=()
+	shift
+	[ "$mode" != dirs ] || out=-j
+	for d in "$@"; do
+		for f in "$d"/bw_bw.*.log; do
+			[ ! -f "$f" ] || logs+=("$f")
+		done
+	done
+	[ "$mode" = summary ] || ((${#logs[@]})) || return 0
+	jq -Rn "$out" -L "$jq" --arg mode "$mode" --argjson ms "$BWLOG_MSEC" --argjson min "$BWLOG_MIN_SAMPLES" --argjson lim "$DROP_PCT" \
 		-f "$jq/bwlog.jq" "${logs[@]}" </dev/null
 }
 
-# write_bw_plots: plots/bw-POINT.png, GB/s over the measured seconds, one
-# line per repeat, for the best read, write and readwrite points and every
-# point that drops during the run (aggregate.json). Needs gnuplot (the
-# caller, plot.sh write_plots, has checked).
+# write_bw_plots POINT WHY ...: plots/bw-POINT.gp for each POINT (the best
+# read, write and readwrite points and every point that drops during the
+# run: jq/plot-data.jq), GB/s over the measured seconds, one line per
+# repeat, WHY in the title; the series of every repeat from one jq run
+# (bwlog.jq "dirs"). plot.sh write_plots draws them.
 write_bw_plots() {
-	local dir="$RUN/plots" point why data plot r n list q t
-	list=$(jq -r '([.best.read, .best.write, .best.readwrite | select(. != null) | [.point, "best \(.rw)"]]
-		+ [.points[] | select(.drops == true) | [.point, "drops \(.drop_pct | round)% during the run"]])
-		| unique_by(.[0])[] | @tsv' "$RUN/aggregate.json")
-	while IFS=$'\t' read -r point why; do
-		[ -n "$point" ] || continue
+	local dir="$RUN/plots" point why data plot r n q t i
+	local -A series=()
+	local -a runs=()
+	for ((i = 1; i < $#; i += 2)); do
+		point=${!i}
+		for r in "$RUN/points/$point".r*; do
+			[ ! -d "$r" ] || runs+=("$r")
+		done
+	done
+	((${#runs[@]})) || return 0
+	# "DIR" NUL "SERIES" NUL per directory with a log
+	bwlog_jq dirs "${runs[@]}" >"$dir/bw-series.tmp"
+	while IFS= read -r -d '' r && IFS= read -r -d '' t; do
+		series[$r]=$t
+	done <"$dir/bw-series.tmp"
+	rm -f -- "$dir/bw-series.tmp"
+	while [ "$#" -ge 2 ]; do
+		point=$1 why=$2
+		shift 2
 		data="$dir/bw-$point.dat"
 		plot='' n=0
 		: >"$data"
 		gp_quote q "$data"
 		for r in "$RUN/points/$point".r*; do
 			[ -d "$r" ] || continue
-			{
-				printf '# %s\n' "${r##*/}"
-				bwlog_series "$r"
-				printf '\n\n'
-			} >>"$data"
+			printf '# %s\n%s\n\n' "${r##*/}" "${series[$r]:-}" >>"$data"
 			gp_quote t "${r##*.}"
 			plot="$plot${plot:+, }$q index $n using 1:2 with linespoints title $t"
 			n=$((n + 1))
@@ -89,5 +106,5 @@ write_bw_plots() {
 		fi
 		gp_plot "bw-$point" 900,500 "$point: GB/s (1e9 B/s) over the measured run, fio bw log every $BWLOG_MSEC ms ($why)" 'set xlabel "seconds after ramp_time"' 'set ylabel "GB/s"' \
 			'set yrange [0:*]' 'set key bottom right' 'set grid' "plot $plot"
-	done <<<"$list"
+	done
 }

@@ -2,10 +2,9 @@
 # plot.sh - gnuplot: latency against throughput, heat maps, best per
 # thread count, the fleet's hosts.
 #
-# Owns: gp_quote, gp_title, gp_plot, tics, VIRIDIS, write_plots
-# (jq/plot-specs.jq, jq/plot-heat.jq, jq/plot-threads.jq; bandwidth over
-# time: bwlog.sh write_bw_plots), write_latency_plots (jq/plot-latency.jq),
-# write_hosts_plot, plot_links, png_link.
+# Owns: gp_quote, gp_title, gp_plot, gp_render, tics, VIRIDIS, write_plots
+# (jq/plot-data.jq; bandwidth over time: bwlog.sh write_bw_plots),
+# latency_plot, write_hosts_plot, plot_links, png_link.
 # Reads: RUN/aggregate.json, RUN/fleet.json.
 # Writes: RUN/plots/*.{dat,gp,png,log}; a note when gnuplot is missing or
 # fails (the run goes on).
@@ -51,9 +50,9 @@ gp_title() {
 	[ -n "$_t" ] || _t="''"
 }
 
-# gp_plot NAME SIZE TITLE LINES...: plots/NAME.png (SIZE pixels) through
-# plots/NAME.gp: TITLE (text, wrapped to fit the width: gp_title), then
-# LINES; a note when gnuplot fails (its messages in plots/NAME.log).
+# gp_plot NAME SIZE TITLE LINES...: plots/NAME.gp, which draws
+# plots/NAME.png (SIZE pixels): TITLE (text, wrapped to fit the width:
+# gp_title), then LINES. gp_render draws it.
 gp_plot() {
 	local dir="$RUN/plots" name=$1 size=$2 title png
 	gp_title title "$size" "$3"
@@ -61,7 +60,28 @@ gp_plot() {
 	gp_quote png "$dir/$name.png"
 	printf 'set terminal png size %s noenhanced\nset output %s\nset title %s\n' "$size" "$png" "$title" >"$dir/$name.gp"
 	printf '%s\n' "$@" >>"$dir/$name.gp"
-	gnuplot "$dir/$name.gp" 2>"$dir/$name.log" || note "gnuplot failed for $name (see plots/$name.log)"
+}
+
+# gp_render NAME...: draws plots/NAME.gp for each NAME in one gnuplot
+# (its start-up is most of a small plot's cost), each after a reset, and
+# splits gnuplot's messages into plots/NAME.log. When gnuplot fails, each
+# is drawn again alone (gnuplot stops at a script's first error), with a
+# note for each that fails (its messages in plots/NAME.log).
+gp_render() {
+	local dir="$RUN/plots" name
+	local -a argv=()
+	[ "$#" -gt 0 ] || return 0
+	for name in "$@"; do
+		argv+=(-e "reset; print '@@ $name'" "$dir/$name.gp")
+	done
+	if gnuplot "${argv[@]}" 2>"$dir/gnuplot.log.tmp"; then
+		awk -v dir="$dir" '/^@@ / { f = dir "/" $2 ".log"; printf "" >f; next } { print >f }' "$dir/gnuplot.log.tmp"
+	else
+		for name in "$@"; do
+			gnuplot "$dir/$name.gp" 2>"$dir/$name.log" || note "gnuplot failed for $name (see plots/$name.log)"
+		done
+	fi
+	rm -f -- "$dir/gnuplot.log.tmp"
 }
 
 # tics "V1 V2 ..." size|int: gnuplot tic list ("1m" 0, "4m" 1, ...).
@@ -78,75 +98,85 @@ tics() {
 	printf '%s\n' "$out"
 }
 
+# write_plots: plots/ from aggregate.json (jq/plot-data.jq, one jq run for
+# every plot's data): heat maps, best per thread count, latency against
+# throughput, bandwidth over time (bwlog.sh write_bw_plots); one gnuplot
+# draws them all (gp_render).
 write_plots() {
-	local dir="$RUN/plots" kind rw w s name blocks qds xt yt data n title specs latency=''
-	local -a bl ql hist=('set style data histogram' 'set style histogram cluster gap 1' 'set style fill solid 0.8 border -1')
+	local dir="$RUN/plots" rec head kind rw w s name blocks qds xt yt data nb nq title point why gp
+	local -a bl ql names=() bw=()
 	command -v gnuplot >/dev/null 2>&1 || {
 		note "gnuplot is not installed: no plots"
 		return 0
 	}
 	rm -rf -- "$dir"
 	mkdir -p "$dir"
-	specs=$(jq -r -f "$JQ_DIR/plot-specs.jq" "$RUN/aggregate.json")
-	while IFS=$'\t' read -r kind rw w s blocks qds; do
-		if [ "$kind" = latency ]; then
-			latency+="$rw "
-			continue
-		fi
-		[ "$kind" = heat ] || continue
-		name="heat-$rw-$w-$s"
-		data="$dir/$name.dat"
-		jq -r --arg rw "$rw" --arg w "$w" --arg s "$s" -f "$JQ_DIR/plot-heat.jq" \
-			"$RUN/aggregate.json" >"$data"
-		n=$(grep -c . "$data" || true)
-		[ "$n" -gt 0 ] || continue
-		xt=$(tics "$blocks" size)
-		yt=$(tics "$qds" int)
-		read -r -a bl <<<"$blocks"
-		read -r -a ql <<<"$qds"
-		nb=$((${#bl[@]} - 1)) nq=$((${#ql[@]} - 1))
-		title="$rw GB/s (1e9 B/s), window=$w submit=$s; best over threads, backends, tensor sizes"
-		gp_quote data "$data"
-		gp_plot "$name" 900,650 "$title" \
-			'set xlabel "tswap_block_size"' 'set ylabel "tswap_queue_depth"' 'set cblabel "GB/s"' \
-			"set xtics ($xt)" "set ytics ($yt)" "set xrange [-0.5:$nb.5]" "set yrange [-0.5:$nq.5]" \
-			'set cbrange [0:*]' "$VIRIDIS" 'set style fill solid 1.0 noborder' 'unset key' \
-			"plot $data using 1:2:(0.5):(0.5):3 with boxxyerror fillcolor palette, $data using 1:2:(sprintf(\"%.2f\", \$3)):4 with labels textcolor rgb variable"
-	done <<<"$specs"
-	# best point per thread count, read and write side by side
-	data="$dir/best-by-threads.dat"
-	jq -r -f "$JQ_DIR/plot-threads.jq" "$RUN/aggregate.json" >"$data"
-	if [ -s "$data" ]; then
-		gp_quote data "$data"
-		gp_plot best-by-threads 800,550 'best GB/s (1e9 B/s) per tswap_threads (intra_op_parallelism)' \
-			'set xlabel "tswap_threads"' 'set ylabel "GB/s"' 'set yrange [0:*]' 'set datafile missing "-"' \
-			"${hist[@]}" 'set key top left' "plot $data using 2:xtic(1) title \"read\", \"\" using 3 title \"write\""
-	fi
-	write_latency_plots "$latency"
-	write_bw_plots
+	jq -j -L "$JQ_DIR" -f "$JQ_DIR/plot-data.jq" "$RUN/aggregate.json" >"$dir/plot-data.tmp"
+	while IFS= read -r -d '' rec; do
+		head=${rec%%$'\n'*}
+		rec=${rec#*$'\n'}
+		IFS=$'\t' read -r kind rw w s blocks qds <<<"$head"
+		case "$kind" in
+		heat)
+			[ -n "$rec" ] || continue
+			name="heat-$rw-$w-$s"
+			data="$dir/$name.dat"
+			printf '%s' "$rec" >"$data"
+			xt=$(tics "$blocks" size)
+			yt=$(tics "$qds" int)
+			read -r -a bl <<<"$blocks"
+			read -r -a ql <<<"$qds"
+			nb=$((${#bl[@]} - 1)) nq=$((${#ql[@]} - 1))
+			title="$rw GB/s (1e9 B/s), window=$w submit=$s; best over threads, backends, tensor sizes"
+			gp_quote data "$data"
+			gp_plot "$name" 900,650 "$title" \
+				'set xlabel "tswap_block_size"' 'set ylabel "tswap_queue_depth"' 'set cblabel "GB/s"' \
+				"set xtics ($xt)" "set ytics ($yt)" "set xrange [-0.5:$nb.5]" "set yrange [-0.5:$nq.5]" \
+				'set cbrange [0:*]' "$VIRIDIS" 'set style fill solid 1.0 noborder' 'unset key' \
+				"plot $data using 1:2:(0.5):(0.5):3 with boxxyerror fillcolor palette, $data using 1:2:(sprintf(\"%.2f\", \$3)):4 with labels textcolor rgb variable"
+			;;
+		threads)
+			# best point per thread count, read and write side by side
+			[ -n "$rec" ] || continue
+			data="$dir/best-by-threads.dat"
+			printf '%s' "$rec" >"$data"
+			gp_quote data "$data"
+			gp_plot best-by-threads 800,550 'best GB/s (1e9 B/s) per tswap_threads (intra_op_parallelism)' \
+				'set xlabel "tswap_threads"' 'set ylabel "GB/s"' 'set yrange [0:*]' 'set datafile missing "-"' \
+				'set style data histogram' 'set style histogram cluster gap 1' 'set style fill solid 0.8 border -1' \
+				'set key top left' "plot $data using 2:xtic(1) title \"read\", \"\" using 3 title \"write\""
+			;;
+		latency) latency_plot "$rw" "$rec" ;;
+		bw)
+			point=$rw why=$w
+			bw+=("$point" "$why")
+			;;
+		*) ;;
+		esac
+	done <"$dir/plot-data.tmp"
+	rm -f -- "$dir/plot-data.tmp"
+	write_bw_plots "${bw[@]}"
+	for gp in "$dir"/*.gp; do
+		[ -f "$gp" ] || continue
+		name=${gp##*/}
+		names+=("${name%.gp}")
+	done
+	gp_render "${names[@]}"
 }
 
-# write_latency_plots "DIR...": plots/latency-DIR.png per direction named
-# (those with latencies: jq/plot-specs.jq): each point's p99 (ms) against
-# its GB/s, the Pareto front of the trusted points joined and labelled,
-# flagged points hollow, the pick circled.
-write_latency_plots() {
-	local dir="$RUN/plots" rw data
-	local -a dirs
-	read -r -a dirs <<<"$1"
-	for rw in "${dirs[@]}"; do
-		data="$dir/latency-$rw.dat"
-		jq -r -L "$JQ_DIR" --arg rw "$rw" -f "$JQ_DIR/plot-latency.jq" "$RUN/aggregate.json" >"$data"
-		grep -q '^[0-9]' "$data" || {
-			rm -f -- "$data"
-			continue
-		}
-		gp_quote data "$data"
-		gp_plot "latency-$rw" 900,600 "$rw: p99 completion latency against GB/s (1e9 B/s) per point; line: Pareto front of the trusted points; circle: the pick" \
-			'set xlabel "GB/s"' 'set ylabel "p99 completion latency, ms"' 'set xrange [0:*]' 'set yrange [0:*]' \
-			'set grid' 'set key below horizontal' 'set offsets graph 0.02, graph 0.15, graph 0.1, 0' \
-			"plot $data index 0 using 1:(strcol(3) eq \"flagged\" ? \$2 : NaN) with points pt 6 ps 1.5 lc rgb \"gray50\" title \"flagged (never picked)\", $data index 0 using 1:(strcol(3) eq \"beaten\" ? \$2 : NaN) with points pt 7 ps 1.5 lc rgb \"#3b518b\" title \"trusted, beaten\", $data index 1 using 1:2 with linespoints lw 2 pt 7 ps 1.5 lc rgb \"#e0600a\" title \"Pareto front\", $data index 1 using 1:2:3 with labels left offset char 1.5,0.8 notitle, $data index 0 using 1:(\$4 == 1 ? \$2 : NaN) with points pt 6 ps 4 lw 2 lc rgb \"black\" title \"pick\""
-	done
+# latency_plot RW DATA: plots/latency-RW.gp from its data (jq/plot-data.jq):
+# each point's p99 (ms) against its GB/s, the Pareto front of the trusted
+# points joined and labelled, flagged points hollow, the pick circled;
+# nothing without a point.
+latency_plot() {
+	local rw=$1 data="$RUN/plots/latency-$1.dat"
+	grep -q '^[0-9]' <<<"$2" || return 0
+	printf '%s' "$2" >"$data"
+	gp_quote data "$data"
+	gp_plot "latency-$rw" 900,600 "$rw: p99 completion latency against GB/s (1e9 B/s) per point; line: Pareto front of the trusted points; circle: the pick" \
+		'set xlabel "GB/s"' 'set ylabel "p99 completion latency, ms"' 'set xrange [0:*]' 'set yrange [0:*]' \
+		'set grid' 'set key below horizontal' 'set offsets graph 0.02, graph 0.15, graph 0.1, 0' \
+		"plot $data index 0 using 1:(strcol(3) eq \"flagged\" ? \$2 : NaN) with points pt 6 ps 1.5 lc rgb \"gray50\" title \"flagged (never picked)\", $data index 0 using 1:(strcol(3) eq \"beaten\" ? \$2 : NaN) with points pt 7 ps 1.5 lc rgb \"#3b518b\" title \"trusted, beaten\", $data index 1 using 1:2 with linespoints lw 2 pt 7 ps 1.5 lc rgb \"#e0600a\" title \"Pareto front\", $data index 1 using 1:2:3 with labels left offset char 1.5,0.8 notitle, $data index 0 using 1:(\$4 == 1 ? \$2 : NaN) with points pt 6 ps 4 lw 2 lc rgb \"black\" title \"pick\""
 }
 
 # write_hosts_plot: plots/hosts.png, each host's best read and write GB/s.
@@ -162,6 +192,7 @@ write_hosts_plot() {
 	gp_quote data "$data"
 	gp_plot hosts 900,550 "best GB/s (1e9 B/s) per host, $title" 'set ylabel "GB/s"' 'set yrange [0:*]' 'set datafile missing "-"' 'set xtics rotate by -30' \
 		"${hist[@]}" 'set key top right' "plot $data using 2:xtic(1) title \"read\", \"\" using 3 title \"write\""
+	gp_render hosts
 }
 
 # plot_links: a Markdown image line for every PNG in RUN/plots, the
