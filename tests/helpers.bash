@@ -22,6 +22,9 @@
 #                      they always come after --ioengine= (design.md 3)
 #   fio_ok ARGS...     run_fio, and fail with fio's stdout/stderr unless 0
 #   psync_ok ARGS...   the same job with fio's psync engine (cross-checks)
+#   run_jobs ARGS...   several jobs, each named and with its engine, in one
+#                      fio run (--stonewall between them); jobs_bytes checks
+#                      each job's error and bytes in its JSON
 #   assert_rejected OPTION [TEXT...]  a bad-input run failed cleanly with a
 #                      stderr line naming OPTION (and TEXT)
 #   strace_fio, aio_records, aio_check, iocb_records ...   tracing fio's
@@ -249,6 +252,26 @@ run_fio() {
 run_fio_with() {
 	fio_argv "$@"
 	run --separate-stderr "${FIO_ARGV[@]}"
+}
+
+# run_jobs ARGS... - run --separate-stderr of `timeout fio --direct=1
+# ARGS...`: several jobs in one fio run, each from its --name= with its own
+# --ioengine= (external:$ENGINE, then its tswap_* options), --stonewall to
+# start after the ones before; one fio start-up for them all.
+run_jobs() {
+	FIO_ARGV=(timeout -k 10 "$FIO_TIMEOUT" fio "${FIO_CLOCK[@]}" --direct=1 "$@")
+	run --separate-stderr "${FIO_ARGV[@]}"
+}
+
+# jobs_bytes WHAT EXPECTED - fio's JSON of the last run_jobs ($output):
+# each job's "NAME ERROR WRITE_BYTES READ_BYTES" (a verify_only job counts
+# its pass as written, and its verify reads as read), joined by ", ", is
+# EXPECTED; else fail, naming WHAT.
+jobs_bytes() {
+	local got
+	got=$(jq -r '[.jobs[] | "\(.jobname) \(.error) \(.write.io_bytes) \(.read.io_bytes)"] | join(", ")' <<<"$output") ||
+		fail "$1: fio's output is not JSON"
+	[ "$got" = "$2" ] || fail "$1: fio's jobs (name, error, bytes written, bytes read): '$got', expected '$2'"
 }
 
 # show_fio - print the last fio run, for a failing test's log (long

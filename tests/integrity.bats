@@ -16,6 +16,8 @@
 #   2. psync reads what tswap wrote (verify_only);
 #   3. psync writes, on a fresh target;
 #   4. tswap reads what psync wrote (verify_only).
+# 1-2 and 3-4 are each one fio run of two jobs, the second after the first
+# (stonewall), each job's error and bytes checked in fio's JSON.
 
 load helpers
 
@@ -28,36 +30,39 @@ VERIFY=(--verify=crc32c --verify_interval=4k --verify_fatal=1)
 integrity_case() {
 	local t=$1 submit=$2 window=$3 threads=$4 bs_kb=$5 b_kb=$6 q=$7 iodepth=$8 nops=$9
 	shift 9
-	local size_kb=$((bs_kb * nops)) seed=$((1000 + CASE_NO))
+	local size_kb=$((bs_kb * nops)) seed=$((1000 + CASE_NO)) n
 	local what="case $CASE_NO: target=$t submit=$submit window=$window threads=$threads bs=${bs_kb}k B=${b_kb}k Q=$q iodepth=$iodepth size=${size_kb}k"
 	local -a job=(--filename="$t" --size="${size_kb}k" --bs="${bs_kb}k" --randseed="$seed")
 	local -a tswap=(--tswap_submit="$submit" --tswap_window="$window"
 		--tswap_threads="$threads" --tswap_block_size="${b_kb}k"
 		--tswap_queue_depth="$q")
 	CASE_NO=$((CASE_NO + 1))
+	n=$((size_kb * 1024))
 	echo "# $what" >&3
 
-	# 1. tswap write + read back.
+	# 1-2. tswap writes and reads back; then psync reads what tswap wrote.
 	fresh_target "$t" "$size_kb"
-	fio_ok "${job[@]}" --iodepth="$iodepth" --rw=write "${VERIFY[@]}" --do_verify=1 \
-		--output-format=json "${tswap[@]}" "$@"
-	run -0 jq -r '.jobs[0] | "\(.error) \(.write.io_bytes) \(.read.io_bytes)"' <<<"$output"
-	if [ "$output" != "0 $((size_kb * 1024)) $((size_kb * 1024))" ]; then
-		fail "$what: fio error/write bytes/verify-read bytes = '$output', expected '0 $((size_kb * 1024)) $((size_kb * 1024))'"
-	fi
-
-	# 2. psync reads what tswap wrote.
-	psync_ok "${job[@]}" --rw=write "${VERIFY[@]}" --verify_only
-
-	# 3-4. psync writes, tswap reads.
-	fresh_target "$t" "$size_kb"
-	psync_ok "${job[@]}" --rw=write "${VERIFY[@]}" --do_verify=0
-	run_fio "${job[@]}" --iodepth="$iodepth" --rw=write "${VERIFY[@]}" --verify_only \
-		"${tswap[@]}" "$@"
+	run_jobs --output-format=json \
+		--name=swap "--ioengine=external:$ENGINE" "${job[@]}" --iodepth="$iodepth" --rw=write \
+		"${VERIFY[@]}" --do_verify=1 "${tswap[@]}" "$@" \
+		--name=psync-reads --stonewall --ioengine=psync "${job[@]}" --rw=write "${VERIFY[@]}" --verify_only
 	if [ "$status" -ne 0 ]; then
 		show_fio
-		fail "$what: tswap verify_only of psync's writes failed"
+		fail "$what: tswap's write + verify, or psync's verify of it, failed (exit $status)"
 	fi
+	jobs_bytes "$what" "swap 0 $n $n, psync-reads 0 $n $n"
+
+	# 3-4. psync writes, tswap reads, on a fresh target.
+	fresh_target "$t" "$size_kb"
+	run_jobs --output-format=json \
+		--name=psync-writes --ioengine=psync "${job[@]}" --rw=write "${VERIFY[@]}" --do_verify=0 \
+		--name=swap --stonewall "--ioengine=external:$ENGINE" "${job[@]}" --iodepth="$iodepth" --rw=write \
+		"${VERIFY[@]}" --verify_only "${tswap[@]}" "$@"
+	if [ "$status" -ne 0 ]; then
+		show_fio
+		fail "$what: psync's write, or tswap's verify_only of it, failed (exit $status)"
+	fi
+	jobs_bytes "$what" "psync-writes 0 $n 0, swap 0 $n $n"
 }
 
 # The matrix: submit x window x threads, with tail blocks in every part

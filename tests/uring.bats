@@ -14,7 +14,8 @@
 #
 # Each integrity case starts from a fresh target (design.md section 3) and
 # checks both directions against fio's psync engine, with a verify header
-# every 4 KiB.
+# every 4 KiB: tswap writes and verifies, then psync verifies (one fio run,
+# two jobs); psync writes a fresh target, then tswap verifies (another).
 
 load helpers
 
@@ -36,7 +37,7 @@ VERIFY=(--verify=crc32c --verify_interval=4k --verify_fatal=1)
 uring_case() {
 	local t=$1 submit=$2 window=$3 threads=$4
 	shift 4
-	local size_kb=$((1392 * 6)) seed=$((2000 + CASE_NO))
+	local size_kb=$((1392 * 6)) seed=$((2000 + CASE_NO)) n=$((1392 * 6 * 1024))
 	local what="case $CASE_NO: target=$t submit=$submit window=$window threads=$threads $*"
 	local -a job=(--filename="$t" --size="${size_kb}k" --bs=1392k --randseed="$seed")
 	local -a tswap=(--tswap_backend=io_uring --tswap_submit="$submit"
@@ -45,31 +46,29 @@ uring_case() {
 	CASE_NO=$((CASE_NO + 1))
 	echo "# $what" >&3
 
-	# 1. tswap writes and reads back.
+	# 1-2. tswap writes and reads back; then psync reads what tswap wrote.
 	fresh_target "$t" "$size_kb"
-	run_fio "${job[@]}" --iodepth=2 --rw=write "${VERIFY[@]}" --do_verify=1 \
-		--output-format=json "${tswap[@]}"
+	run_jobs --output-format=json \
+		--name=swap "--ioengine=external:$ENGINE" "${job[@]}" --iodepth=2 --rw=write \
+		"${VERIFY[@]}" --do_verify=1 "${tswap[@]}" \
+		--name=psync-reads --stonewall --ioengine=psync "${job[@]}" --rw=write "${VERIFY[@]}" --verify_only
 	if [ "$status" -ne 0 ]; then
 		show_fio
-		fail "$what: fio failed (exit $status)"
+		fail "$what: tswap's write + verify, or psync's verify of it, failed (exit $status)"
 	fi
-	run -0 jq -r '.jobs[0] | "\(.error) \(.write.io_bytes) \(.read.io_bytes)"' <<<"$output"
-	if [ "$output" != "0 $((size_kb * 1024)) $((size_kb * 1024))" ]; then
-		fail "$what: fio error/write bytes/verify-read bytes = '$output'"
-	fi
+	jobs_bytes "$what" "swap 0 $n $n, psync-reads 0 $n $n"
 
-	# 2. psync reads what tswap wrote.
-	psync_ok "${job[@]}" --rw=write "${VERIFY[@]}" --verify_only
-
-	# 3-4. psync writes, tswap reads.
+	# 3-4. psync writes, tswap reads, on a fresh target.
 	fresh_target "$t" "$size_kb"
-	psync_ok "${job[@]}" --rw=write "${VERIFY[@]}" --do_verify=0
-	run_fio "${job[@]}" --iodepth=2 --rw=write "${VERIFY[@]}" --verify_only \
-		"${tswap[@]}"
+	run_jobs --output-format=json \
+		--name=psync-writes --ioengine=psync "${job[@]}" --rw=write "${VERIFY[@]}" --do_verify=0 \
+		--name=swap --stonewall "--ioengine=external:$ENGINE" "${job[@]}" --iodepth=2 --rw=write \
+		"${VERIFY[@]}" --verify_only "${tswap[@]}"
 	if [ "$status" -ne 0 ]; then
 		show_fio
-		fail "$what: tswap verify_only of psync's writes failed"
+		fail "$what: psync's write, or tswap's verify_only of it, failed (exit $status)"
 	fi
+	jobs_bytes "$what" "psync-writes 0 $n 0, swap 0 $n $n"
 }
 
 # uring_matrix TARGET [fio args...] - submit x window x threads 1, 2, 4.
