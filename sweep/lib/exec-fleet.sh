@@ -225,12 +225,15 @@ fleet_split() {
 	[ -f "$dir/fio.client.out" ] || return 0
 	sed -n '/^{/q; s/^<[^>]*> //; p' "$dir/fio.client.out" >"$dir/fio.text"
 	sed -n '/^{/,$p' "$dir/fio.client.out" >"$dir/fio.client.json"
-	if jq -e '.client_stats | type == "array"' "$dir/fio.client.json" >/dev/null 2>&1; then
-		jq '{"fio version": .["fio version"], timestamp, time,
-		     jobs: [.client_stats[] | select(.jobname != "All clients")]}' \
-			"$dir/fio.client.json" >"$dir/fio.stdout"
+	# one jq: the single-host shape; status 5 without a client_stats
+	# array, nothing without JSON
+	if jq 'if .client_stats | type == "array" then . else error("no client_stats") end
+		| {"fio version": .["fio version"], timestamp, time,
+		   jobs: [.client_stats[] | select(.jobname != "All clients")]}' \
+		"$dir/fio.client.json" >"$dir/fio.stdout.tmp" 2>/dev/null && [ -s "$dir/fio.stdout.tmp" ]; then
+		mv -f "$dir/fio.stdout.tmp" "$dir/fio.stdout"
 	else
-		rm -f "$dir/fio.client.json"
+		rm -f "$dir/fio.client.json" "$dir/fio.stdout.tmp"
 	fi
 }
 
