@@ -18,8 +18,9 @@
 #                      (never tmpfs/ramfs: O_DIRECT alignment must be real)
 #   run_fio ARGS...    `run --separate-stderr` of
 #                      `timeout fio --clocksource=clock_gettime --name=swap
-#                       --ioengine=external:$ENGINE --direct=1 ARGS...`: engine options go in ARGS, so
-#                      they always come after --ioengine= (design.md 3)
+#                       --ioengine=external:$ENGINE --direct=1 ARGS...`:
+#                      engine options go in ARGS, so they always come after
+#                      --ioengine= (design.md 3)
 #   fio_ok ARGS...     run_fio, and fail with fio's stdout/stderr unless 0
 #   psync_ok ARGS...   the same job with fio's psync engine (cross-checks)
 #   run_jobs ARGS...   several jobs, each named and with its engine, in one
