@@ -54,18 +54,38 @@ measure() {
 
 # check_profile PROFILE [PHASE] RW:SPEC...: measure each and fail unless
 # every measured GB/s is within the tolerance of an exact formula value;
-# the table goes to stderr (shown on failure, or with
-# --show-output-of-passing-tests).
+# a point outside it is measured once more and judged by that (on a busy
+# machine fio's ramp_time can end late, a few % either way: seen 0.966 and
+# 1.058 at load 10), so only a point outside twice fails. The tables go to
+# stderr (shown on failure, or with --show-output-of-passing-tests).
 check_profile() {
-	local profile=$1 phase=$2 rs rows='' bad
+	local profile=$1 phase=$2 rs rows='' bad again='' rw spec
 	shift 2
 	for rs in "$@"; do
 		rows+=$(measure "${rs%%:*}" "${rs#*:}" "$phase")$'\n'
 	done
-	jq -r --arg p "$profile" '"\($p) \(.rw) \(.spec): measured \(.measured_gbs * 1000 | round / 1000) GB/s, formula \(.expected_gbs) (\(.bios_per_op) bios per op), ratio \(.measured_gbs / .expected_gbs * 1000 | round / 1000)"' <<<"$rows" >&2
-	bad=$(jq -c --argjson lo "$DRIVE_TOL_LO" --argjson hi "$DRIVE_TOL_HI" \
-		'select((.exact | not) or .measured_gbs / .expected_gbs < $lo or .measured_gbs / .expected_gbs > $hi)' <<<"$rows")
-	[ -z "$bad" ] || fail "outside $DRIVE_TOL_LO..$DRIVE_TOL_HI of the formula (or not exact): $bad"
+	profile_table "$profile" "$rows"
+	bad=$(outside_tolerance "$rows")
+	[ -n "$bad" ] || return 0
+	bad=$(jq -r '"\(.rw)\t\(.spec)"' <<<"$bad")
+	while IFS=$'\t' read -r rw spec; do
+		again+=$(measure "$rw" "$spec" "$phase")$'\n'
+	done <<<"$bad"
+	profile_table "$profile (again)" "$again"
+	bad=$(outside_tolerance "$again")
+	[ -z "$bad" ] || fail "outside $DRIVE_TOL_LO..$DRIVE_TOL_HI of the formula (or not exact), twice: $bad"
+}
+
+# profile_table PROFILE ROWS: a line per measured point on stderr.
+profile_table() {
+	jq -r --arg p "$1" '"\($p) \(.rw) \(.spec): measured \(.measured_gbs * 1000 | round / 1000) GB/s, formula \(.expected_gbs) (\(.bios_per_op) bios per op), ratio \(.measured_gbs / .expected_gbs * 1000 | round / 1000)"' <<<"$2" >&2
+}
+
+# outside_tolerance ROWS: the rows whose formula is not exact or whose
+# measured GB/s is outside DRIVE_TOL_LO..DRIVE_TOL_HI of it.
+outside_tolerance() {
+	jq -c --argjson lo "$DRIVE_TOL_LO" --argjson hi "$DRIVE_TOL_HI" \
+		'select((.exact | not) or .measured_gbs / .expected_gbs < $lo or .measured_gbs / .expected_gbs > $hi)' <<<"$1"
 }
 
 # leftovers: what drives leave behind (loop devices over /dev/shm

@@ -55,8 +55,8 @@ plot_record() {
 	return 1
 }
 
-# gnuplot_shim MODE: a gnuplot first in PATH that logs its arguments to
-# $BATS_TEST_TMPDIR/gnuplot.calls and runs the real one; MODE "fail-many":
+# gnuplot_shim MODE: a gnuplot first in PATH that logs how many arguments
+# it got to $BATS_TEST_TMPDIR/gnuplot.calls and runs the real one; MODE "fail-many":
 # it fails, drawing nothing, when given more than one script (as gnuplot
 # does at a script's error).
 gnuplot_shim() {
@@ -152,6 +152,7 @@ edge_ink() {
 	[ "$n" -ge 5 ] || fail "expected 5 or more plots, got $n"
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/gnuplot.calls")" "$((n * 3))"
 	assert_file_not_exists "$RUN/plots/gnuplot.log.tmp"
+	! grep -q '^@@ ' "$RUN"/plots/*.log || fail "a plot's log holds gp_render's markers"
 	# gnuplot fails with the scripts together: each alone, every plot drawn
 	rm -rf -- "$RUN/plots" "$BATS_TEST_TMPDIR/gnuplot.calls"
 	gnuplot_shim fail-many
