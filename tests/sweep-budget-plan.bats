@@ -240,3 +240,27 @@ check() {
 		and .repeats == 1 and .repeats_planned == 3 and .runs == 3 and .runs_planned == 7 and .planned_s == 28
 		and .dropped == {"fits": false, "need_s": 20, "per_run_s": 10, "left_s": 4}' <<<"$r" >/dev/null || fail "$r"
 }
+
+@test "budget_fitted_plan: below the minimum, the plan made at the minimum keeps fits false (planned_s over left_s), with a warning" {
+	local p shape
+	SWEEP_HOME=$SWEEP_REPO/sweep
+	# shellcheck source=../sweep/lib/state.sh
+	. "$SWEEP_HOME/lib/state.sh"
+	# shellcheck source=../sweep/lib/util.sh
+	. "$SWEEP_HOME/lib/util.sh"
+	# shellcheck source=../sweep/lib/budget.sh
+	. "$SWEEP_HOME/lib/budget.sh"
+	BUDGET=120 RAMP=2 RUNTIME=2 REPEAT=1 STEADY=off
+	# a re-plan with 34 s left of a final round of 6 runs at 3.68 s of
+	# start-up each: 6 x (1 + 1 + 3.68) = 34.08 s even at its minimum (a
+	# loaded machine's budget run, issue 25)
+	budget_left() { echo 34; }
+	shape='[{"final": true, "groups": {"read": 2, "write": 2}, "ceilings": 2}]'
+	p=$(budget_fitted_plan 1 3.68 "$shape" 2>"$BATS_TEST_TMPDIR/err")
+	jq -e '.fits == false and .left_s == 34 and .planned_s > .left_s and (.rounds | length) == 1' <<<"$p" >/dev/null || fail "$p"
+	grep -q "34 s left for the runs, below the" "$BATS_TEST_TMPDIR/err" || fail "no warning: $(cat "$BATS_TEST_TMPDIR/err")"
+	# with the time it needs, the plan fits
+	budget_left() { echo 60; }
+	p=$(budget_fitted_plan 1 3.68 "$shape" 2>/dev/null)
+	jq -e '.fits and .left_s == 60 and .planned_s <= .left_s' <<<"$p" >/dev/null || fail "$p"
+}

@@ -170,10 +170,11 @@ budget_save_config() {
 		--argjson s "$BUDGET" --argjson auto "$BUDGET_AUTO" --argjson reps "$reps"
 }
 
-# budget_fitted_plan DONE OVER [SHAPE]: budget_plan for the time left now;
-# below the minimum (the target's preparation took longer than planned),
-# the minimum plan, with a warning: the run will end late. A final round
-# below its floor or the steady-state window is said.
+# budget_fitted_plan DONE OVER [SHAPE]: budget_plan for the time left now
+# (left_s); below the minimum (the target's preparation, or a round, took
+# longer than planned), the minimum plan with fits false, and a warning:
+# the run will end late. A final round below its floor or the
+# steady-state window is said.
 budget_fitted_plan() {
 	local plan left fits min below m
 	left=$(budget_left)
@@ -191,7 +192,8 @@ budget_fitted_plan() {
 		warn "budget $BUDGET s: $m"
 		note "budget: $m"
 	fi
-	jq -c --argjson left "$left" '. + {left_s: $left}' <<<"$plan"
+	# a plan made at the minimum did not fit the time left: fits stays false
+	jq -c --argjson left "$left" --argjson fits "$fits" '. + {left_s: $left, fits: $fits}' <<<"$plan"
 }
 
 # budget_floor_text PLAN LEFT: what the final round of PLAN gets against
