@@ -73,12 +73,41 @@ check_profile() {
 	done <<<"$bad"
 	profile_table "$profile (again)" "$again"
 	bad=$(outside_tolerance "$again")
-	[ -z "$bad" ] || fail "outside $DRIVE_TOL_LO..$DRIVE_TOL_HI of the formula (or not exact), twice: $bad"
+	[ -n "$bad" ] || return 0
+	starved_or_fail "$profile" "$phase" "$bad"
+}
+
+# starved_or_fail PROFILE PHASE ROWS: ROWS were outside the tolerance
+# twice. Fail, unless every one is below the formula (the drive's cap
+# was not reached) and fio's own libaio engine, at the row's block size
+# and now, falls short of its formula too: then the machine is too busy
+# to drive the cap (seen on a starved VM: tswap's 256k writes at 0.92
+# and 0.89), and the test skips, saying so. tswap below a cap that fio
+# reaches still fails.
+starved_or_fail() {
+	local profile=$1 phase=$2 rows=$3 low ref bs rw
+	low=$(below_formula "$rows")
+	[ "$(grep -c . <<<"$low")" -eq "$(grep -c . <<<"$rows")" ] ||
+		fail "outside $DRIVE_TOL_LO..$DRIVE_TOL_HI of the formula (or not exact), twice: $rows"
+	ref=''
+	while IFS=$'\t' read -r rw bs; do
+		ref+=$(measure "$rw" "fio:$bs" "$phase")$'\n'
+	done <<<"$(jq -r '"\(.rw)\t\(.spec | split(":") | if .[0] == "fio" then .[1] else .[2] end)"' <<<"$low")"
+	profile_table "$profile (fio's libaio now)" "$ref"
+	[ "$(below_formula "$ref" | grep -c .)" -lt "$(grep -c . <<<"$ref")" ] ||
+		skip "the machine is too busy to reach the reference drive's cap: fio's libaio falls short of the formula too ($(jq -r '"\(.rw) \(.spec) \(.measured_gbs / .expected_gbs * 1000 | round / 1000)"' <<<"$low $ref" | paste -sd, -))"
+	fail "below the formula twice while fio's libaio reaches it: $low"
 }
 
 # profile_table PROFILE ROWS: a line per measured point on stderr.
 profile_table() {
 	jq -r --arg p "$1" '"\($p) \(.rw) \(.spec): measured \(.measured_gbs * 1000 | round / 1000) GB/s, formula \(.expected_gbs) (\(.bios_per_op) bios per op), ratio \(.measured_gbs / .expected_gbs * 1000 | round / 1000)"' <<<"$2" >&2
+}
+
+# below_formula ROWS: the rows of an exact formula measured below
+# DRIVE_TOL_LO of it.
+below_formula() {
+	jq -c --argjson lo "$DRIVE_TOL_LO" 'select(.exact and .measured_gbs / .expected_gbs < $lo)' <<<"$1"
 }
 
 # outside_tolerance ROWS: the rows whose formula is not exact or whose
