@@ -58,13 +58,14 @@ plot_record() {
 # gnuplot_shim MODE: a gnuplot first in PATH that logs how many arguments
 # it got to $BATS_TEST_TMPDIR/gnuplot.calls and runs the real one; MODE "fail-many":
 # it fails, drawing nothing, when given more than one script (as gnuplot
-# does at a script's error).
+# does at a script's error); "noisy": a line on stderr before it starts.
 gnuplot_shim() {
 	local bin=$BATS_TEST_TMPDIR/bin real
 	real=$(PATH=${PATH//"$bin:"/} command -v gnuplot) || skip "requires gnuplot"
 	mkdir -p "$bin"
 	printf '#!/bin/bash\necho "$#" >>%q\n' "$BATS_TEST_TMPDIR/gnuplot.calls" >"$bin/gnuplot"
 	[ "$1" != fail-many ] || printf '[ "$#" -le 1 ] || { echo "shim: an error" >&2; exit 1; }\n' >>"$bin/gnuplot"
+	[ "$1" != noisy ] || printf 'echo "shim: a start-up warning" >&2\n' >>"$bin/gnuplot"
 	printf 'exec %q "$@"\n' "$real" >>"$bin/gnuplot"
 	chmod +x "$bin/gnuplot"
 	[[ :$PATH: == *":$bin:"* ]] || PATH=$bin:$PATH
@@ -139,7 +140,7 @@ edge_ink() {
 	grep -q '^set title .*\."\\n"\.' "$RUN/plots/bw-read-libaio-t16m-b4m-q8-block-overlap-p1-d2.gp" || fail "the long title is on one line"
 }
 
-@test "write_plots: one gnuplot draws every plot, its messages split per plot; when it fails, each plot is drawn alone" {
+@test "write_plots: one gnuplot draws every plot, its messages split per plot (its start-up's in gnuplot.log); when it fails, each plot is drawn alone" {
 	gnuplot_shim pass
 	fixture_plots
 	assert_equal "$(grep -c '^' "$BATS_TEST_TMPDIR/gnuplot.calls")" 1
@@ -162,6 +163,12 @@ edge_ink() {
 	for gp in "$RUN"/plots/*.gp; do
 		assert_file_exists "${gp%.gp}.png"
 	done
+	# gnuplot says something before the first script: kept in gnuplot.log
+	rm -rf -- "$RUN/plots"
+	gnuplot_shim noisy
+	fixture_plots
+	assert_file_contains "$RUN/plots/gnuplot.log" 'shim: a start-up warning'
+	assert_file_exists "$RUN/plots/latency-read.png"
 }
 
 @test "gp_title: lines fit the width, quotes doubled, backticks kept single-quoted" {

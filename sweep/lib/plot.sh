@@ -64,7 +64,8 @@ gp_plot() {
 
 # gp_render NAME...: draws plots/NAME.gp for each NAME in one gnuplot
 # (its start-up is most of a small plot's cost), each after a reset, and
-# splits gnuplot's messages into plots/NAME.log. When gnuplot fails, each
+# splits gnuplot's messages into plots/NAME.log (its start-up's, if any,
+# into plots/gnuplot.log). When gnuplot fails, each
 # is drawn again alone (gnuplot stops at a script's first error), with a
 # note for each that fails (its messages in plots/NAME.log).
 gp_render() {
@@ -75,7 +76,9 @@ gp_render() {
 		argv+=(-e "reset; print '@@ $name'" "$dir/$name.gp")
 	done
 	if gnuplot "${argv[@]}" 2>"$dir/gnuplot.log.tmp"; then
-		awk -v dir="$dir" '/^@@ / { f = dir "/" $2 ".log"; printf "" >f; next } { print >f }' "$dir/gnuplot.log.tmp"
+		# what gnuplot says before the first script (its start-up): gnuplot.log
+		awk -v dir="$dir" '/^@@ / { f = dir "/" $2 ".log"; printf "" >f; next }
+			{ if (f == "") f = dir "/gnuplot.log"; print >f }' "$dir/gnuplot.log.tmp"
 	else
 		for name in "$@"; do
 			gnuplot "$dir/$name.gp" 2>"$dir/$name.log" || note "gnuplot failed for $name (see plots/$name.log)"
@@ -103,7 +106,7 @@ tics() {
 # throughput, bandwidth over time (bwlog.sh write_bw_plots); one gnuplot
 # draws them all (gp_render).
 write_plots() {
-	local dir="$RUN/plots" rec head kind rw w s name blocks qds xt yt data nb nq title point why gp
+	local dir="$RUN/plots" rec head kind rw w s name blocks qds xt yt data nb nq title gp
 	local -a bl ql names=() bw=()
 	command -v gnuplot >/dev/null 2>&1 || {
 		note "gnuplot is not installed: no plots"
@@ -147,10 +150,7 @@ write_plots() {
 				'set key top left' "plot $data using 2:xtic(1) title \"read\", \"\" using 3 title \"write\""
 			;;
 		latency) latency_plot "$rw" "$rec" ;;
-		bw)
-			point=$rw why=$w
-			bw+=("$point" "$why")
-			;;
+		bw) bw+=("$rw" "$w") ;; # POINT WHY
 		*) ;;
 		esac
 	done <"$dir/plot-data.tmp"
