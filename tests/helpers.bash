@@ -26,6 +26,8 @@
 #   run_jobs ARGS...   several jobs, each named and with its engine, in one
 #                      fio run (--stonewall between them); jobs_bytes checks
 #                      each job's error and bytes in its JSON
+#   cross_verify WHAT TARGET SIZE_KB IODEPTH JOB... -- TSWAP...   tswap and
+#                      psync verify each other's data both ways
 #   assert_rejected OPTION [TEXT...]  a bad-input run failed cleanly with a
 #                      stderr line naming OPTION (and TEXT)
 #   strace_fio, aio_records, aio_check, iocb_records ...   tracing fio's
@@ -275,6 +277,45 @@ jobs_bytes() {
 	[ "$got" = "$2" ] || fail "$1: fio's jobs (name, error, bytes written, bytes read): '$got', expected '$2'"
 }
 
+# cross_verify WHAT TARGET SIZE_KB IODEPTH JOB... -- TSWAP... - tswap and
+# fio's psync engine check each other's data both ways, each way one fio
+# run of two jobs, on a fresh target (fresh_target) each time: tswap
+# writes and verifies, then psync verifies; psync writes, then tswap
+# verifies (verify_only). JOB: the job options both engines take
+# (--filename, --size, --bs, --randseed, the verify options); TSWAP: the
+# tswap_* options. Fails naming WHAT, with fio's output.
+cross_verify() {
+	local what=$1 t=$2 size_kb=$3 iodepth=$4 n=$(($3 * 1024))
+	local -a job=() tswap=()
+	shift 4
+	while [ "$#" -gt 0 ] && [ "$1" != -- ]; do
+		job+=("$1")
+		shift
+	done
+	[ "$#" -eq 0 ] || shift
+	tswap=("$@")
+	fresh_target "$t" "$size_kb"
+	run_jobs --output-format=json \
+		--name=swap "--ioengine=external:$ENGINE" "${job[@]}" --iodepth="$iodepth" --rw=write \
+		--do_verify=1 "${tswap[@]}" \
+		--name=psync-reads --stonewall --ioengine=psync "${job[@]}" --rw=write --verify_only
+	if [ "$status" -ne 0 ]; then
+		show_fio
+		fail "$what: tswap's write + verify, or psync's verify of it, failed (exit $status)"
+	fi
+	jobs_bytes "$what" "swap 0 $n $n, psync-reads 0 $n $n"
+	fresh_target "$t" "$size_kb"
+	run_jobs --output-format=json \
+		--name=psync-writes --ioengine=psync "${job[@]}" --rw=write --do_verify=0 \
+		--name=swap --stonewall "--ioengine=external:$ENGINE" "${job[@]}" --iodepth="$iodepth" --rw=write \
+		--verify_only "${tswap[@]}"
+	if [ "$status" -ne 0 ]; then
+		show_fio
+		fail "$what: psync's write, or tswap's verify_only of it, failed (exit $status)"
+	fi
+	jobs_bytes "$what" "psync-writes 0 $n 0, swap 0 $n $n"
+}
+
 # show_fio - print the last fio run, for a failing test's log (long
 # outputs, e.g. fio's JSON, are cut to their head and tail).
 show_fio() {
@@ -309,10 +350,7 @@ fio_ok() {
 
 # psync_ok ARGS... - fio with the plain psync engine (for cross-checks).
 psync_ok() {
-	local -a argv=(timeout -k 10 "$FIO_TIMEOUT" fio "${FIO_CLOCK[@]}" --name=swap
-		--ioengine=psync --direct=1 "$@")
-	FIO_ARGV=("${argv[@]}")
-	run --separate-stderr "${argv[@]}"
+	run_jobs --name=swap --ioengine=psync "$@"
 	if [ "$status" -ne 0 ]; then
 		show_fio
 		fail "fio (psync) failed (exit $status)"

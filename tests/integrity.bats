@@ -30,39 +30,15 @@ VERIFY=(--verify=crc32c --verify_interval=4k --verify_fatal=1)
 integrity_case() {
 	local t=$1 submit=$2 window=$3 threads=$4 bs_kb=$5 b_kb=$6 q=$7 iodepth=$8 nops=$9
 	shift 9
-	local size_kb=$((bs_kb * nops)) seed=$((1000 + CASE_NO)) n
+	local size_kb=$((bs_kb * nops)) seed=$((1000 + CASE_NO))
 	local what="case $CASE_NO: target=$t submit=$submit window=$window threads=$threads bs=${bs_kb}k B=${b_kb}k Q=$q iodepth=$iodepth size=${size_kb}k"
 	local -a job=(--filename="$t" --size="${size_kb}k" --bs="${bs_kb}k" --randseed="$seed")
 	local -a tswap=(--tswap_submit="$submit" --tswap_window="$window"
 		--tswap_threads="$threads" --tswap_block_size="${b_kb}k"
 		--tswap_queue_depth="$q")
 	CASE_NO=$((CASE_NO + 1))
-	n=$((size_kb * 1024))
 	echo "# $what" >&3
-
-	# 1-2. tswap writes and reads back; then psync reads what tswap wrote.
-	fresh_target "$t" "$size_kb"
-	run_jobs --output-format=json \
-		--name=swap "--ioengine=external:$ENGINE" "${job[@]}" --iodepth="$iodepth" --rw=write \
-		"${VERIFY[@]}" --do_verify=1 "${tswap[@]}" "$@" \
-		--name=psync-reads --stonewall --ioengine=psync "${job[@]}" --rw=write "${VERIFY[@]}" --verify_only
-	if [ "$status" -ne 0 ]; then
-		show_fio
-		fail "$what: tswap's write + verify, or psync's verify of it, failed (exit $status)"
-	fi
-	jobs_bytes "$what" "swap 0 $n $n, psync-reads 0 $n $n"
-
-	# 3-4. psync writes, tswap reads, on a fresh target.
-	fresh_target "$t" "$size_kb"
-	run_jobs --output-format=json \
-		--name=psync-writes --ioengine=psync "${job[@]}" --rw=write "${VERIFY[@]}" --do_verify=0 \
-		--name=swap --stonewall "--ioengine=external:$ENGINE" "${job[@]}" --iodepth="$iodepth" --rw=write \
-		"${VERIFY[@]}" --verify_only "${tswap[@]}" "$@"
-	if [ "$status" -ne 0 ]; then
-		show_fio
-		fail "$what: psync's write, or tswap's verify_only of it, failed (exit $status)"
-	fi
-	jobs_bytes "$what" "psync-writes 0 $n 0, swap 0 $n $n"
+	cross_verify "$what" "$t" "$size_kb" "$iodepth" "${job[@]}" "${VERIFY[@]}" -- "${tswap[@]}" "$@"
 }
 
 # The matrix: submit x window x threads, with tail blocks in every part

@@ -37,7 +37,7 @@ VERIFY=(--verify=crc32c --verify_interval=4k --verify_fatal=1)
 uring_case() {
 	local t=$1 submit=$2 window=$3 threads=$4
 	shift 4
-	local size_kb=$((1392 * 6)) seed=$((2000 + CASE_NO)) n=$((1392 * 6 * 1024))
+	local size_kb=$((1392 * 6)) seed=$((2000 + CASE_NO))
 	local what="case $CASE_NO: target=$t submit=$submit window=$window threads=$threads $*"
 	local -a job=(--filename="$t" --size="${size_kb}k" --bs=1392k --randseed="$seed")
 	local -a tswap=(--tswap_backend=io_uring --tswap_submit="$submit"
@@ -45,30 +45,7 @@ uring_case() {
 		--tswap_block_size=128k --tswap_queue_depth=4 "$@")
 	CASE_NO=$((CASE_NO + 1))
 	echo "# $what" >&3
-
-	# 1-2. tswap writes and reads back; then psync reads what tswap wrote.
-	fresh_target "$t" "$size_kb"
-	run_jobs --output-format=json \
-		--name=swap "--ioengine=external:$ENGINE" "${job[@]}" --iodepth=2 --rw=write \
-		"${VERIFY[@]}" --do_verify=1 "${tswap[@]}" \
-		--name=psync-reads --stonewall --ioengine=psync "${job[@]}" --rw=write "${VERIFY[@]}" --verify_only
-	if [ "$status" -ne 0 ]; then
-		show_fio
-		fail "$what: tswap's write + verify, or psync's verify of it, failed (exit $status)"
-	fi
-	jobs_bytes "$what" "swap 0 $n $n, psync-reads 0 $n $n"
-
-	# 3-4. psync writes, tswap reads, on a fresh target.
-	fresh_target "$t" "$size_kb"
-	run_jobs --output-format=json \
-		--name=psync-writes --ioengine=psync "${job[@]}" --rw=write "${VERIFY[@]}" --do_verify=0 \
-		--name=swap --stonewall "--ioengine=external:$ENGINE" "${job[@]}" --iodepth=2 --rw=write \
-		"${VERIFY[@]}" --verify_only "${tswap[@]}"
-	if [ "$status" -ne 0 ]; then
-		show_fio
-		fail "$what: psync's write, or tswap's verify_only of it, failed (exit $status)"
-	fi
-	jobs_bytes "$what" "psync-writes 0 $n 0, swap 0 $n $n"
+	cross_verify "$what" "$t" "$size_kb" 2 "${job[@]}" "${VERIFY[@]}" -- "${tswap[@]}"
 }
 
 # uring_matrix TARGET [fio args...] - submit x window x threads 1, 2, 4.
