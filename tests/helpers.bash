@@ -63,11 +63,13 @@ TSWAP_OPTIONS=(tswap_backend tswap_block_size tswap_queue_depth tswap_submit
 	tswap_stats tswap_sqpoll tswap_sqpoll_idle tswap_iopoll tswap_fixedbufs
 	tswap_registerfiles)
 
-# fio's clock for the helpers' runs: a clocksource given skips fio's
+# fio options for the helpers' runs. A clocksource given skips fio's
 # start-up test of the CPU clock on every CPU (about 60 ms of CPU and of
-# wall time per run). These runs check bytes, errors and the engine's
-# calls, not latency; the sweep's own runs keep fio's default.
-FIO_CLOCK=(--clocksource=clock_gettime)
+# wall time per run): these runs check bytes, errors and the engine's
+# calls, not latency; the sweep's own runs keep fio's default. No verify
+# state file (fio writes HOST-JOB-N-verify.state into the working
+# directory, the repository, after a verifying write job).
+FIO_COMMON=(--clocksource=clock_gettime --verify_state_save=0)
 
 # fio_version - `fio --version` (fio-3.33), or "unknown". A function, not a
 # variable set at load: the file is loaded once per test, and fio's start-up
@@ -240,7 +242,7 @@ mount_scratch() {
 fio_argv() {
 	local so=$1
 	shift
-	FIO_ARGV=(timeout -k 10 "$FIO_TIMEOUT" fio "${FIO_CLOCK[@]}" --name=swap
+	FIO_ARGV=(timeout -k 10 "$FIO_TIMEOUT" fio "${FIO_COMMON[@]}" --name=swap
 		"--ioengine=external:$so" --direct=1 "$@")
 }
 
@@ -262,7 +264,7 @@ run_fio_with() {
 # --ioengine= (external:$ENGINE, then its tswap_* options), --stonewall to
 # start after the ones before; one fio start-up for them all.
 run_jobs() {
-	FIO_ARGV=(timeout -k 10 "$FIO_TIMEOUT" fio "${FIO_CLOCK[@]}" --direct=1 "$@")
+	FIO_ARGV=(timeout -k 10 "$FIO_TIMEOUT" fio "${FIO_COMMON[@]}" --direct=1 "$@")
 	run --separate-stderr "${FIO_ARGV[@]}"
 }
 
