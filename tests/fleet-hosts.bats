@@ -224,6 +224,8 @@ load fleet
 	hosts_file "127.0.0.3,$PORT target=$t"
 	fleet --hosts "$SCRATCH/hosts.txt" --grid fleet "${SMALL[@]}" --runtime 1 --ramp 0 --rw write --out "$SCRATCH/r1" --quiet
 	expect_status 0
+	# ... and says nothing of it: fio's answer was read
+	[ -z "$stderr" ] || fail "the create step said: $stderr"
 	getfattr -n user.tswap.scratch "$t" >/dev/null 2>&1 || [ -f "$t.tswap-scratch" ] ||
 		fail "$t carries no scratch mark"
 	# written in full before the points (reads reach the device)

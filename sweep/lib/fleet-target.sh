@@ -190,7 +190,7 @@ fleet_create_targets() {
 		i=$((i + 1))
 		dir="$RUN/preflight/${H_ID[h]}/target/create"
 		sed -n '/^{/,$p' "$dir/fio.client.out" >"$dir/fio.json" 2>/dev/null || true
-		ans=$(jq -r --argjson n "$SIZE_BYTES" '[.client_stats[] | select(.jobname == "tswap-probe-new" and .read.io_bytes > 0)] | length,
+		ans=$(jq -r --argjson n "$SIZE_BYTES" '([.client_stats[] | select(.jobname == "tswap-probe-new" and .read.io_bytes > 0)] | length),
 			([.client_stats[] | select(.jobname == "tswap-probe-fill" and .write.io_bytes >= $n)] | length)' "$dir/fio.json" 2>/dev/null) || ans=''
 		ans=${ans//$'\n'/ }
 		case $ans in
