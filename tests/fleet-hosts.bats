@@ -101,12 +101,14 @@ load fleet
 	done
 	compgen -G "$rd/points/write-*.r1/.tmp-h02-victim.*/fio.client.out" >/dev/null ||
 		{ kill "$pid"; fail "the first point did not start in 30 s: $(cat "$SCRATCH/kill.log")"; }
-	# ... and the server runs its job (listener, connection, job processes)
+	# ... and the server's job has the target open (a count of the
+	# server's processes is no sign: a connection's process outlives it)
 	for ((i = 0; i < 300; i++)); do
-		[ "$(proc_tree "${SERVER_PIDS[3]}" | wc -l)" -ge 3 ] && break
+		holds_open "${SERVER_PIDS[3]}" "$SCRATCH/host3/k.swap" && break
 		sleep 0.1
 	done
-	sleep 0.5
+	holds_open "${SERVER_PIDS[3]}" "$SCRATCH/host3/k.swap" ||
+		{ kill "$pid"; fail "the victim's job did not open its target in 30 s: $(cat "$SCRATCH/kill.log")"; }
 	kill_server 3
 	wait "$pid" || st=$?
 	assert_equal "$st" 3

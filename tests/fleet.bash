@@ -21,6 +21,7 @@
 #                          (TSWAP_SYSROOT=SERVER_SYSROOT[N] when set)
 #   kill_server N          SIGKILL it and everything it runs
 #   proc_tree PID          PID and its descendants, parents first
+#   holds_open PID FILE    a process in PID's tree has FILE open
 #   fleet ARGS...          `run --separate-stderr` of the installed sweep
 #   expect_status N        the last fleet run exited N (else show it)
 #   csv_col FILE NAME      the values of CSV column NAME, one per row
@@ -115,12 +116,39 @@ proc_tree() {
 	done
 }
 
+# holds_open PID FILE: a process in PID's tree has FILE open (a job of
+# the server runs on it).
+holds_open() {
+	local pid
+	for pid in $(proc_tree "$1"); do
+		find "/proc/$pid/fd" -lname "$2" 2>/dev/null | grep -q . && return 0
+	done
+	return 1
+}
+
+# freeze_tree PID: SIGSTOP PID and, once it is stopped (it forks no
+# more), its descendants the same way, parents first; prints each PID.
+# A connection the server accepts during the walk cannot escape it.
+freeze_tree() {
+	local pid=$1 child i st
+	kill -STOP "$pid" 2>/dev/null || return 0
+	for ((i = 0; i < 500; i++)); do
+		st=$(ps -o stat= -p "$pid") || return 0
+		[[ $st == [TtZ]* ]] && break
+		sleep 0.01
+	done
+	printf '%s\n' "$pid"
+	for child in $(pgrep -P "$pid" 2>/dev/null || true); do
+		freeze_tree "$child"
+	done
+}
+
 # kill_server N: the server and everything it runs die at once (a host
-# that dies mid-run).
+# that dies mid-run): frozen first, then SIGKILLed.
 kill_server() {
 	local pid
 	local -a tree=()
-	mapfile -t tree < <(proc_tree "${SERVER_PIDS[$1]}")
+	mapfile -t tree < <(freeze_tree "${SERVER_PIDS[$1]}")
 	for pid in "${tree[@]}"; do
 		kill -KILL "$pid" 2>/dev/null || true
 	done
