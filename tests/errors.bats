@@ -24,11 +24,7 @@ full_loop_setup() {
 	requires loopdev
 	mount_scratch "$SCRATCH/small" tmpfs size=4m
 	truncate -s 16M "$SCRATCH/small/backing.img"
-	local dev
-	dev=$(losetup --find --show --direct-io=on "$SCRATCH/small/backing.img") ||
-		fail "losetup over a tmpfs file failed"
-	printf 'loop\t%s\n' "$dev" >>"$CLEANUP_LIST"
-	FULLDEV=$dev
+	FULLDEV=$(loop_attach "$SCRATCH/small/backing.img") || fail "losetup over a tmpfs file failed"
 }
 
 # enospc_case SUBMIT WINDOW THREADS

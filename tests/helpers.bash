@@ -35,6 +35,7 @@
 #                      loaded here)
 #   loop_setup SIZE [SECTOR]  a loop device over a file in $SCRATCH, with
 #                      --direct-io=on; sets $LOOPDEV; detached in teardown
+#   loop_attach IMG [ARGS...]  the same over IMG; prints the device
 #   mount_scratch DIR TYPE [OPTS]  mount; unmounted in teardown
 #   fio_version        `fio --version`, or "unknown"
 #
@@ -194,7 +195,7 @@ common_teardown() {
 		while IFS=$'\t' read -r kind what; do
 			case "$kind" in
 			mount) umount "$what" 2>/dev/null || umount -l "$what" 2>/dev/null || true ;;
-			loop) losetup -d "$what" 2>/dev/null || true ;;
+			loop) loop_detach_file "$what" ;;
 			esac
 		done < <(tac "$CLEANUP_LIST")
 		rm -f "$CLEANUP_LIST"
@@ -204,21 +205,39 @@ common_teardown() {
 	fi
 }
 
+# loop_attach IMG [LOSETUP_ARGS...] - prints the loop device now over IMG
+# (a file in $SCRATCH; losetup --find --show --direct-io=on ARGS IMG),
+# or fails the test. Teardown detaches the devices over IMG, not a device
+# by name: once a test detaches its device, another test may get that
+# name for its own.
+loop_attach() {
+	local img=$1 dev
+	shift
+	dev=$(losetup --find --show --direct-io=on "$@" "$img") ||
+		fail "losetup --find --show --direct-io=on $* $img failed"
+	printf 'loop\t%s\n' "$img" >>"$CLEANUP_LIST"
+	printf '%s\n' "$dev"
+}
+
+# loop_detach_file IMG - detach every loop device over IMG.
+loop_detach_file() {
+	local dev
+	for dev in $(losetup -n -O NAME -j "$1" 2>/dev/null || true); do
+		losetup -d "$dev" 2>/dev/null || true
+	done
+}
+
 # loop_setup SIZE_MB [SECTOR_SIZE] - a loop device over a fresh zeroed
-# file in $SCRATCH with --direct-io=on; the device is in $LOOPDEV and is
-# detached by name in teardown.
+# file in $SCRATCH (loop_attach); the device is in $LOOPDEV.
 loop_setup() {
-	local size_mb=$1 sector=${2:-} img dev
+	local size_mb=$1 sector=${2:-} img
 	local -a extra=()
 	img=$(mktemp "$SCRATCH/loop.XXXXXX.img")
 	truncate -s "${size_mb}M" "$img"
 	if [ -n "$sector" ]; then
 		extra=(--sector-size "$sector")
 	fi
-	dev=$(losetup --find --show --direct-io=on "${extra[@]}" "$img") ||
-		fail "losetup --find --show --direct-io=on $img failed"
-	printf 'loop\t%s\n' "$dev" >>"$CLEANUP_LIST"
-	LOOPDEV=$dev
+	LOOPDEV=$(loop_attach "$img" "${extra[@]}") || fail "no loop device over $img"
 }
 
 # mount_scratch DIR TYPE [OPTIONS] - mount a TYPE filesystem on DIR;

@@ -66,9 +66,7 @@ uring_matrix() {
 full_loop() {
 	mount_scratch "$SCRATCH/small" tmpfs size=4m
 	truncate -s 16M "$SCRATCH/small/backing.img"
-	FULLDEV=$(losetup --find --show --direct-io=on "$SCRATCH/small/backing.img") ||
-		fail "losetup over a tmpfs file failed"
-	printf 'loop\t%s\n' "$FULLDEV" >>"$CLEANUP_LIST"
+	FULLDEV=$(loop_attach "$SCRATCH/small/backing.img") || fail "losetup over a tmpfs file failed"
 }
 
 # uring_enospc_case SUBMIT WINDOW THREADS [fio args...] - the CQE's -ENOSPC
