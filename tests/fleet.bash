@@ -21,7 +21,8 @@
 #                          (TSWAP_SYSROOT=SERVER_SYSROOT[N] when set)
 #   kill_server N          SIGKILL it and everything it runs
 #   proc_tree PID          PID and its descendants, parents first
-#   holds_open PID FILE    a process in PID's tree has FILE open
+#   holds_open PID FILE    the processes of PID's tree that have FILE open
+#   tree_files PID         its processes and the files they have open
 #   fleet ARGS...          `run --separate-stderr` of the installed sweep
 #   expect_status N        the last fleet run exited N (else show it)
 #   csv_col FILE NAME      the values of CSV column NAME, one per row
@@ -116,14 +117,27 @@ proc_tree() {
 	done
 }
 
-# holds_open PID FILE: a process in PID's tree has FILE open (a job of
-# the server runs on it).
+# holds_open PID FILE: prints the processes of PID's tree that have FILE
+# open (a job of the server runs on it); status 1 when none has.
 holds_open() {
+	local pid st=1
+	for pid in $(proc_tree "$1"); do
+		if find "/proc/$pid/fd" -lname "$2" 2>/dev/null | grep -q .; then
+			printf '%s\n' "$pid"
+			st=0
+		fi
+	done
+	return "$st"
+}
+
+# tree_files PID: each process of PID's tree, its state and command, and
+# the files it has open (a failed wait's evidence).
+tree_files() {
 	local pid
 	for pid in $(proc_tree "$1"); do
-		find "/proc/$pid/fd" -lname "$2" 2>/dev/null | grep -q . && return 0
+		ps -o pid=,ppid=,stat=,args= -p "$pid" || true
+		find "/proc/$pid/fd" -mindepth 1 -printf '    %l\n' 2>/dev/null | grep -v -e '^    socket:' -e '^    pipe:' -e '^    anon_inode:' -e '^    /dev/' || true
 	done
-	return 1
 }
 
 # freeze_tree PID: SIGSTOP PID and, once it is stopped (it forks no
