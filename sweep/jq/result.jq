@@ -3,7 +3,8 @@
 # killed fio left it half written, counts as absent: "fio gave no JSON"),
 # tswap_stats ($stats: the file's text; likewise absent unless an object),
 # fio's exit status ($rc) and last stderr lines ($errtail: ": TEXT", or
-# empty), and the plan line (--arg/--argjson) into result.json. $ranks:
+# empty), and the plan line (--arg/--argjson) into result.json, then
+# its progress line (progress_line, below). $ranks:
 # the point's ranks; $targets: the targets (rank R uses target R mod their
 # number).
 # A point of several handles (ranks, readwrite: one fio job each, job name
@@ -40,6 +41,12 @@ def within_one_op:
 	  | ([range(0; $n) | (. - $xm) * ($y[.] - $ym)] | add / $sxx) as $slope
 	  | ([range(1; $n) as $k | [range($k; $n) | . - $xm] | add / $sxx] | max) as $step
 	  | ($slope | fabs) <= $step + 1e-9 end;
+# progress_line: a result's progress text, one line: "GB/s<TAB>op/s  p99"
+# or "ERROR: error" (results.sh result_json writes it to progress.txt).
+def progress_line:
+	if .status == "ok"
+	then "\(.gbs * 1000 | round / 1000) GB/s\t\(.ops_per_s * 10 | round / 10) op/s  p99 \(.clat_p99_us / 1000 * 100 | round / 100) ms"
+	else "ERROR: \(.error)" | gsub("[\n\t]"; " ") end;
 ($fiotext | try fromjson catch null
  | if type == "object" and (.jobs | type) == "array" then . else null end) as $f
 | (if $f == null then "fio gave no JSON (exit \($rc))" elif $rc != 0 then "fio exited \($rc)" else "" end
@@ -104,3 +111,5 @@ def within_one_op:
 		 elif ($joberr // 0) != 0 then "fio job error \($joberr)"
 		 else "no I/O was done" end)}
    end)
+# then its progress line, raw (jq -r): the last line of the output
+| ., progress_line

@@ -156,9 +156,9 @@ run_budget() {
 				r0=$EPOCHREALTIME
 				budget_run_point "$rt" "$ramp" wall "$line" "$runkey" "$rep" "$dir" "$label"
 				ran=$((ran + 1))
-				res=$(jq -r 'if .status == "ok" then "\(.gbs * 1000 | round / 1000) GB/s" else "ERROR: \(.error)" end' "$RUN/$dir/$runkey/result.json")
-				e=$(budget_elapsed)
-				e=$(num 0 '$b - $e | trunc' b "$BUDGET" e "$e")
+				IFS= read -r res <"$RUN/$dir/$runkey/progress.txt"
+				res=${res%%$'\t'*}
+				e=$(budget_unspent)
 				printf '%s  %s  (budget %s s: %s s left)\n' "$label" "$res" "$BUDGET" "$e"
 				e=$(since "$r0")
 				allc+=("$e") allw+=("$wall")

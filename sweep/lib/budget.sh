@@ -28,6 +28,12 @@ budget_elapsed() {
 	num 1 '$b - $a' a "$BUDGET_T0" b "$EPOCHREALTIME"
 }
 
+# budget_unspent: whole seconds of the budget not spent yet (no reserve
+# kept: the progress line's "s left"), in one jq run.
+budget_unspent() {
+	num 0 '$b - ($n - $a | fixed(1) | tonumber) | trunc' b "$BUDGET" a "$BUDGET_T0" n "$EPOCHREALTIME"
+}
+
 # BUDGET_SWEEP_S: the sweep's own seconds per run (job file, drop_caches,
 # result stages: a run's time beyond fio's), as the last round measured;
 # 0 before one did (run_budget).

@@ -134,8 +134,12 @@ exec_result_text() {
 	fi
 	printf '%s  %s  (eta %s)\n' "$label" "$res" "$eta"
 	for h in "${FLEET_RAN[@]}"; do
-		n=$(jq -r 'if .status == "ok" then "" else .error end' "$RUN/points/$runkey/${H_ID[h]}/result.json")
-		[ -z "$n" ] || printf '    %s: ERROR %s\n' "${H_LABEL[h]}" "$n"
+		# ok or not: progress.txt (result_json); the error: result.json,
+		# where fleet_result put the host's reason
+		IFS= read -r n <"$RUN/points/$runkey/${H_ID[h]}/progress.txt"
+		[[ $n == 'ERROR: '* ]] || continue
+		n=$(jq -r .error "$RUN/points/$runkey/${H_ID[h]}/result.json")
+		printf '    %s: ERROR %s\n' "${H_LABEL[h]}" "$n"
 	done
 }
 
@@ -305,8 +309,8 @@ fleet_result() {
 	local dir=$1 runkey=$2 rep=$3 rc=$4 wall=$5 line=$6 h=$7 limit=$8 why='' st
 	fleet_split "$dir"
 	result_json "$dir" "$runkey" "$rep" "$rc" "$wall" "$line"
-	st=$(jq -r .status "$dir/result.json")
-	if [ "$st" != ok ]; then
+	IFS= read -r st <"$dir/progress.txt"
+	if [[ $st == 'ERROR: '* ]]; then
 		why=$(fleet_classify "$dir" "$rc" "$limit" "$h")
 	fi
 	fleet_tag_result "$dir/result.json" "$h" "${why#* }"

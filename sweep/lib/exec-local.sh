@@ -45,11 +45,11 @@ exec_done_text() { printf 'done earlier: %s GB/s\n' "${FINISHED[$1]}"; }
 # exec_run WALLVAR LINE RUNKEY REP LABEL
 exec_run() { run_point "$1" "$2" "$3" "$4" points "$5"; }
 
-# exec_result_text RUNKEY LABEL ETA
+# exec_result_text RUNKEY LABEL ETA (the run's progress.txt: result_json)
 exec_result_text() {
 	local res
-	res=$(jq -r 'if .status == "ok" then "\(.gbs * 1000 | round / 1000) GB/s  \(.ops_per_s * 10 | round / 10) op/s  p99 \(.clat_p99_us / 1000 * 100 | round / 100) ms" else "ERROR: \(.error)" end' "$RUN/points/$1/result.json")
-	printf '%s  %s  (eta %s)\n' "$2" "$res" "$3"
+	IFS= read -r res <"$RUN/points/$1/progress.txt"
+	printf '%s  %s  (eta %s)\n' "$2" "${res/$'\t'/  }" "$3"
 }
 
 # shellcheck disable=SC2317 # called from the signal trap

@@ -9,11 +9,13 @@
 # (jq/best-aio.jq, DeepSpeed's aio keys). Reads: POINTDIR/fio.stdout,
 # stats.json, bw_bw.*.log; RUN/points/*/result.json, RUN/plan.json,
 # CV_FLAG, CACHE_FACTOR, BWLOG_MSEC, BWLOG_MIN_SAMPLES, DROP_PCT.
-# Writes: POINTDIR/fio.json, result.json; RUN/results.json,
+# Writes: POINTDIR/fio.json, result.json, progress.txt; RUN/results.json,
 # aggregate.json, summary.csv, best-aio.json.
 
-# result_json DIR RUNKEY REPEAT FIO_RC WALL PLANLINE: DIR/result.json, in
-# one jq run (jq/result.jq): fio's JSON is the whole of DIR/fio.stdout, or
+# result_json DIR RUNKEY REPEAT FIO_RC WALL PLANLINE: DIR/result.json and
+# DIR/progress.txt (its progress line: "GB/s<TAB>op/s  p99 ms", or
+# "ERROR: text"), in one jq run (jq/result.jq, which prints the line
+# last): fio's JSON is the whole of DIR/fio.stdout, or
 # the part from its first line that opens an object when fio printed notes
 # first; result.jq checks it (an object with a jobs array) and, when it
 # holds, it becomes DIR/fio.json (the notes stay in fio.stdout). The
@@ -21,7 +23,7 @@
 result_json() {
 	local dir=$1 runkey=$2 rep=$3 rc=$4 wall=$5 line=$6
 	local key kind rw be t b q s w p d n first='' fiotext=/dev/null stats=/dev/null targets tail errtail=''
-	local -a last=() logs=("$dir"/bw_bw.*.log)
+	local -a last=() out=() logs=("$dir"/bw_bw.*.log)
 	[ -f "${logs[0]}" ] || logs=()
 	IFS=$'\t' read -r key kind rw be t b q s w p d n <<<"$line"
 	merge_rank_stats "$dir"
@@ -48,7 +50,7 @@ result_json() {
 		errtail=": ${tail:0:300}"
 	fi
 	targets=$(targets_json)
-	jq -n -R -L "$JQ_DIR" \
+	jq -n -r -R -L "$JQ_DIR" \
 		--arg runkey "$runkey" --arg point "$key" --argjson repeat "$rep" --arg kind "$kind" \
 		--arg rw "$rw" --arg backend "$be" --argjson tensor "$t" --argjson block "$b" \
 		--argjson qd "$q" --arg submit "$s" --arg window "$w" --argjson threads "$p" \
@@ -57,6 +59,9 @@ result_json() {
 		--rawfile fiotext "$fiotext" --rawfile stats "$stats" \
 		--argjson ms "$BWLOG_MSEC" --argjson min "$BWLOG_MIN_SAMPLES" --argjson lim "$DROP_PCT" \
 		-f "$JQ_DIR/result.jq" "${logs[@]}" </dev/null >"$dir/result.json.tmp"
+	mapfile -t out <"$dir/result.json.tmp"
+	printf '%s\n' "${out[@]:0:${#out[@]}-1}" >"$dir/result.json.tmp"
+	printf '%s\n' "${out[-1]}" >"$dir/progress.txt"
 	if [ "$fiotext" != /dev/null ] && [ "$fiotext" != "$dir/fio.json" ]; then
 		if grep -q '^  "error": "fio gave no JSON' "$dir/result.json.tmp"; then
 			rm -f "$dir/fio.json.tmp"
