@@ -4,13 +4,22 @@
 # meta.json, slurped ([] without it); $notes, $dropped (1: the page cache
 # was dropped); the lines of "How the points ran" that the shell makes:
 # $steady, $budget, $bwlog, $precondition ("" when it has none);
-# best-aio.json as jq/report-aio.jq reads it: $trusted ("false" when no
-# libaio point is trustworthy), $n (its length), $why, $aio (its text);
+# best-aio.json: $best (slurped) and $aiotext (the file's text): what
+# the aio section says of it is made below ($trusted, "false" when no
+# libaio point is trustworthy; $n, its length; $why; $aio, its text);
 # $thresholds (the PASS/FAIL lines, "" without a threshold); $cvflag;
 # $plots (plot.sh plot_links' text, each link ending in a blank line; ""
 # without plots).
 include "report";
+def text: if type == "string" then . else tojson end | sub("\n+$"; "");
 . as $agg
+| $best[0] as $b
+| ($b.trusted | tojson) as $trusted
+| ($b | length | tostring) as $n
+| (if $b.trusted != false and ($b | length) != 0 then $agg.best.aio_source.why | text
+   elif $b.trusted == false then $b.reason | text
+   else "" end) as $why
+| ($aiotext | sub("\n+$"; "")) as $aio
 |
 "# tswap sweep report",
 "",

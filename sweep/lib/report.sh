@@ -3,7 +3,7 @@
 # run, and the summary on stdout (one host).
 #
 # Owns: thresholds, write_report (jq/report-md.jq, the sections in
-# jq/report.jq; best-aio.json read by jq/report-aio.jq), write_compare
+# jq/report.jq, best-aio.json's section too), write_compare
 # (jq/compare-*.jq), print_summary (jq/summary.jq), run_verdict (exit 3,
 # 4). Reads: RUN/sweep.json, aggregate.json, best-aio.json, notes.txt,
 # plots/, MIN_READ, MIN_WRITE.
@@ -29,16 +29,11 @@ thresholds() {
 }
 
 write_report() {
-	local cfg="$RUN/sweep.json" notes='' l dropped=0 head trusted n why aio us=$'\x1f' steady budget bwlog pre meta=/dev/null
+	local cfg="$RUN/sweep.json" notes='' l dropped=0 head steady budget bwlog pre meta=/dev/null
 	if [ -f "$RUN/notes.txt" ]; then notes=$(sort -u "$RUN/notes.txt"); fi
 	[ -f "$RUN/cache-dropped" ] && dropped=1
 	[ ! -f "$RUN/meta.json" ] || meta="$RUN/meta.json"
 	head=$(budget_report_cfg "$cfg")
-	# best-aio.json's .trusted, length, why and the file itself, in one jq
-	aio=$(jq -j --slurpfile agg "$RUN/aggregate.json" -f "$JQ_DIR/report-aio.jq" "$RUN/best-aio.json")
-	trusted=${aio%%"$us"*} && aio=${aio#*"$us"}
-	n=${aio%%"$us"*} && aio=${aio#*"$us"}
-	why=${aio%%"$us"*} && aio=${aio#*"$us"}
 	l=$(thresholds)
 	steady=$(steady_line)
 	budget=$(budget_line)
@@ -49,7 +44,7 @@ write_report() {
 	plot_links >"$RUN/plots.md.tmp"
 	jq -r -L "$JQ_DIR" --argjson head "$head" --slurpfile meta "$meta" --arg notes "$notes" --argjson dropped "$dropped" \
 		--arg steady "$steady" --arg budget "$budget" --arg bwlog "$bwlog" --arg precondition "$pre" \
-		--arg trusted "$trusted" --arg n "$n" --arg why "$why" --arg aio "$aio" --arg thresholds "$l" \
+		--slurpfile best "$RUN/best-aio.json" --rawfile aiotext "$RUN/best-aio.json" --arg thresholds "$l" \
 		--argjson cvflag "$CV_FLAG" --rawfile plots "$RUN/plots.md.tmp" -f "$JQ_DIR/report-md.jq" "$RUN/aggregate.json" >"$RUN/report.md.tmp"
 	rm -f -- "$RUN/plots.md.tmp"
 	mv -f "$RUN/report.md.tmp" "$RUN/report.md"
