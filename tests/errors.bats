@@ -12,20 +12,15 @@
 # bytes than asked (fio with create_on_open=1 does not lay the file out to
 # the job size). The engine reports the operation as short through
 # io_u->resid (fio counts it in short_ios), not as an error.
+#
+# Teardown after a test detached its own loop device: the devices over the
+# test's files are detached, never a name another test now holds
+# (tests/devices.bash).
 
 load helpers
 
 setup() { common_setup; }
 teardown() { common_teardown; }
-
-# full_loop_setup - $FULLDEV: a 16 MiB loop device whose backing file sits
-# on a 4 MiB tmpfs.
-full_loop_setup() {
-	requires loopdev
-	mount_scratch "$SCRATCH/small" tmpfs size=4m
-	truncate -s 16M "$SCRATCH/small/backing.img"
-	FULLDEV=$(loop_attach "$SCRATCH/small/backing.img") || fail "losetup over a tmpfs file failed"
-}
 
 # enospc_case SUBMIT WINDOW THREADS
 enospc_case() {
@@ -55,7 +50,7 @@ enospc_case() {
 
 @test "errors: ENOSPC from a full backing store fails the operation with that errno, every pattern" {
 	local submit window
-	full_loop_setup
+	full_loop
 	for submit in single block; do
 		for window in sequential overlap; do
 			enospc_case "$submit" "$window" 1
@@ -64,13 +59,13 @@ enospc_case() {
 }
 
 @test "errors: ENOSPC with tswap_threads=2 and 4: no hang, errno reported, stats counted" {
-	full_loop_setup
+	full_loop
 	enospc_case block overlap 2
 	enospc_case single sequential 4
 }
 
 @test "errors: after a failed job the device is still usable (no leaked in-flight I/O)" {
-	full_loop_setup
+	full_loop
 	enospc_case block overlap 2
 	# Free the backing store, then a small verified job on the same device.
 	truncate -s 0 "$SCRATCH/small/backing.img"
@@ -108,4 +103,23 @@ short_case() {
 	# Two parts of 512k in 256k blocks; the file ends 256k into the last
 	# operation: 1 block of part 0 and both of part 1 come back short.
 	short_case 3328 2 256 3
+}
+
+# --- teardown ----------------------------------------------------------------------
+
+@test "teardown detaches the loop devices over the test's own files: a name the test let go of, now another's, is left alone" {
+	requires loopdev
+	local dev other
+	loop_setup 8
+	dev=$LOOPDEV
+	losetup -d "$dev"
+	# another test (running at the same time) gets the name
+	other=$(mktemp "$BATS_FILE_TMPDIR/other.XXXXXX.img")
+	truncate -s 8M "$other"
+	losetup "$dev" "$other" || skip "$dev was taken by another test meanwhile"
+	(common_teardown)
+	run losetup -n -O BACK-FILE "$dev"
+	losetup -d "$dev" 2>/dev/null || true
+	assert_success
+	assert_output "$other"
 }

@@ -13,8 +13,7 @@
 #           sector: io_submit / io_uring -> VFS -> -EIO in the completion);
 #       both backends x both windows x continue_on_error off and on.
 #   target vanishing mid-run: the FUSE server killed (ENOTCONN /
-#       ECONNABORTED); a loop device detached (losetup -d) under the job,
-#       and the teardown after it (by backing file, not by name).
+#       ECONNABORTED); a loop device detached (losetup -d) under the job.
 #   short read at end of file: a file shorter than the job; short read in
 #       the middle of a file: faultfs answering one range short, also with
 #       remainders that do not split over the threads.
@@ -236,23 +235,6 @@ eio_matrix() {
 		# The detach happened once fio let go of the device.
 		[ -z "$(losetup -j "$img")" ] || fail "backend=$be: $img is still attached: $(losetup -j "$img")"
 	done
-}
-
-@test "teardown detaches the loop devices over the test's own files: a name the test let go of, now another's, is left alone" {
-	requires loopdev
-	local dev other
-	loop_setup 8
-	dev=$LOOPDEV
-	losetup -d "$dev"
-	# another test (running at the same time) gets the name
-	other=$(mktemp "$BATS_FILE_TMPDIR/other.XXXXXX.img")
-	truncate -s 8M "$other"
-	losetup "$dev" "$other" || skip "$dev was taken by another test meanwhile"
-	(common_teardown)
-	run losetup -n -O BACK-FILE "$dev"
-	losetup -d "$dev" 2>/dev/null || true
-	assert_success
-	assert_output "$other"
 }
 
 # --- short read at end of file -----------------------------------------------------

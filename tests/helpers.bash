@@ -17,7 +17,7 @@
 #   $SCRATCH           a per-test directory on a block-backed filesystem
 #                      (never tmpfs/ramfs: O_DIRECT alignment must be real)
 #   run_fio ARGS...    `run --separate-stderr` of
-#                      `timeout fio --clocksource=clock_gettime --name=swap
+#                      `timeout fio $FIO_COMMON --name=swap
 #                       --ioengine=external:$ENGINE --direct=1 ARGS...`:
 #                      engine options go in ARGS, so they always come after
 #                      --ioengine= (design.md 3)
@@ -33,10 +33,9 @@
 #   strace_fio, aio_records, aio_check, iocb_records ...   tracing fio's
 #                      AIO calls and checking them (tests/strace.bash,
 #                      loaded here)
-#   loop_setup SIZE [SECTOR]  a loop device over a file in $SCRATCH, with
-#                      --direct-io=on; sets $LOOPDEV; detached in teardown
-#   loop_attach IMG [ARGS...]  the same over IMG; prints the device
-#   mount_scratch DIR TYPE [OPTS]  mount; unmounted in teardown
+#   loop_setup, loop_attach, full_loop, mount_scratch   loop devices and
+#                      mounts, undone in teardown (tests/devices.bash,
+#                      loaded here)
 #   fio_version        `fio --version`, or "unknown"
 #
 # Nothing here may hang: every fio run has a timeout ($FIO_TIMEOUT seconds).
@@ -203,54 +202,6 @@ common_teardown() {
 	if [ -n "${SCRATCH_OWNED:-}" ] && [ -n "${SCRATCH:-}" ]; then
 		rm -rf "$SCRATCH"
 	fi
-}
-
-# loop_attach IMG [LOSETUP_ARGS...] - prints the loop device now over IMG
-# (a file in $SCRATCH; losetup --find --show --direct-io=on ARGS IMG),
-# or fails the test. Teardown detaches the devices over IMG, not a device
-# by name: once a test detaches its device, another test may get that
-# name for its own.
-loop_attach() {
-	local img=$1 dev
-	shift
-	dev=$(losetup --find --show --direct-io=on "$@" "$img") ||
-		fail "losetup --find --show --direct-io=on $* $img failed"
-	printf 'loop\t%s\n' "$img" >>"$CLEANUP_LIST"
-	printf '%s\n' "$dev"
-}
-
-# loop_detach_file IMG - detach every loop device over IMG.
-loop_detach_file() {
-	local dev
-	for dev in $(losetup -n -O NAME -j "$1" 2>/dev/null || true); do
-		losetup -d "$dev" 2>/dev/null || true
-	done
-}
-
-# loop_setup SIZE_MB [SECTOR_SIZE] - a loop device over a fresh zeroed
-# file in $SCRATCH (loop_attach); the device is in $LOOPDEV.
-loop_setup() {
-	local size_mb=$1 sector=${2:-} img
-	local -a extra=()
-	img=$(mktemp "$SCRATCH/loop.XXXXXX.img")
-	truncate -s "${size_mb}M" "$img"
-	if [ -n "$sector" ]; then
-		extra=(--sector-size "$sector")
-	fi
-	LOOPDEV=$(loop_attach "$img" "${extra[@]}") || fail "no loop device over $img"
-}
-
-# mount_scratch DIR TYPE [OPTIONS] - mount a TYPE filesystem on DIR;
-# unmounted in teardown.
-mount_scratch() {
-	local dir=$1 type=$2 opts=${3:-}
-	mkdir -p "$dir"
-	if [ -n "$opts" ]; then
-		mount -t "$type" -o "$opts" "$type" "$dir" || fail "mount -t $type -o $opts on $dir failed"
-	else
-		mount -t "$type" "$type" "$dir" || fail "mount -t $type on $dir failed"
-	fi
-	printf 'mount\t%s\n' "$dir" >>"$CLEANUP_LIST"
 }
 
 # --- running fio ------------------------------------------------------------
@@ -438,6 +389,7 @@ fresh_target() {
 	fi
 }
 
-# --- strace -----------------------------------------------------------------
+# --- loop devices and mounts; strace --------------------------------------------
 
+load devices
 load strace

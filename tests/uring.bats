@@ -61,14 +61,6 @@ uring_matrix() {
 	done
 }
 
-# full_loop - a loop device over a sparse 16 MiB file on a 4 MiB tmpfs:
-# writes past the first 4 MiB of data complete with ENOSPC (errors.bats).
-full_loop() {
-	mount_scratch "$SCRATCH/small" tmpfs size=4m
-	truncate -s 16M "$SCRATCH/small/backing.img"
-	FULLDEV=$(loop_attach "$SCRATCH/small/backing.img") || fail "losetup over a tmpfs file failed"
-}
-
 # uring_enospc_case SUBMIT WINDOW THREADS [fio args...] - the CQE's -ENOSPC
 # reaches fio as the operation's errno and the stats; no hang.
 uring_enospc_case() {
