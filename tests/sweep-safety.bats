@@ -93,8 +93,10 @@ refused_one_line() {
 	[ "$status" -eq 0 ] || { show; fail "first run on a new path failed"; }
 	[ -f new.swap ] || fail "new.swap not created"
 	id=$(stat -c '%d:%i' new.swap)
+	birth=$(stat -c '%.9W' new.swap)
 	if mark=$(getfattr --only-values -n user.tswap.scratch new.swap 2>/dev/null); then
-		assert_equal "$mark" "$id"
+		# DEV:INODE and the birth time, where the filesystem keeps one
+		if [[ $birth =~ ^[1-9] ]]; then assert_equal "$mark" "$id:$birth"; else assert_equal "$mark" "$id"; fi
 	else
 		[[ $(cat new.swap.tswap-scratch) == "$id":* ]] || fail "the sidecar does not name $id"
 	fi
@@ -106,6 +108,19 @@ refused_one_line() {
 	cp --preserve=xattr new.swap copy.swap
 	ssweep --grid "$GRID" "${ONE[@]}" --rw write --target copy.swap --out r3
 	refused_one_line
+	# the user's copy put back at the path (cp -a keeps the xattr); ext4
+	# may give it the deleted file's inode number: where it did not, the
+	# copied mark is made to name the new DEV:INODE, as if it had
+	[ -n "$mark" ] || return 0
+	head -c 1M /dev/urandom | dd of=copy.swap conv=notrunc status=none
+	rm new.swap
+	cp -a copy.swap new.swap
+	id2=$(stat -c '%d:%i' new.swap)
+	setfattr -n user.tswap.scratch -v "${mark/#$id/$id2}" new.swap
+	sum=$(sha256sum new.swap)
+	ssweep --grid "$GRID" "${ONE[@]}" --rw write --target new.swap --out r4
+	refused_one_line
+	sha256sum -c <<<"$sum" >/dev/null || fail "the user's copy was overwritten"
 }
 
 @test "sweep-safety: a signature check that cannot run (blkid failing) refuses the device, naming blkid" {
@@ -250,6 +265,31 @@ empty_points() { rm -rf -- "$1"/points/*; }
 	sha256sum -c <<<"$sum" >/dev/null || fail "side.swap was overwritten"
 	# the mark: DEV:INODE and the file's birth time (ns)
 	assert_equal "$birth" "$birth0"
+}
+
+@test "sweep-safety: the sidecar mark never replaces a user's file or follows a symlink; a deleted target's sidecar is replaced" {
+	mkdir fakebin
+	printf '#!/bin/sh\nexit 1\n' >fakebin/setfattr
+	chmod +x fakebin/setfattr
+	: >probe
+	[[ $(stat -c %W probe) =~ ^[1-9] ]] || skip "no birth time on this filesystem: the sweep writes no sidecar"
+	echo "my notes" >x.swap.tswap-scratch
+	echo "precious" >precious.txt
+	ln -s precious.txt y.swap.tswap-scratch
+	for t in x y; do
+		PATH=$SCRATCH/fakebin:$PATH ssweep --grid "$GRID" "${ONE[@]}" --rw write --target $t.swap --out r$t
+		refused_one_line
+		grep -q "$t.swap.tswap-scratch" <<<"$stderr" || fail "the sidecar not named: $stderr"
+		[ ! -e $t.swap ] || fail "the refused target $t.swap was left behind"
+	done
+	assert_equal "$(cat x.swap.tswap-scratch)" "my notes"
+	assert_equal "$(cat precious.txt)" "precious"
+	[ -L y.swap.tswap-scratch ] || fail "the symlink was replaced"
+	# a mark left by a deleted target: replaced by the new file's
+	echo "1:2:3.000000004" >z.swap.tswap-scratch
+	PATH=$SCRATCH/fakebin:$PATH ssweep --grid "$GRID" "${ONE[@]}" --rw write --target z.swap --out rz
+	[ "$status" -eq 0 ] || { show; fail "a stale sidecar mark blocked a new target"; }
+	assert_equal "$(cat z.swap.tswap-scratch)" "$(stat -c '%d:%i:%.9W' z.swap)"
 }
 
 @test "sweep-safety: --out a symlink to a finished run is refused, its files untouched; to an empty directory, used (issue 25 item 2)" {

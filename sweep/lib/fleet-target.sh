@@ -72,18 +72,28 @@ fleet_create_job() {
 	local q="'${1//\'/\'\\\'\'}'" test
 	printf '; tswap-sweep: create the new target on this host, mark it the sweep'"'"'s, write it\n'
 	printf '[global]\nioengine=null\nfilename=tswap-probe\nsize=4k\nbs=4k\nrw=read\n'
-	fleet_probe_one new "test ! -e $q && (set -C && : >$q) && truncate -s $SIZE_BYTES -- $q && i=\$(stat -L -c %d:%i -- $q) && (setfattr -n $SCRATCH_XATTR -v \"\$i\" -- $q || (b=\$(stat -L -c %.9W -- $q) && echo \"\$b\" | grep -q '^[1-9]' && echo \"\$i:\$b\" >$q$SCRATCH_SIDECAR))"
+	fleet_probe_one new "test ! -e $q && (set -C && : >$q) && truncate -s $SIZE_BYTES -- $q && m=\$($(fleet_mark_cmd "$q")) && (setfattr -n $SCRATCH_XATTR -v \"\$m\" -- $q || (echo \"\$m\" | grep -q ':.*:' && test ! -L $q$SCRATCH_SIDECAR && set -C && echo \"\$m\" >$q$SCRATCH_SIDECAR))"
 	printf '[tswap-probe-fill]\nstonewall\ncreate_serialize=0\nioengine=libaio\ndirect=1\nbs=1m\niodepth=16\nrw=write\nend_fsync=1\nfilename=%s\nsize=%s\n' \
 		"${1//:/\\:}" "$SIZE_BYTES"
 	test=$(fleet_ours_test "$q")
 	fleet_prerun fill "$test"
 }
 
-# fleet_ours_test QPATH: the host's test that the file QPATH (quoted for
-# sh) carries the sweep's mark (scratch_owned).
+# fleet_mark_cmd QPATH: the host's command that prints the mark of the
+# file QPATH (quoted for sh) as scratch_mark does: DEV:INODE:BIRTH, or
+# DEV:INODE without a birth time.
+fleet_mark_cmd() {
+	printf "stat -L -c %%d:%%i:%%.9W -- %s | sed -e 's/:0[.0]*\$//'" "$1"
+}
+
+# fleet_ours_test QPATH: the host's test that the file QPATH carries the
+# sweep's mark (scratch_owned): its xattr, or a sidecar that is a regular
+# file, holds the mark, a sidecar only one with a birth time.
 fleet_ours_test() {
-	printf 'test "$(getfattr --only-values -n %s -- %s)" = "$(stat -L -c %%d:%%i -- %s)" || test "$(head -n 1 -- %s%s)" = "$(stat -L -c %%d:%%i:%%.9W -- %s)"' \
-		"$SCRATCH_XATTR" "$1" "$1" "$1" "$SCRATCH_SIDECAR" "$1"
+	local m
+	m=$(fleet_mark_cmd "$1")
+	printf 'test "$(getfattr --only-values -n %s -- %s)" = "$(%s)" || (test -f %s%s && test ! -L %s%s && test "$(head -n 1 -- %s%s)" = "$(stat -L -c %%d:%%i:%%.9W -- %s)")' \
+		"$SCRATCH_XATTR" "$1" "$m" "$1" "$SCRATCH_SIDECAR" "$1" "$SCRATCH_SIDECAR" "$1" "$SCRATCH_SIDECAR" "$1"
 }
 
 # fleet_probe_one NAME TEST: the probe job NAME, "yes" if TEST succeeds on

@@ -105,6 +105,8 @@ check_target() {
 	else
 		TARGET_KIND='file'
 		TARGET_OWNED=new
+		scratch_sidecar_free "$TARGET" ||
+			refuse_target "$TARGET$SCRATCH_SIDECAR, the name of its mark where the filesystem keeps no xattr (scratch.sh), is taken by something that is not a tswap mark; move it away, or give another --target"
 	fi
 	return 0
 }
