@@ -295,7 +295,7 @@ empty_points() { rm -rf -- "$1"/points/*; }
 @test "sweep-safety: --out a symlink to a finished run is refused, its files untouched; to an empty directory, used (issue 25 item 2)" {
 	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target a.swap --out runA
 	[ "$status" -eq 0 ] || { show; fail "the first run failed"; }
-	sums=$(sha256sum runA/report.md runA/aggregate.json runA/sweep.json)
+	sums=$(sha256sum runA/report.md runA/aggregate.json runA/sweep.json runA/.lock)
 	ln -s runA L
 	ln -s "$SCRATCH/runA" L2
 	for l in L L2 L/ L2//; do
@@ -305,6 +305,12 @@ empty_points() { rm -rf -- "$1"/points/*; }
 		sha256sum -c <<<"$sums" >/dev/null || fail "[$l] runA's files were rewritten"
 	done
 	[ ! -e b.swap ] || fail "b.swap created by a refused run"
+	# a user's directory: refused before anything is written in it
+	mkdir mine
+	echo notes >mine/notes.txt
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target b.swap --out mine
+	refused_one_line
+	assert_equal "$(ls -A mine)" notes.txt
 	mkdir empty
 	ln -s empty E
 	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target b.swap --out E

@@ -22,7 +22,7 @@
 # dead sweep left blocks nothing. A fleet's targets are on its hosts: not
 # locked here.
 #
-# Owns: lock_run, lock_dir, target_lock_file, lock_targets,
+# Owns: lock_run, lock_busy, lock_probe, lock_dir, target_lock_file, lock_targets,
 # target_lock_note, lock_targets_name, lock_fds_close. Reads: RUN,
 # TARGETS, FLEET. Writes: RUN_LOCKED, RUN/.lock, fd 9; TARGET_LOCK_FDS,
 # the lock files.
@@ -32,19 +32,35 @@ RUN_LOCKED=0
 declare -gA TARGET_LOCK_FDS=()
 
 lock_run() {
-	local holder
 	[ "$RUN_LOCKED" = 0 ] || return 0
 	# Append, not truncate: opening must not erase the holder's pid.
 	exec 9>>"$RUN/.lock" || die "$EXIT_ERROR" "cannot open $RUN/.lock"
-	if ! flock -n 9; then
-		holder=$(head -c 32 -- "$RUN/.lock" 2>/dev/null) || holder=''
-		holder=${holder//[!0-9]/}
-		die "$EXIT_USAGE" "$RUN is in use by another tswap-sweep (pid ${holder:-unknown}, or a fio it started, which finishes its point first)"
-	fi
+	flock -n 9 || lock_busy
 	: >"$RUN/.lock"
 	printf '%d\n' "$$" >&9
 	RUN_LOCKED=1
 	lock_targets_name
+}
+
+# lock_busy: exit 2 naming the holder of RUN/.lock.
+lock_busy() {
+	local holder
+	holder=$(head -c 32 -- "$RUN/.lock" 2>/dev/null) || holder=''
+	holder=${holder//[!0-9]/}
+	die "$EXIT_USAGE" "$RUN is in use by another tswap-sweep (pid ${holder:-unknown}, or a fio it started, which finishes its point first)"
+}
+
+# lock_probe: exit 2 (lock_busy) if RUN/.lock is held now; the file is
+# opened read-only and not created: nothing is written.
+lock_probe() {
+	local fd
+	[ -f "$RUN/.lock" ] && [ ! -L "$RUN/.lock" ] || return 0
+	{ exec {fd}<"$RUN/.lock"; } 2>/dev/null || return 0
+	if ! flock -n "$fd"; then
+		exec {fd}<&-
+		lock_busy
+	fi
+	exec {fd}<&-
 }
 
 # lock_dir: the directory of this user's target locks, made 0700 if

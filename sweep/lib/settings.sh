@@ -3,8 +3,8 @@
 # read back from its run directory.
 #
 # Owns: setup_new_run (options over the grid's values over defaults; the
-# plan), new_run_dir, save_config, load_config. Reads: the option globals,
-# the grid (grid.sh). Writes: RUNTIME, RAMP, REPEAT, SIZE, SIZE_BYTES,
+# plan), out_empty, new_run_dir, save_config, load_config. Reads: the
+# option globals, the grid (grid.sh). Writes: RUNTIME, RAMP, REPEAT, SIZE, SIZE_BYTES,
 # TARGET, ENGINE, CEILING, PLAN_TEXT, RUN; RUN/sweep.json (jq/sweep-config.jq),
 # RUN/plan.json (pipeline.sh), RUN/hosts.txt (fleet), build/sweep/latest (checkout).
 # shellcheck disable=SC2034 # sets the settings of state.sh
@@ -153,23 +153,33 @@ load_config() {
 	fi
 }
 
+# out_empty: exit 2 unless the existing --out directory RUN is empty but
+# for a .lock (an unreadable directory counts as empty, as it always has).
+out_empty() {
+	local v
+	v=$(find "$RUN" -mindepth 1 -maxdepth 1 ! -name .lock -print -quit) || true
+	[ -z "$v" ] ||
+		die "$EXIT_USAGE" "$RUN exists and is not empty (use --resume to finish it, or another --out)"
+}
+
 # new_run_dir: RUN for a new run, created with mkdir (atomic) and locked
 # (lock.sh) before anything is written in it: --out must be new, or an
 # empty directory; the default dated directory gets a suffix (-2, -3, ...)
 # when the name is taken. Then its sweep.json and plan.json;
 # build/sweep/latest points at it in a checkout.
 new_run_dir() {
-	local base n=1 v
+	local base n=1
 	if [ -n "$OUT" ]; then
 		RUN=$(abspath "$OUT")
 		mkdir -p -- "$(dirname -- "$RUN")"
 		if ! mkdir -- "$RUN" 2>/dev/null; then
 			[ -d "$RUN" ] || die "$EXIT_USAGE" "--out $RUN: cannot create the run directory"
+			# free and empty before the lock (a refusal writes no .lock
+			# into a user's directory or a finished run), and once held
+			lock_probe
+			out_empty
 			lock_run
-			# an unreadable directory counts as empty, as it always has
-			v=$(find "$RUN" -mindepth 1 -maxdepth 1 ! -name .lock -print -quit) || true
-			[ -z "$v" ] ||
-				die "$EXIT_USAGE" "$RUN exists and is not empty (use --resume to finish it, or another --out)"
+			out_empty
 		fi
 	else
 		base=$(default_out)
