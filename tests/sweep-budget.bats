@@ -71,6 +71,19 @@ show_sweep() {
 		assert_equal "$status" 2
 		assert_equal "$stderr" "tswap-sweep: $o: at most 604800 s (a week): 9999999999 (see --help)"
 	done
+	# passes: at most 100 (999999999 once spun for minutes and ran out of
+	# memory), from the options and from a grid
+	sweep --grid "$SCRATCH/small.grid" --target "$SCRATCH/t.swap" --repeat 100 --budget 604800 --dry-run
+	assert_equal "$status" 0
+	for o in 101 999999999; do
+		sweep --grid "$SCRATCH/small.grid" --target "$SCRATCH/t.swap" --repeat "$o" --dry-run
+		assert_equal "$status" 2
+		assert_equal "$stderr" "tswap-sweep: --repeat: at most 100 passes over the grid: $o (see --help)"
+	done
+	printf 'rw read\nrepeat 1000\n' >"$SCRATCH/many.grid"
+	sweep --grid "$SCRATCH/many.grid" --target "$SCRATCH/t.swap" --dry-run
+	assert_equal "$status" 2
+	assert_equal "$stderr" "tswap-sweep: $SCRATCH/many.grid:2: repeat at most 100: 1000"
 	assert_file_not_exist "$SCRATCH/t.swap"
 }
 

@@ -36,7 +36,7 @@ Grid
   --runtime SEC        seconds per point, time based (default: the grid's)
   --ramp SEC           ramp seconds before each point is measured
   --io-size SIZE       bytes per point instead of a runtime (no ramp)
-  --repeat N           run every point N times (median and CV in the report)
+  --repeat N           run every point N times, 1-100 (median and CV in the report)
   --no-ceiling         skip the fio libaio device-ceiling runs
   --fixed-runtime      run every point for the whole runtime: no fio
                        steady-state detection (default: steadystate=bw_slope:2%,
@@ -255,6 +255,8 @@ parse_args() {
 	[ -z "$RAMP" ] || is_uint "$RAMP" || usage_error "--ramp: not an integer: $RAMP"
 	[ -z "$RAMP" ] || RAMP=$((10#$RAMP))
 	[ -z "$REPEAT" ] || { is_uint "$REPEAT" && ((10#$REPEAT >= 1)); } || usage_error "--repeat: not a positive integer: $REPEAT"
+	[ -z "$REPEAT" ] || { [[ $REPEAT =~ ^0*[0-9]{1,3}$ ]] && ((10#$REPEAT <= REPEAT_MAX)); } ||
+		usage_error "--repeat: at most $REPEAT_MAX passes over the grid: $REPEAT"
 	if [ -n "$IO_SIZE" ]; then
 		v=$(size_to_bytes "$IO_SIZE") || usage_error "--io-size: not a size: $IO_SIZE"
 		((v > 0)) || usage_error "--io-size: must not be 0"

@@ -108,7 +108,7 @@ check_values() {
 }
 
 load_grid() {
-	local file=$1 line key n=0 where crlf=0
+	local file=$1 line key n=0 where crlf=0 v
 	local -a vals
 	local -A keyline=()
 	G_NAME=${file##*/}
@@ -159,6 +159,9 @@ load_grid() {
 			if [ "$key" != ramp ] && ((10#${vals[0]} < 1)); then
 				die "$EXIT_USAGE" "$where: $key must be at least 1"
 			fi
+			# at most a week of seconds, REPEAT_MAX passes (as the options)
+			if [ "$key" = repeat ]; then v=$REPEAT_MAX; else v=604800; fi
+			{ [[ ${vals[0]} =~ ^0*[0-9]{1,6}$ ]] && ((10#${vals[0]} <= v)); } || die "$EXIT_USAGE" "$where: $key at most $v: ${vals[0]}"
 			case $key in
 			runtime) G_RUNTIME=${vals[0]} ;;
 			ramp) G_RAMP=${vals[0]} ;;
