@@ -10,7 +10,7 @@
 # that cannot run (a failing blkid) refuses the device, a second sweep on
 # a locked run directory exits 2 naming the first one's pid; issue 25:
 # --resume as strict about the mark as a fresh run (item 1), --out a
-# symlink (item 2), one sweep per target (item 5).
+# symlink (item 2), one sweep per target, hard links included (item 5).
 
 load helpers
 
@@ -379,6 +379,39 @@ empty_points() { rm -rf -- "$1"/points/*; }
 	grep -q 'not empty' <<<"$stderr" || fail "$stderr"
 	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target t.swap --out run5
 	[ "$status" -eq 0 ] || { show; fail "the target stayed locked after an exit"; }
+}
+
+# bg_sweep OUT TARGET: a sweep into OUT in the background (BG_PID), a
+# point far longer than the test, once its point runs (its target made).
+bg_sweep() {
+	"$SWEEP" --grid "$GRID" --size 16m --runtime 600 --fixed-runtime --ramp 0 --no-ceiling --rw read \
+		--target "$2" --out "$1" >"$1.out" 2>&1 3>&- &
+	BG_PID=$!
+	for _ in $(seq 600); do
+		compgen -G "$1/points/.tmp-*" >/dev/null && return 0
+		sleep 0.1
+	done
+	kill "$BG_PID"
+	fail "the sweep into $1 never started its point: $(cat "$1.out")"
+}
+
+@test "sweep-safety: a hard link to a target in use is refused, new or existing target, naming the holder" {
+	# a new path (locked by inode once created), then an existing file
+	for run in run1:t.swap:hard.swap run3:hard.swap:t.swap; do
+		IFS=: read -r run t other <<<"$run"
+		bg_sweep "$run" "$t"
+		BG_SWEEPS=$BG_PID
+		[ -e hard.swap ] || ln t.swap hard.swap
+		ssweep --grid "$GRID" "${ONE[@]}" --rw write --target "$other" --out run2
+		refused_one_line
+		grep -q "pid $BG_PID" <<<"$stderr" || fail "[$t] holder pid $BG_PID not named: $stderr"
+		grep -qF "run $SCRATCH/$run" <<<"$stderr" || fail "[$t] $run not named: $stderr"
+		[ ! -e run2 ] || fail "[$t] the refused sweep made run2/"
+		kill -TERM "$BG_PID"
+		wait "$BG_PID" || true
+	done
+	ssweep --grid "$GRID" "${ONE[@]}" --rw write --target t.swap --out run5
+	[ "$status" -eq 0 ] || { show; fail "the file stayed locked after its sweep ended"; }
 }
 
 @test "sweep-safety: a symlink planted at a target's lock file is refused, and the file it names is untouched" {

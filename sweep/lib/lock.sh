@@ -13,17 +13,22 @@
 # different --out never share a target: lock_dir/blk-MAJ-MIN.lock for a
 # block device, else file-HASH.lock, HASH from the path with every symlink
 # resolved (readlink -m: a link to the target, or ./name, is the same
-# target). lock_dir is the user's own (/run/tswap-locks for root, else
-# $XDG_RUNTIME_DIR or /tmp, tswap-locks-UID, mode 0700): nobody else can
-# plant a symlink there for a lock file to follow; one not owned by the
-# user, or a symlink, is refused. Its lines name the holder's pid and run directory; the second
+# target), and an existing file also ino-DEV-INODE.lock (a hard link is
+# the same file). A new path has only its path lock until the sweep
+# creates it: prepare_target (target.sh) takes its inode lock right after
+# scratch_create, before any I/O. lock_dir is the user's own
+# (/run/tswap-locks for root, else $XDG_RUNTIME_DIR or /tmp,
+# tswap-locks-UID, mode 0700): nobody else can plant a symlink there for a
+# lock file to follow; one not owned by the user, or a symlink, is
+# refused. Its lines name the holder's pid and run directory; the second
 # sweep exits 2 naming them. A lock lives as long as its fd: it goes with
 # the process on every exit (error, signal, kill -9), so a lock file a
 # dead sweep left blocks nothing. A fleet's targets are on its hosts: not
 # locked here.
 #
-# Owns: lock_run, lock_busy, lock_probe, lock_dir, target_lock_file, lock_targets,
-# target_lock_note, lock_targets_name, lock_fds_close. Reads: RUN,
+# Owns: lock_run, lock_busy, lock_probe, lock_dir, target_lock_file,
+# lock_targets, lock_take, lock_target_inode, target_lock_note,
+# lock_targets_name, lock_fds_close. Reads: RUN,
 # TARGETS, FLEET. Writes: RUN_LOCKED, RUN/.lock, fd 9; TARGET_LOCK_FDS,
 # the lock files.
 
@@ -87,25 +92,49 @@ target_lock_file() {
 	printf '%s/file-%s.lock\n' "$d" "${key:0:32}"
 }
 
-# lock_targets: lock every target of this host (TARGETS, else TARGET), or
-# exit 2 naming the sweep that holds one.
+# lock_targets: lock every target of this host (TARGETS, else TARGET), by
+# path and, if it exists, by inode, or exit 2 naming the sweep that holds
+# one.
 lock_targets() {
-	local t f fd pid run d
+	local t f d
 	[ "$FLEET" = 0 ] || return 0
 	d=$(lock_dir) || die "$EXIT_ERROR" "cannot make a private directory for the targets' locks (a symlink, or another user's, is in the way)"
 	for t in "${TARGETS[@]:-$TARGET}"; do
 		f=$(target_lock_file "$d" "$t") || die "$EXIT_ERROR" "cannot name the lock of target $t"
-		[ -z "${TARGET_LOCK_FDS[$f]:-}" ] || continue
-		[ ! -L "$f" ] || die "$EXIT_ERROR" "refusing the lock file $f: a symbolic link"
-		{ exec {fd}>>"$f"; } 2>/dev/null || die "$EXIT_ERROR" "cannot open $f (the lock of target $t)"
-		if ! flock -n "$fd"; then
-			{ read -r pid && read -r run; } <"$f" 2>/dev/null || true
-			die "$EXIT_USAGE" "refusing target $t: in use by another tswap-sweep (pid ${pid:-unknown}${run:+, run $run}, or a fio it started, which finishes its point first); wait for it, or give another --target"
-		fi
-		TARGET_LOCK_FDS[$f]=$fd
-		target_lock_note "$f" ''
+		lock_take "$f" "$t"
+		lock_target_inode "$t"
 	done
 	return 0
+}
+
+# lock_target_inode PATH: lock the file PATH names by its DEV:INODE
+# (lock_dir/ino-DEV-INODE.lock: all its hard links), or exit 2 naming the
+# sweep that holds it; nothing for a block device, a path not (yet) a
+# file, or a fleet.
+lock_target_inode() {
+	local t=$1 d id
+	[ "$FLEET" = 0 ] && [ -f "$t" ] && [ ! -b "$t" ] || return 0
+	d=$(lock_dir) || die "$EXIT_ERROR" "cannot make a private directory for the targets' locks (a symlink, or another user's, is in the way)"
+	id=$(stat -L -c '%d-%i' -- "$t") || die "$EXIT_ERROR" "cannot stat target $t for its lock"
+	lock_take "$d/ino-$id.lock" "$t"
+}
+
+# lock_take FILE TARGET: hold the lock FILE of TARGET on a new fd
+# (TARGET_LOCK_FDS; once held, nothing), or exit 2 naming the sweep that
+# holds it (its pid and run: target_lock_note).
+lock_take() {
+	local f=$1 t=$2 fd pid run
+	[ -z "${TARGET_LOCK_FDS[$f]:-}" ] || return 0
+	[ ! -L "$f" ] || die "$EXIT_ERROR" "refusing the lock file $f: a symbolic link"
+	{ exec {fd}>>"$f"; } 2>/dev/null || die "$EXIT_ERROR" "cannot open $f (the lock of target $t)"
+	if ! flock -n "$fd"; then
+		{ read -r pid && read -r run; } <"$f" 2>/dev/null || true
+		die "$EXIT_USAGE" "refusing target $t: in use by another tswap-sweep (pid ${pid:-unknown}${run:+, run $run}, or a fio it started, which finishes its point first); wait for it, or give another --target"
+	fi
+	TARGET_LOCK_FDS[$f]=$fd
+	run=''
+	[ "$RUN_LOCKED" = 0 ] || run=$RUN
+	target_lock_note "$f" "$run"
 }
 
 # target_lock_note FILE RUN: the holder's pid, RUN and the target into a

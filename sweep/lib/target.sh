@@ -7,8 +7,9 @@
 # only with --force; a regular file only if new or the sweep's own, see
 # scratch.sh, else with --destructive; anything else is refused),
 # prepare_target (a target file is written in full once, so reads hit the
-# device). Reads: TARGET, DESTRUCTIVE, FORCE, SIZE, SIZE_BYTES.
-# Writes: TARGET_KIND, TARGET_OWNED; the target file; RUN/prepare/.
+# device; its inode locked first, lock.sh). Reads: TARGET, DESTRUCTIVE,
+# FORCE, SIZE, SIZE_BYTES. Writes: TARGET_KIND, TARGET_OWNED; the target
+# file; RUN/prepare/.
 # shellcheck disable=SC2016 # ${TSWAP_*} is literal: fio expands it
 
 # refuse_target MESSAGE
@@ -152,6 +153,9 @@ prepare_target() {
 		scratch_create "$TARGET"
 		TARGET_OWNED=ours
 	fi
+	# a new file's inode (a hard link to it is the same target), a rank
+	# file's: locked before any I/O (lock.sh)
+	lock_target_inode "$TARGET"
 	if [ -f "$TARGET" ]; then
 		blocks=$(stat -L -c '%s %b %B' -- "$TARGET") || die "$EXIT_ERROR" "cannot stat $TARGET"
 		read -r have blocks bsize <<<"$blocks"
