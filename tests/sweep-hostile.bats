@@ -262,3 +262,32 @@ refused() {
 	[[ $stderr == "tswap-sweep: interrupted: finished points are kept; finish with: tswap-sweep --resume $SCRATCH/run" ]] ||
 		fail "stderr: $stderr"
 }
+
+@test "sweep hostile: SIGINT to the process group as the outputs are written: exit 130, the resume hint, no *.tmp left; --resume finishes" {
+	local at real
+	hsweep --grid "$GRID" "${ONE[@]}" --target t.swap --out out
+	[ "$status" -eq 0 ] || { show_sweep; fail "the first run failed"; }
+	# jq and gnuplot stand-ins that signal the sweep's process group (its
+	# own: setsid) when their stdout or stderr is KILL_AT, then run the
+	# real one; a finished run's --resume goes straight to finish_run
+	real=$PATH
+	mkdir bin
+	printf '%s\n' '#!/bin/bash' 'for fd in 1 2; do' \
+		'	[ "$(readlink "/proc/$$/fd/$fd")" != "$KILL_AT" ] || kill -INT -- "-$(ps -o pgid= -p "$$" | tr -d " ")"' \
+		'done' 'PATH=$REAL_PATH exec "${0##*/}" "$@"' >bin/jq
+	chmod +x bin/jq
+	ln -s jq bin/gnuplot
+	for at in results.json.tmp summary.csv.tmp report.md.tmp plots/gnuplot.log.tmp; do
+		run --separate-stderr env KILL_AT="$(pwd -P)/out/$at" REAL_PATH="$real" PATH="$WORK/bin:$real" \
+			timeout -k 10 120 setsid -w env --default-signal=INT "$SWEEP" --resume out
+		[ "$status" -eq 130 ] || { show_sweep; fail "[$at] exit $status, not 130"; }
+		[[ $stderr == *"interrupted: finished points are kept; finish with: tswap-sweep --resume $WORK/out"* ]] ||
+			{ show_sweep; fail "[$at] no resume hint"; }
+		[[ $stderr != *"internal error"* ]] || { show_sweep; fail "[$at] an internal error"; }
+		run find out -name '*.tmp'
+		assert_output ""
+	done
+	hsweep --resume out
+	[ "$status" -eq 0 ] || { show_sweep; fail "--resume after the interruptions failed"; }
+	[ -s out/report.md ] && [ -s out/summary.csv ] || fail "no report.md or summary.csv after --resume"
+}

@@ -125,7 +125,8 @@ run_points() {
 }
 
 # run_all: the points (the budget's rounds with --budget), under the
-# INT/TERM/HUP trap; progress on fd 8. fd 7: stderr as run_all found it,
+# INT/TERM/HUP trap, kept through finish_run (which exits); progress on fd
+# 8. fd 7: stderr as run_all found it,
 # for on_signal: bash runs a trap inside the redirections of the command
 # the signal came in (drop_caches' { ...; } 2>/dev/null), where stderr
 # may be /dev/null.
@@ -140,7 +141,6 @@ run_all() {
 		exec_head
 		if [ -n "$BUDGET" ]; then run_budget; else run_points "$RUN/plan.json" "$REPEAT"; fi
 	} >&8
-	trap - INT TERM HUP
 }
 
 # shellcheck disable=SC2317 # invoked by trap
@@ -151,7 +151,8 @@ on_sigterm() { on_signal TERM 143; }
 on_sighup() { on_signal HUP 129; }
 
 # on_signal NAME STATUS: stop what runs, remove this run's unfinished
-# points (.tmp-*.PID), exit STATUS; no command substitution. In a subshell
+# points (.tmp-*.PID) and half-written outputs (finish_run's FILE.tmp,
+# before their mv), exit STATUS; no command substitution. In a subshell
 # that caught the signal before its traps were reset, die of the signal
 # instead, so that the sweep itself sees it and runs this.
 # shellcheck disable=SC2317 # invoked by trap
@@ -166,6 +167,7 @@ on_signal() {
 	exec 2>&7
 	exec_stop
 	rm -rf -- "$RUN"/points/.tmp-*."$$" "$RUN"/rounds/.tmp-*."$$"
+	rm -f -- "$RUN"/*.tmp "$RUN"/plots/*.tmp "$RUN"/hosts/*/*.tmp
 	if [ -n "$BUDGET" ]; then
 		warn "interrupted: a --budget run cannot be resumed (its rounds are planned for one run's wall time); start a new run"
 	else
