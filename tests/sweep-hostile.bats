@@ -183,6 +183,13 @@ refused() {
 	mount_scratch "$SCRATCH/ro" tmpfs ro,size=64m
 	refused "refusing target $SCRATCH/ro/t.swap: its directory $SCRATCH/ro is not writable (a read-only file system" \
 		--grid "$GRID" "${ONE[@]}" --target "$SCRATCH/ro/t.swap"
+	# an existing file there, written with --destructive: refused before
+	# the run, not failed on every point
+	mount_scratch "$SCRATCH/rw" tmpfs size=64m
+	head -c 16M /dev/zero >"$SCRATCH/rw/t.swap"
+	mount -o remount,ro "$SCRATCH/rw"
+	refused "refusing target $SCRATCH/rw/t.swap: the sweep writes to it and it is not writable (a read-only file system" \
+		--grid "$GRID" "${ONE[@]}" --rw write --destructive --target "$SCRATCH/rw/t.swap"
 }
 
 @test "sweep hostile: preconditioning says one GB/s for its one target and in total (bytes over fio's job_runtime)" {

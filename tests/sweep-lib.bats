@@ -381,4 +381,11 @@ result() {
 	result_json "$d" read-x.r1 1 2 1.5 "$line"
 	run -0 jq -r .error "$d/result.json"
 	assert_output 'fio gave no JSON (exit 2): fio: the only line '
+	# nothing on stderr: fio's notes before its JSON say why
+	rm -rf "$d" && mkdir -p "$d"
+	printf 'fio: pid=1, err=30/file:filesetup.c:805, func=open, error=Read-only file system\n{"jobs": [\n' >"$d/fio.stdout"
+	: >"$d/fio.stderr"
+	result_json "$d" read-x.r1 1 1 1.5 "$line"
+	run -0 jq -r .error "$d/result.json"
+	assert_output --partial 'error=Read-only file system'
 }

@@ -80,13 +80,13 @@ def none_why($d):
 	| if ($all | length) == 0 then null
 	  elif ($r | length) == 0 and all($all[]; .status == "not run") then
 		"no \($d) point ran" + (if any($all[]; .errors == ["the budget ran out before it ran"]) then ": the budget ran out first (Budget)" else "" end)
-	  elif ($r | length) == 0 then "no \($d) point succeeded: see points/*/fio.stderr"
+	  elif ($r | length) == 0 then "no \($d) point succeeded: see their errors (report.md, points/*/result.json)"
 	  else
 	    ([$r[] | .flags[]] | group_by(.) | map({f: .[0], n: length}) | sort_by(-.n)) as $c
 	    | "all \($r | length) \($d) points with a result are flagged (\($c | map("\(.n) \(.f)") | join(", "))): "
 	      + ({"cv": "not repeatable; rerun with a longer --runtime (10 s or more) on an idle machine",
 		  "above ceiling": "a cache is serving them; use a target larger than memory, or a block device",
 		  "not steady": "fio's steady state did not attain; rerun with a longer --runtime",
-		  "failed": "see points/*/fio.stderr", "partial": "some runs failed; see points/*/fio.stderr",
+		  "failed": "see their errors (report.md, points/*/result.json)", "partial": "some runs failed; see their errors (report.md, points/*/result.json)",
 		  "not run": "rerun with --resume"}[$c[0].f] // "see Warnings")
 	  end;

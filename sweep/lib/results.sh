@@ -39,14 +39,17 @@ result_json() {
 		fiotext=$dir/fio.json
 	fi
 	[ ! -s "$dir/stats.json" ] || stats="$dir/stats.json"
-	if [ -s "$dir/fio.stderr" ]; then
-		# for an error: fio's last two lines on stderr that are not blank
-		# (not "${last[@]: -2}": with one line, that offset is out of range
-		# and gives nothing)
-		mapfile -t last < <(grep -v '^[[:space:]]*$' "$dir/fio.stderr" || true)
-		tail=''
+	# for an error: fio's last two lines on stderr that are not blank, else
+	# its notes before the JSON on stdout (where it says why a file would
+	# not open: "err=30 ... Read-only file system"); not "${last[@]: -2}":
+	# with one line, that offset is out of range and gives nothing
+	[ ! -s "$dir/fio.stderr" ] || mapfile -t last < <(grep -v '^[[:space:]]*$' "$dir/fio.stderr" || true)
+	if [ "${#last[@]}" -eq 0 ] && [ -s "$dir/fio.stdout" ]; then
+		mapfile -t last < <(sed -n -e '/^{/q' -e '/^[[:space:]]*$/!p' "$dir/fio.stdout")
+	fi
+	if [ "${#last[@]}" -gt 0 ]; then
 		[ "${#last[@]}" -le 2 ] || last=("${last[@]:${#last[@]}-2}")
-		[ "${#last[@]}" -eq 0 ] || printf -v tail '%s ' "${last[@]}"
+		printf -v tail '%s ' "${last[@]}"
 		errtail=": ${tail:0:300}"
 	fi
 	targets=$(targets_json)

@@ -116,6 +116,9 @@ check_target() {
 # the sweep created it (scratch.sh) or with --destructive (file_rules).
 check_existing_file() {
 	local have
+	# fio's writes (and a fill) would fail on every point
+	[ "$1" = 0 ] || [ -w "$TARGET" ] ||
+		refuse_target "the sweep writes to it and it is not writable (a read-only file system, or no permission)"
 	if scratch_owned "$TARGET"; then
 		TARGET_OWNED=ours
 		return 0
