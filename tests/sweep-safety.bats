@@ -39,7 +39,7 @@ teardown() { safety_teardown; }
 	# --destructive: the user's explicit choice
 	ssweep --grid "$GRID" "${ONE[@]}" --rw write --target precious.bin --out r4 --destructive
 	[ "$status" -eq 0 ] || { show; fail "--destructive write sweep failed"; }
-	grep -q 'overwriting' <<<"$stderr" || fail "no warning in: $stderr"
+	assert_equal "$(grep -c 'overwriting' <<<"$stderr")" 1
 }
 
 @test "sweep-safety: procfs, sysfs, character devices, directories and FIFOs are refused with one line" {

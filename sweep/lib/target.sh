@@ -137,7 +137,7 @@ file_rules() {
 	local what=$1 name=$2 writes=$3 big=$4 have=${5:-}
 	if [ "$DESTRUCTIVE" = 1 ]; then
 		if [ "$writes" = 1 ] || [ "$big" = 0 ]; then
-			warn "overwriting $name, a file the sweep did not create, because of --destructive"
+			warn_once "overwriting $name, a file the sweep did not create, because of --destructive"
 		fi
 	elif [ "$writes" = 1 ]; then
 		die "$EXIT_USAGE" "refusing $what: an existing file the sweep did not create, and the sweep writes to it (its data would be destroyed); pass --destructive, a new path, or --rw read"

@@ -2,15 +2,24 @@
 # util.sh - messages, numbers and sizes: the small pure helpers every
 # module uses.
 #
-# Owns: say/warn/die/usage_error (stdout, stderr, exit codes), note (the
-# report's notes), need_tools, fio size notation (size_to_bytes,
+# Owns: say/warn/warn_once/die/usage_error (stdout, stderr, exit codes),
+# note (the report's notes), need_tools, fio size notation (size_to_bytes,
 # bytes_to_size, szname), is_uint/is_number, split_list, abspath, fmt_secs,
 # num (float arithmetic, in jq).
-# Reads: PROG, RUN. Writes: NOTES, RUN/notes.txt (note).
+# Reads: PROG, RUN. Writes: NOTES, RUN/notes.txt (note), WARNED (warn_once).
 
 say() { printf '%s\n' "$*"; }
 
 warn() { printf '%s: %s\n' "$PROG" "$*" >&2; }
+
+# warn_once MESSAGE: warn, the first time this process gives MESSAGE (a
+# target checked again before it is prepared is warned about once).
+declare -gA WARNED=()
+warn_once() {
+	[ -z "${WARNED[$1]:-}" ] || return 0
+	WARNED[$1]=1
+	warn "$1"
+}
 
 die() { # die CODE MESSAGE...
 	local code=$1
