@@ -170,10 +170,14 @@ refused() {
 	cmp -n 1048576 mark "$LOOPDEV" || fail "the device was written"
 }
 
-@test "sweep hostile: a dangling symlink, a missing directory, a read-only directory: refused for what they are, before a run directory; no directory created" {
+@test "sweep hostile: a dangling or looping symlink, a missing directory, a read-only directory: refused for what they are, before a run directory; no directory created" {
 	ln -s "$SCRATCH/nowhere/t.swap" dangling
 	refused "refusing target $WORK/dangling: a symbolic link to $SCRATCH/nowhere/t.swap, which does not exist" \
 		--grid "$GRID" "${ONE[@]}" --target dangling
+	# a loop: said as one, not as a link to a missing file
+	ln -s loop2 loop1
+	ln -s loop1 loop2
+	refused "refusing target $WORK/loop1: a symbolic link that loops" --grid "$GRID" "${ONE[@]}" --target loop1
 	# the second target of a list: its ranks' files are never created
 	refused "refusing target $WORK/no/t.swap: its directory $WORK/no does not exist" \
 		--grid "$GRID" "${ONE[@]}" --ranks 2 --target "t.swap,no/t.swap"

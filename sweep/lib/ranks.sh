@@ -128,6 +128,9 @@ target_new_file() {
 	[ ! -e "$path" ] || return 0
 	if [ -L "$path" ]; then
 		to=$(readlink -- "$path") || to='?'
+		# a loop (ELOOP): readlink -m stops on a link of the loop
+		[ ! -L "$(readlink -m -- "$path" 2>/dev/null)" ] ||
+			die "$EXIT_USAGE" "refusing target $path: a symbolic link that loops (too many levels of symbolic links)"
 		die "$EXIT_USAGE" "refusing target $path: a symbolic link to $to, which does not exist"
 	fi
 	dir=$(dirname -- "$path")
