@@ -187,6 +187,10 @@ refused() {
 	mount_scratch "$SCRATCH/ro" tmpfs ro,size=64m
 	refused "refusing target $SCRATCH/ro/t.swap: its directory $SCRATCH/ro is not writable (a read-only file system" \
 		--grid "$GRID" "${ONE[@]}" --target "$SCRATCH/ro/t.swap"
+	# a run directory there: mkdir's reason said
+	hsweep --grid "$GRID" "${ONE[@]}" --target t.swap --out "$SCRATCH/ro/run"
+	assert_equal "$status" 2
+	assert_equal "$stderr" "tswap-sweep: --out $SCRATCH/ro/run: cannot create the run directory (Read-only file system)"
 	# an existing file there, written with --destructive: refused before
 	# the run, not failed on every point
 	mount_scratch "$SCRATCH/rw" tmpfs size=64m

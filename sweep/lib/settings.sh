@@ -168,12 +168,12 @@ out_empty() {
 # when the name is taken. Then its sweep.json and plan.json;
 # build/sweep/latest points at it in a checkout.
 new_run_dir() {
-	local base n=1
+	local base n=1 err
 	if [ -n "$OUT" ]; then
 		RUN=$(abspath "$OUT")
-		mkdir -p -- "$(dirname -- "$RUN")"
-		if ! mkdir -- "$RUN" 2>/dev/null; then
-			[ -d "$RUN" ] || die "$EXIT_USAGE" "--out $RUN: cannot create the run directory"
+		if ! err=$(mkdir -p -- "$(dirname -- "$RUN")" 2>&1) || ! err=$(mkdir -- "$RUN" 2>&1); then
+			# mkdir's reason: "Read-only file system", "Permission denied"
+			[ -d "$RUN" ] || die "$EXIT_USAGE" "--out $RUN: cannot create the run directory (${err##*: })"
 			# free and empty before the lock (a refusal writes no .lock
 			# into a user's directory or a finished run), and once held
 			lock_probe
