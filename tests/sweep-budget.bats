@@ -349,7 +349,11 @@ show_sweep() {
 	sweep --grid "$SCRATCH/small.grid" --target "$SCRATCH/t.swap" --out "$SCRATCH/no" --budget 10
 	assert_equal "$status" 2
 	assert_equal "$(grep -c . <<<"$stderr")" 1
-	[[ $stderr == *"--budget 10: too small to run round 1 once"*"at least "*" s"* ]] || fail "$stderr"
+	[[ $stderr == *"--budget 10: too small to run round 1 once (every point and ceiling once"*"at least "*" s"* ]] || fail "$stderr"
+	# without ceiling runs, it names none
+	sweep --grid "$SCRATCH/small.grid" --target "$SCRATCH/t.swap" --out "$SCRATCH/no" --budget 5 --no-ceiling
+	assert_equal "$status" 2
+	[[ $stderr == *"too small to run round 1 once (every point once"* ]] || fail "$stderr"
 	# and the budget that gives the final round its floor (the grid's 2 s)
 	[[ $stderr =~ \;\ ([0-9]+)\ s\ gives\ the\ final\ round\ its\ 2\ s\ runtime ]] || fail "$stderr"
 	# that budget plans the final round at its floor, 3 repeats. The

@@ -115,7 +115,7 @@ budget_plan_floor() {
 # a budget too small for round 1 (exit 2, with that minimum and the budget
 # that gives the final round its floor).
 budget_setup() {
-	local n runs est plan min need floor spent reserve elapsed fits secs final_floor
+	local n runs est plan min need floor spent reserve elapsed fits secs final_floor what
 	if [ -z "$BUDGET" ]; then
 		[ "$EXHAUSTIVE" = 0 ] && [ "$FLEET" = 0 ] && [ -z "$IO_SIZE" ] || return 0
 		n=$(grep -c . <<<"$PLAN_TEXT") || true
@@ -147,7 +147,9 @@ budget_setup() {
 	final_floor=$(jq .final_floor <<<"$plan")
 	need=$((min + reserve + spent))
 	floor=$((floor + reserve + spent))
-	usage_error "--budget $BUDGET: too small to run round 1 once (every point and ceiling once at 1 s, about $BUDGET_OVER_EST s of fio start-up each, and the outputs): at least $need s, plus the target's preparation; $floor s gives the final round its $final_floor s runtime"
+	what='every point'
+	[ "$CEILING" = 0 ] || what='every point and ceiling'
+	usage_error "--budget $BUDGET: too small to run round 1 once ($what once at 1 s, about $BUDGET_OVER_EST s of fio start-up each, and the outputs): at least $need s, plus the target's preparation; $floor s gives the final round its $final_floor s runtime"
 }
 
 # budget_resume_check: a budget run cannot be resumed (its plan is the
