@@ -209,6 +209,14 @@ TINY=(--params 50331648 --param-numel 8388608 --ranks 2)
 	assert_failure 2
 	assert_equal "$stderr" "tswap-zero: --target $SCRATCH/a/missing/deeper: its parent directory $SCRATCH/a/missing does not exist (tswap-zero creates only the target folder)"
 	assert_file_not_exist "$SCRATCH/a"
+	# refused before --out holds a plan
+	assert_file_not_exist "$OUT/m"
+	# a folder past the ranks would get none: said, not left unused
+	mkdir "$SCRATCH/t1" "$SCRATCH/t2"
+	run --separate-stderr "$ZERO" --ds-config "$c" "${TINY[@]}" --target "$SCRATCH/t1,$SCRATCH/t2,$SCRATCH/t3" --out "$OUT/r"
+	assert_failure 2
+	[[ $stderr == *"--target: 3 folders for "*" rank(s): ranks go round-robin over them, so $SCRATCH/t"*" would get none"* ]] || { echo "$stderr"; return 1; }
+	assert_file_not_exist "$OUT/r"
 	# 64 MiB: far less than the swap files; read-only is what refuses it
 	mount_scratch "$SCRATCH/ro64" tmpfs ro,size=64m
 	run --separate-stderr "$ZERO" --ds-config "$c" "${TINY[@]}" --target "$SCRATCH/ro64" --out "$OUT/ro"

@@ -42,11 +42,26 @@ zero_cleanup() {
 # (exit 2) when its parent is missing, or when it is not writable (before
 # the room check: a read-only file system is named as such).
 zero_target_dir() {
+	local t=$1
+	zero_check_target "$t"
+	if [ ! -e "$t" ] && [ ! -L "$t" ]; then
+		mkdir -- "$t" 2>/dev/null || usage_error "--target $t: cannot create the directory (read-only or no permission)"
+	fi
+	[ -d "$t" ] || usage_error "--target $t: not a directory (tswap-zero lays out swap files in a folder, like nvme_path)"
+	[ -w "$t" ] || usage_error "--target $t: cannot write into it (read-only or no permission)"
+}
+
+# zero_check_target TARGET: zero_target_dir's refusals, nothing created:
+# a missing TARGET needs a writable parent, an existing one must be a
+# writable directory (exit 2 otherwise). The entry point runs it before
+# --out is claimed, so that a refused target leaves no plan behind.
+zero_check_target() {
 	local t=$1 p
 	if [ ! -e "$t" ] && [ ! -L "$t" ]; then
 		p=$(dirname -- "$t")
 		[ -d "$p" ] || usage_error "--target $t: its parent directory $p does not exist (tswap-zero creates only the target folder)"
-		mkdir -- "$t" 2>/dev/null || usage_error "--target $t: cannot create the directory (read-only or no permission)"
+		[ -w "$p" ] || usage_error "--target $t: cannot create the directory (read-only or no permission)"
+		return 0
 	fi
 	[ -d "$t" ] || usage_error "--target $t: not a directory (tswap-zero lays out swap files in a folder, like nvme_path)"
 	[ -w "$t" ] || usage_error "--target $t: cannot write into it (read-only or no permission)"
