@@ -261,6 +261,19 @@ empty_points() { rm -rf -- "$1"/points/*; }
 	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target b.swap --out mine
 	refused_one_line
 	assert_equal "$(ls -A mine)" notes.txt
+	# a directory holding only a .lock that is a user's file, or a symlink
+	# to one: not a sweep's lock, never written or followed
+	echo "precious" >victim
+	mkdir mine2 mine3
+	echo notes >mine2/.lock
+	ln -s "$SCRATCH/victim" mine3/.lock
+	for l in mine2 mine3; do
+		ssweep --grid "$GRID" "${ONE[@]}" --rw read --target b.swap --out $l
+		refused_one_line
+		grep -q 'not empty' <<<"$stderr" || fail "[$l] $stderr"
+	done
+	assert_equal "$(cat mine2/.lock)" notes
+	assert_equal "$(cat victim)" precious
 	mkdir empty
 	ln -s empty E
 	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target b.swap --out E

@@ -38,6 +38,7 @@ declare -gA TARGET_LOCK_FDS=()
 
 lock_run() {
 	[ "$RUN_LOCKED" = 0 ] || return 0
+	[ ! -L "$RUN/.lock" ] || die "$EXIT_USAGE" "refusing $RUN/.lock: a symbolic link (the run's lock file is never followed)"
 	# Append, not truncate: opening must not erase the holder's pid.
 	exec 9>>"$RUN/.lock" || die "$EXIT_ERROR" "cannot open $RUN/.lock"
 	flock -n 9 || lock_busy

@@ -154,10 +154,19 @@ load_config() {
 }
 
 # out_empty: exit 2 unless the existing --out directory RUN is empty but
-# for a .lock (an unreadable directory counts as empty, as it always has).
+# for a .lock of a sweep's (a regular file, empty or a pid: not a user's
+# file or a symlink); an unreadable directory counts as empty, as it
+# always has.
 out_empty() {
-	local v
+	local v pid=''
 	v=$(find "$RUN" -mindepth 1 -maxdepth 1 ! -name .lock -print -quit) || true
+	if [ -z "$v" ] && { [ -e "$RUN/.lock" ] || [ -L "$RUN/.lock" ]; }; then
+		v=$RUN/.lock
+		if [ -f "$RUN/.lock" ] && [ ! -L "$RUN/.lock" ] && [ "$(stat -c %s -- "$RUN/.lock")" -le 16 ]; then
+			read -r pid <"$RUN/.lock" || true
+			[[ ! $pid =~ ^[0-9]*$ ]] || [ "$(grep -c '' -- "$RUN/.lock")" -gt 1 ] || v=''
+		fi
+	fi
 	[ -z "$v" ] ||
 		die "$EXIT_USAGE" "$RUN exists and is not empty (use --resume to finish it, or another --out)"
 }
