@@ -126,6 +126,20 @@ bg_sweep() {
 	[ "$status" -eq 0 ] || { show; fail "the file stayed locked after its sweep ended"; }
 }
 
+@test "sweep-locks: a rank file in use is refused before the run directory, and not written" {
+	bg_sweep run1 t.swap.rank1
+	BG_SWEEPS=$BG_PID
+	sum=$(sha256sum t.swap.rank1)
+	ssweep --grid "$GRID" "${ONE[@]}" --ranks 2 --rw read --target t.swap --out run2
+	refused_one_line
+	grep -q "pid $BG_PID" <<<"$stderr" || fail "holder pid $BG_PID not named: $stderr"
+	[ ! -e run2 ] || fail "the refused sweep made run2/"
+	[ ! -e t.swap.rank0 ] || fail "the refused sweep made t.swap.rank0"
+	sha256sum -c <<<"$sum" >/dev/null || fail "t.swap.rank1 was written"
+	kill -TERM "$BG_PID"
+	wait "$BG_PID" || true
+}
+
 @test "sweep-locks: a symlink planted at a target's lock file is refused, and the file it names is untouched" {
 	[ "$EUID" -eq 0 ] || skip "needs root: the lock directory of root (/run/tswap-locks) is the one a planted link would hit"
 	local d=/run/tswap-locks key f sum

@@ -93,11 +93,11 @@ target_lock_file() {
 	printf '%s/file-%s.lock\n' "$d" "${key:0:32}"
 }
 
-# lock_targets: lock every target of this host (TARGETS, else TARGET), by
-# path and, if it exists, by inode, or exit 2 naming the sweep that holds
-# one.
+# lock_targets: lock every target of this host (TARGETS, else TARGET) and
+# every rank file of a file target, by path and, if it exists, by inode,
+# or exit 2 naming the sweep that holds one.
 lock_targets() {
-	local t f d
+	local t f d r h slots
 	[ "$FLEET" = 0 ] || return 0
 	d=$(lock_dir) || die "$EXIT_ERROR" "cannot make a private directory for the targets' locks (a symlink, or another user's, is in the way)"
 	for t in "${TARGETS[@]:-$TARGET}"; do
@@ -105,6 +105,16 @@ lock_targets() {
 		lock_take "$f" "$t"
 		lock_target_inode "$t"
 	done
+	# the rank files of file targets (ranks.sh: TARGET.rankR[.write]) too
+	slots=$(rank_slots)
+	while IFS=$'\t' read -r r h; do
+		[ -n "$r" ] || continue
+		[ "${TARGET_KINDS[r % ${#TARGETS[@]}]:-file}" = file ] || continue
+		t=$(rank_file "$r" "$h")
+		f=$(target_lock_file "$d" "$t") || die "$EXIT_ERROR" "cannot name the lock of target $t"
+		lock_take "$f" "$t"
+		lock_target_inode "$t"
+	done <<<"$slots"
 	return 0
 }
 
