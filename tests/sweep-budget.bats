@@ -75,7 +75,7 @@ show_sweep() {
 	# memory), from the options and from a grid
 	sweep --grid "$SCRATCH/small.grid" --target "$SCRATCH/t.swap" --repeat 100 --budget 604800 --dry-run
 	assert_equal "$status" 0
-	for o in 101 999999999; do
+	for o in 101 999999999 99999999999999999999; do
 		sweep --grid "$SCRATCH/small.grid" --target "$SCRATCH/t.swap" --repeat "$o" --dry-run
 		assert_equal "$status" 2
 		assert_equal "$stderr" "tswap-sweep: --repeat: at most 100 passes over the grid: $o (see --help)"

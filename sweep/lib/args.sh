@@ -254,9 +254,11 @@ parse_args() {
 	[ -z "$BUDGET" ] || [ "$EXHAUSTIVE" = 0 ] || usage_error "--budget and --exhaustive exclude each other"
 	[ -z "$RAMP" ] || is_uint "$RAMP" || usage_error "--ramp: not an integer: $RAMP"
 	[ -z "$RAMP" ] || RAMP=$((10#$RAMP))
-	[ -z "$REPEAT" ] || { is_uint "$REPEAT" && ((10#$REPEAT >= 1)); } || usage_error "--repeat: not a positive integer: $REPEAT"
+	# digits first, then the limit (a long number is too many, not garbage)
+	[ -z "$REPEAT" ] || [[ $REPEAT =~ ^[0-9]+$ ]] || usage_error "--repeat: not a positive integer: $REPEAT"
 	[ -z "$REPEAT" ] || { [[ $REPEAT =~ ^0*[0-9]{1,3}$ ]] && ((10#$REPEAT <= REPEAT_MAX)); } ||
 		usage_error "--repeat: at most $REPEAT_MAX passes over the grid: $REPEAT"
+	[ -z "$REPEAT" ] || ((10#$REPEAT >= 1)) || usage_error "--repeat: not a positive integer: $REPEAT"
 	if [ -n "$IO_SIZE" ]; then
 		v=$(size_to_bytes "$IO_SIZE") || usage_error "--io-size: not a size: $IO_SIZE"
 		((v > 0)) || usage_error "--io-size: must not be 0"
