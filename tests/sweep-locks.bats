@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# shellcheck disable=SC2154,SC2034  # bats sets $stderr, $output, $status; BG_SWEEPS: read by safety_teardown
+# shellcheck disable=SC2154,SC2034,SC2030,SC2031  # bats sets $stderr, $output, $status; BG_SWEEPS: read by safety_teardown; helpers read bats' $status
 #
 # One sweep per run directory and per target (issue 11 item 5, issue 25
 # item 5; docs/sweep.md "Run directory"): a second sweep on a locked run
@@ -30,6 +30,17 @@ teardown() { safety_teardown; }
 	grep -q "pid $first" <<<"$stderr" || fail "holder pid $first not named: $stderr"
 	grep -qs t2.swap run/sweep.json && fail "the second sweep wrote into run/"
 	true
+}
+
+# released_by SIG STATUS PID OUT: the sweep PID, sent SIG, exits STATUS,
+# and t.swap is free again: a sweep on it into OUT runs.
+released_by() {
+	local rc=0
+	kill -"$1" "$3"
+	wait "$3" || rc=$?
+	assert_equal "$rc" "$2"
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target t.swap --out "$4"
+	[ "$status" -eq 0 ] || { show; fail "the target stayed locked after SIG$1"; }
 }
 
 @test "sweep-locks: a second sweep on a target in use exits 2 naming the holder; the lock goes with the holder (issue 25 item 5)" {
@@ -63,12 +74,7 @@ teardown() { safety_teardown; }
 	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target other.swap --out run3
 	[ "$status" -eq 0 ] || { show; kill "$first"; fail "a sweep on another target was refused"; }
 	# SIGTERM: the lock goes with the sweep (its lock file stays, naming it)
-	kill -TERM "$first"
-	rc=0
-	wait "$first" || rc=$?
-	assert_equal "$rc" 143
-	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target t.swap --out run4
-	[ "$status" -eq 0 ] || { show; fail "the target stayed locked after SIGTERM"; }
+	released_by TERM 143 "$first" run4
 	# SIGINT (a background job ignores it unless given back its default)
 	env --default-signal=INT "$SWEEP" --grid "$GRID" --size 16m --runtime 600 --fixed-runtime --ramp 0 --no-ceiling \
 		--rw read --target t.swap --out run6 >second.out 2>&1 3>&- &
@@ -79,12 +85,7 @@ teardown() { safety_teardown; }
 		compgen -G 'run6/points/.tmp-*' >/dev/null && break
 		sleep 0.1
 	done
-	kill -INT "$second"
-	rc=0
-	wait "$second" || rc=$?
-	assert_equal "$rc" 130
-	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target t.swap --out run7
-	[ "$status" -eq 0 ] || { show; fail "the target stayed locked after SIGINT"; }
+	released_by INT 130 "$second" run7
 	# an error exit (a non-empty --out) and a normal one release it too
 	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target t.swap --out run4
 	refused_one_line

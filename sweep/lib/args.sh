@@ -120,10 +120,10 @@ versions) in RUN/meta.json, sweep.json, aggregate.json and report.md.
 EOF
 }
 
-# secs_max OPT VALUE: a whole number of seconds above 604800 (a week)
+# secs_max OPT VALUE: a whole number of seconds above SECS_MAX (a week)
 # is refused, the limit named (a typo, not a plan: fio would run for years)
 secs_max() {
-	local max=604800
+	local max=$SECS_MAX
 	[[ $2 =~ ^[0-9]+$ ]] || return 0
 	if ! [[ $2 =~ ^0*[0-9]{1,6}$ ]] || ((10#$2 > max)); then
 		usage_error "$1: at most $max s (a week): $2"

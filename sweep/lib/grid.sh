@@ -156,11 +156,9 @@ load_grid() {
 			if [ "${#vals[@]}" -ne 1 ] || ! is_uint "${vals[0]}"; then
 				die "$EXIT_USAGE" "$where: $key needs one integer"
 			fi
-			if [ "$key" != ramp ] && ((10#${vals[0]} < 1)); then
-				die "$EXIT_USAGE" "$where: $key must be at least 1"
-			fi
-			# at most a week of seconds, REPEAT_MAX passes (as the options)
-			if [ "$key" = repeat ]; then v=$REPEAT_MAX; else v=604800; fi
+			[ "$key" = ramp ] || ((10#${vals[0]} >= 1)) || die "$EXIT_USAGE" "$where: $key must be at least 1"
+			# as the options: at most SECS_MAX seconds, REPEAT_MAX passes
+			if [ "$key" = repeat ]; then v=$REPEAT_MAX; else v=$SECS_MAX; fi
 			{ [[ ${vals[0]} =~ ^0*[0-9]{1,6}$ ]] && ((10#${vals[0]} <= v)); } || die "$EXIT_USAGE" "$where: $key at most $v: ${vals[0]}"
 			case $key in
 			runtime) G_RUNTIME=${vals[0]} ;;

@@ -27,7 +27,7 @@
 # locked here.
 #
 # Owns: lock_run, lock_busy, lock_probe, lock_dir, target_lock_file,
-# lock_targets, lock_take, lock_target_inode, target_lock_note,
+# lock_targets, lock_target, lock_take, lock_target_inode, target_lock_note,
 # lock_targets_name, lock_fds_close. Reads: RUN,
 # TARGETS, FLEET. Writes: RUN_LOCKED, RUN/.lock, fd 9; TARGET_LOCK_FDS,
 # the lock files.
@@ -97,13 +97,11 @@ target_lock_file() {
 # every rank file of a file target, by path and, if it exists, by inode,
 # or exit 2 naming the sweep that holds one.
 lock_targets() {
-	local t f d r h slots
+	local t d r h slots
 	[ "$FLEET" = 0 ] || return 0
 	d=$(lock_dir) || die "$EXIT_ERROR" "cannot make a private directory for the targets' locks (a symlink, or another user's, is in the way)"
 	for t in "${TARGETS[@]:-$TARGET}"; do
-		f=$(target_lock_file "$d" "$t") || die "$EXIT_ERROR" "cannot name the lock of target $t"
-		lock_take "$f" "$t"
-		lock_target_inode "$t"
+		lock_target "$d" "$t"
 	done
 	# the rank files of file targets (ranks.sh: TARGET.rankR[.write]) too
 	slots=$(rank_slots)
@@ -111,11 +109,18 @@ lock_targets() {
 		[ -n "$r" ] || continue
 		[ "${TARGET_KINDS[r % ${#TARGETS[@]}]:-file}" = file ] || continue
 		t=$(rank_file "$r" "$h")
-		f=$(target_lock_file "$d" "$t") || die "$EXIT_ERROR" "cannot name the lock of target $t"
-		lock_take "$f" "$t"
-		lock_target_inode "$t"
+		lock_target "$d" "$t"
 	done <<<"$slots"
 	return 0
+}
+
+# lock_target DIR PATH: the path lock in DIR of target PATH, and its inode
+# lock if it exists (lock_take, lock_target_inode).
+lock_target() {
+	local f
+	f=$(target_lock_file "$1" "$2") || die "$EXIT_ERROR" "cannot name the lock of target $2"
+	lock_take "$f" "$2"
+	lock_target_inode "$2"
 }
 
 # lock_target_inode PATH: lock the file PATH names by its DEV:INODE

@@ -29,8 +29,10 @@ CEILING_QD=$CEILING_QD_MIN
 CEILING_JOBS=1
 readonly CEILING_JOBS_MAX=64
 # --repeat (and a grid's repeat): at most REPEAT_MAX passes over the grid
-# (a CV needs a few; more is a typo, not a plan).
-readonly REPEAT_MAX=100
+# (a CV needs a few; more is a typo, not a plan); --runtime, --ramp,
+# --budget and a grid's runtime and ramp: at most SECS_MAX s (a week: fio
+# would run for years).
+readonly REPEAT_MAX=100 SECS_MAX=604800
 # A point's CV above CV_FLAG and above CV_REL x the median CV of the run's
 # other points, or above CV_MAX in any case, is flagged (aggregate.jq
 # cv_limit); GB/s above CACHE_FACTOR x the
