@@ -6,7 +6,8 @@
 #   make run        the main job: a short tswap run on a scratch file
 #   make check      C unit tests + bats integration tests (README, .ci/run)
 #   make install    PREFIX=/usr/local: engine, job library, sweep script (its
-#                   modules and jq programs in PREFIX/share/tswap/{lib,jq}),
+#                   modules, jq programs and Python package in
+#                   PREFIX/share/tswap/{lib,jq,tswap}),
 #                   tswap-zero, tswap-check, man pages
 #   make uninstall
 #   make man        build/man/tswap-sweep.1, tswap-zero.1, tswap-check.1, tswap.7 (help2man,
@@ -32,7 +33,8 @@ TSWAP_VERSION := 0.1.0
 DEB_PKGS := fio libaio-dev liburing-dev libcmocka-dev pkg-config dpkg-dev \
 	bats bats-assert bats-support bats-file jq strace gnuplot-nox \
 	shellcheck util-linux e2fsprogs procps kmod file libfuse3-dev dmsetup valgrind \
-	linux-perf libxml2-utils help2man pandoc debhelper lintian devscripts g++ curl attr python3
+	linux-perf libxml2-utils help2man pandoc debhelper lintian devscripts g++ curl attr python3 \
+	python3-pytest pyflakes3
 # make bench-deepspeed only (deps-bench-deepspeed): DeepSpeed's async_io op
 # through Debian's torch (libtorch-dev: torch's C++ headers; pybind11-dev;
 # ninja-build: cpp_extension's JIT build; python3-cpuinfo: DeepSpeed's
@@ -259,6 +261,7 @@ lint:
 	shellcheck -x sweep/tswap-zero sweep/zero/*.sh
 	shellcheck -x -o all sweep/tswap-check
 	shellcheck -x -P SCRIPTDIR tests/*.bats
+	pyflakes3 sweep/tswap tests/py
 	@for f in sweep/zero/*.jq; do \
 		if jq -n --arg mode x --arg engine x --arg header x --arg step x --arg dtype x --argjson dirs '[]' --argjson unit 1 \
 			--argjson scale 1 --argjson params 1 --argjson world 1 --argjson ranks 1 \
@@ -324,7 +327,7 @@ install: all man
 	install -D -m 0644 $(BUILD)/VERSION $(DESTDIR)$(PREFIX)/share/tswap/VERSION
 	@for f in sweep/grids/*.grid; do \
 		install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/grids/$${f##*/}"; done
-	@for f in sweep/lib/*.sh sweep/jq/*.jq; do \
+	@for f in sweep/lib/*.sh sweep/jq/*.jq sweep/tswap/*.py sweep/tswap/*/*.py; do \
 		install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/$${f#sweep/}"; done
 	install -D -m 0755 sweep/tswap-sweep $(DESTDIR)$(PREFIX)/bin/tswap-sweep
 	install -D -m 0755 sweep/tswap-zero $(DESTDIR)$(PREFIX)/bin/tswap-zero

@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""python3 -m tswap STAGE ...: a stage of the sweep (tswap.cli lists them;
+`python3 -m tswap STAGE --help` says what each takes).
+
+Exit status: the stage's; 2 on a usage error; 3 when a document cannot be
+read or is not the JSON it should be (one line on stderr names it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Optional
+
+from .cli import PROG, STAGES, StageError
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    ap = argparse.ArgumentParser(prog='python3 -m tswap')
+    sub = ap.add_subparsers(dest='stage', required=True)
+    for name in STAGES:
+        mod = importlib.import_module('.cli.' + name.replace('-', '_'), __package__)
+        p = sub.add_parser(name, help=mod.HELP, description=mod.__doc__,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        mod.setup(p)
+        p.set_defaults(run=mod.run)
+    a = ap.parse_args(argv)
+    try:
+        return a.run(a)
+    except StageError as e:
+        print('%s: %s' % (PROG, e), file=sys.stderr)
+        return 3
+
+
+if __name__ == '__main__':
+    sys.exit(main())
