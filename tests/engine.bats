@@ -115,7 +115,7 @@ teardown() { common_teardown; }
 		# The installed sweep finds its modules, jq programs and grids,
 		# also through a symlink from elsewhere.
 		assert_file_exists "$prefix/share/tswap/lib/state.sh"
-		assert_file_exists "$prefix/share/tswap/jq/aggregate.jq"
+		assert_file_exists "$prefix/share/tswap/tswap/stats/aggregate.py"
 		mkdir -p "$SCRATCH/bin"
 		ln -s "$prefix/bin/tswap-sweep" "$SCRATCH/bin/tswap-sweep"
 		local via

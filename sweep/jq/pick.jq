@@ -1,11 +1,11 @@
 # pick.jq - The trust flags of a point and the pick among trustworthy
-# points, as jq functions (a module: aggregate.jq includes it, jq -L
+# points, as jq functions (a module: budget-prune.jq includes it, jq -L
 # sweep/jq). docs/sweep.md "How the pick is made" is the reference.
 #
 # flags: a point's reasons not to trust it (strings, [] when none):
 #   "above ceiling" (GB/s > CACHE_FACTOR x the device ceiling: a cache),
 #   "failed" (no ok run), "partial" (some runs failed), "not run",
-#   "cv" (CV over repeats above the run's cv_limit, aggregate.jq), "not steady" (fio's steady-state
+#   "cv" (CV over repeats above the run's cv_limit, tswap.stats.aggregate), "not steady" (fio's steady-state
 #   detection did not attain within the runtime in some run).
 def flags:
 	[ (if .above_ceiling then "above ceiling" else empty end),
@@ -26,7 +26,7 @@ def g3: . * 1000 | round / 1000;
 
 # pick($tol): over an array of trustworthy candidates, each with .point,
 # .gbs (median), .lo and .hi (min and max over the ok repeats), .tlo and
-# .thi (the same widened by one tensor op of each run: aggregate.jq; .lo
+# .thi (the same widened by one tensor op of each run: tswap.stats.aggregate; .lo
 # and .hi when absent), .ok_runs and the settings: the highest median;
 # every candidate whose widened interval overlaps that one's (.thi >=
 # top.tlo) is tied with it within noise; the pick is the cheapest (cost)

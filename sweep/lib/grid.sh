@@ -330,7 +330,7 @@ ceiling_jobs() {
 # reading or writing is the one of grids before ranks; when CEILING_JOBS is
 # more than 1, it has two ceiling lines: one fio job, and CEILING_JOBS jobs
 # (key suffix -jJ, J in the threads field; 0 there is one job), and the
-# faster is its ceiling (aggregate.jq).
+# faster is its ceiling (tswap.stats.aggregate).
 # ceiling_line KEY RW JOBS NCOL: one ceiling plan line (NCOL: the ranks
 # column with its tab, or empty for one rank).
 ceiling_line() {
@@ -353,7 +353,7 @@ add_ceilings() {
 			seen="$seen$rw/$n "
 			key="ceiling-$rw-fio-libaio-bs$CEILING_BS-qd$CEILING_QD"
 			# with several jobs, the one-job ceiling too: the ceiling is
-			# the faster of the two (aggregate.jq)
+			# the faster of the two (tswap.stats.aggregate)
 			((j <= 1)) || ceiling_line "$key" "$rw" 0 ''
 			ceiling_line "$key$nk" "$rw" "$j" "$ncol"
 		fi

@@ -4,7 +4,7 @@
 #
 # Owns: result_json (jq/result.jq), collect, aggregate_json (medians, CV,
 # % of ceiling, cache and CV flags, the best read/write/combined points and
-# the libaio point best-aio.json comes from: jq/aggregate.jq), plan_json
+# the libaio point best-aio.json comes from: tswap.stats.aggregate), plan_json
 # (jq/plan.jq), write_csv (jq/summary-csv.jq), write_best_aio
 # (jq/best-aio.jq, DeepSpeed's aio keys). Reads: POINTDIR/fio.stdout,
 # stats.json, bw_bw.*.log; RUN/points/*/result.json, RUN/plan.json,
@@ -97,12 +97,13 @@ collect() {
 # when that file exists. across-hosts (the fleet-wide aggregate): the CV is
 # between hosts, so it does not flag a point.
 aggregate_json() {
-	local cvtrust=true plan=/dev/stdin meta=/dev/null text=''
-	[ "${2:-}" != across-hosts ] || cvtrust=false
+	local plan=- meta='' text=''
+	local -a across=()
+	[ "${2:-}" != across-hosts ] || across=(--across-hosts)
 	if [ -n "${3:-}" ]; then plan=$3; else text=$(plan_json ""); fi
 	[ -z "${4:-}" ] || [ ! -f "$4" ] || meta=$4
-	jq -L "$JQ_DIR" --slurpfile plan "$plan" --slurpfile meta "$meta" --argjson cvflag "$CV_FLAG" --argjson cvrel "$CV_REL" --argjson cvmax "$CV_MAX" --argjson cache "$CACHE_FACTOR" \
-		--argjson costtol "$COST_TOL" --argjson cvtrust "$cvtrust" -f "$JQ_DIR/aggregate.jq" "$1" <<<"$text"
+	py aggregate "$1" "$plan" ${meta:+"$meta"} --cvflag "$CV_FLAG" --cvrel "$CV_REL" --cvmax "$CV_MAX" \
+		--cache "$CACHE_FACTOR" --costtol "$COST_TOL" "${across[@]}" <<<"$text"
 }
 
 # plan_json [PLAN.JSON]: the points of a run's plan.json (pipeline.sh) as a

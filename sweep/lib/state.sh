@@ -34,7 +34,7 @@ readonly CEILING_JOBS_MAX=64
 # would run for years).
 readonly REPEAT_MAX=100 SECS_MAX=604800
 # A point's CV above CV_FLAG and above CV_REL x the median CV of the run's
-# other points, or above CV_MAX in any case, is flagged (aggregate.jq
+# other points, or above CV_MAX in any case, is flagged (tswap.stats.aggregate
 # cv_limit); GB/s above CACHE_FACTOR x the
 # ceiling is taken for a cache serving reads (report warnings).
 readonly CV_FLAG=0.05 CV_REL=2 CV_MAX=0.20 CACHE_FACTOR=1.10

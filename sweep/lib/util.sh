@@ -5,7 +5,7 @@
 # Owns: say/warn/warn_once/die/usage_error (stdout, stderr, exit codes),
 # note (the report's notes), need_tools, fio size notation (size_to_bytes,
 # bytes_to_size, szname), is_uint/is_number, split_list, abspath, fmt_secs,
-# num (float arithmetic, in jq).
+# num (float arithmetic, in jq), py (a stage of the Python package).
 # Reads: PROG, RUN. Writes: NOTES, RUN/notes.txt (note), WARNED (warn_once).
 
 say() { printf '%s\n' "$*"; }
@@ -40,6 +40,17 @@ need_tools() {
 	for t in "$@"; do
 		command -v "$t" >/dev/null 2>&1 || die "$EXIT_ERROR" "$t is not installed (make deps)"
 	done
+}
+
+# py STAGE ARGS...: a stage of the sweep's Python package (SWEEP_HOME/tswap,
+# `python3 -m tswap STAGE`: its docstring lists the stages), run by
+# Debian's python3 (PATH's python3 where there is none), isolated (-I:
+# the user's PYTHONPATH and site-packages are not read).
+py() {
+	local python=/usr/bin/python3
+	[ -x "$python" ] || python=python3
+	"$python" -I -c 'import sys; sys.path.insert(0, sys.argv.pop(1)); from tswap.__main__ import main; sys.exit(main())' \
+		"$SWEEP_HOME" "$@"
 }
 
 # size_to_bytes STR: fio size notation (binary units: 1m = 1 MiB) to bytes.
