@@ -26,6 +26,7 @@ _Static_assert(TSWAP_MAX_QUEUE_DEPTH == INT_MAX && TSWAP_MAX_SQPOLL_IDLE == INT_
 const char *const tswap_submit_names[] = { "block", "single" };
 const char *const tswap_window_names[] = { "overlap", "sequential" };
 const char *const tswap_pin_names[] = { "0", "1", "auto" };
+const char *const tswap_alloc_names[] = { "fio", "deepspeed" };
 
 static const struct fio_option *tswap_find_option(const char *name);
 
@@ -296,7 +297,7 @@ struct fio_option tswap_option_table[] = {
 		.lname	= "tswap page-locked buffers",
 		.type	= FIO_OPT_STR,
 		.off1	= offsetof(struct tswap_options, pin),
-		.help	= "mlock fio's I/O buffers once before the first I/O, as DeepSpeed's swap buffers are page-locked (new_cpu_locked_tensor: posix_memalign + mlock; CUDA pin_memory); needs RLIMIT_MEMLOCK of the buffers' size unless CAP_IPC_LOCK",
+		.help	= "mlock fio's I/O buffers once before the first I/O, as DeepSpeed's swap buffers are page-locked (new_cpu_locked_tensor: posix_memalign + mlock; CUDA pin_memory); needs RLIMIT_MEMLOCK of the buffers' size unless CAP_IPC_LOCK; with tswap_alloc=deepspeed the allocation locks them (0 refused, auto never runs unlocked)",
 		.def	= "auto",
 		.posval = {
 			  { .ival = "auto",
@@ -316,11 +317,31 @@ struct fio_option tswap_option_table[] = {
 		.group	= FIO_OPT_G_INVALID,
 	},
 	{
+		.name	= "tswap_alloc",
+		.lname	= "tswap I/O buffer allocator",
+		.type	= FIO_OPT_STR,
+		.off1	= offsetof(struct tswap_options, alloc),
+		.help	= "Who allocates fio's I/O buffers (one region, iodepth x bs): fio (iomem/mem), or deepspeed: the engine, as DeepSpeed 0.19.4+ allocates its swap buffers (PR #8212, the process-wide pinned-tensor manager: new_cpu_locked_tensor -> deepspeed_pin_tensor_t::alloc, csrc/aio/py_lib/deepspeed_pin_tensor.cpp -> ds_page_aligned_alloc, csrc/aio/common/deepspeed_aio_utils.cpp): page-aligned posix_memalign, then mlock of all of it; a failed mlock fails the job before any I/O, naming RLIMIT_MEMLOCK (the region's bytes unless CAP_IPC_LOCK); not with iomem/mem, tswap_pin=0, tswap_bounce=1",
+		.def	= "fio",
+		.posval = {
+			  { .ival = "fio",
+			    .oval = TSWAP_ALLOC_FIO,
+			    .help = "fio allocates them as its iomem/mem option says (default malloc); tswap_pin locks them",
+			  },
+			  { .ival = "deepspeed",
+			    .oval = TSWAP_ALLOC_DEEPSPEED,
+			    .help = "The engine: posix_memalign (page) + mlock, as new_cpu_locked_tensor (DeepSpeed 0.19.4+); always locked; munlock + free at job end",
+			  },
+		},
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
 		.name	= "tswap_bounce",
 		.lname	= "tswap bounce buffer per operation",
 		.type	= FIO_OPT_BOOL,
 		.off1	= offsetof(struct tswap_options, bounce),
-		.help	= "1: DeepSpeed's path for a tensor that is not page-locked: per operation, in fio's job thread, posix_memalign (page-aligned) + mlock a buffer of the operation's bytes (bs), memcpy a write into it, do the I/O there, and when fio reaps the operation memcpy a read out, munlock, free (DeepSpeed csrc/aio/py_lib/deepspeed_cpu_op.cpp cpu_op_desc_t: _alloc_bounce_buffer, finish; csrc/aio/common/deepspeed_aio_utils.cpp ds_page_aligned_alloc); fio's buffers stay unlocked (tswap_pin=auto is off); each buffer counts against RLIMIT_MEMLOCK unless CAP_IPC_LOCK, a failure fails the operation with its errno; not with tswap_pin=1, tswap_fixedbufs=1, tswap_handoff=inline",
+		.help	= "1: DeepSpeed's path for a tensor that is not page-locked: per operation, in fio's job thread, posix_memalign (page-aligned) + mlock a buffer of the operation's bytes (bs), memcpy a write into it, do the I/O there, and when fio reaps the operation memcpy a read out, munlock, free (DeepSpeed csrc/aio/py_lib/deepspeed_cpu_op.cpp cpu_op_desc_t: _alloc_bounce_buffer, finish; csrc/aio/common/deepspeed_aio_utils.cpp ds_page_aligned_alloc); fio's buffers stay unlocked (tswap_pin=auto is off); each buffer counts against RLIMIT_MEMLOCK unless CAP_IPC_LOCK, a failure fails the operation with its errno; not with tswap_pin=1, tswap_alloc=deepspeed, tswap_fixedbufs=1, tswap_handoff=inline",
 		.def	= "0",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
@@ -467,6 +488,16 @@ int tswap_check_options(struct thread_data *td)
 					  "tswap_queue_depth=%u: above fs.aio-max-nr=%lu, the most io_setup can give (raise it with sysctl fs.aio-max-nr)",
 					  o->queue_depth, aio_max);
 	}
+	/* tswap_pin=0 is only ever set explicitly: the default is auto. */
+	if (o->alloc == TSWAP_ALLOC_DEEPSPEED && o->pin == TSWAP_PIN_OFF)
+		return tswap_fail(td, EINVAL,
+				  "tswap_alloc=deepspeed: not with tswap_pin=0 (new_cpu_locked_tensor always locks its buffers; leave tswap_pin unset or use tswap_alloc=fio)");
+	if (o->alloc == TSWAP_ALLOC_DEEPSPEED && o->bounce)
+		return tswap_fail(td, EINVAL,
+				  "tswap_alloc=deepspeed: not with tswap_bounce=1 (DeepSpeed never bounces a buffer of its pinned-tensor manager: cpu_op_desc_t, is_managed)");
+	if (o->alloc == TSWAP_ALLOC_DEEPSPEED && fio_option_is_set(&td->o, mem_type))
+		return tswap_fail(td, EINVAL,
+				  "tswap_alloc=deepspeed: not with iomem=/mem= (the engine allocates the I/O buffers; use tswap_alloc=fio to choose fio's allocator)");
 	if (o->bounce && o->pin == TSWAP_PIN_ON)
 		return tswap_fail(td, EINVAL,
 				  "tswap_bounce=1: not with tswap_pin=1 (DeepSpeed bounces only a tensor that is not page-locked; set tswap_pin=0 or leave it auto)");

@@ -226,7 +226,9 @@ static void json_write(FILE *f, const struct tswap_stats_meta *m,
 		m->threads);
 	fprintf(f, "  \"pin\": ");
 	json_str(f, m->pin);
-	fprintf(f, ",\n  \"pinned\": %s,\n", m->pinned ? "true" : "false");
+	fprintf(f, ",\n  \"pinned\": %s,\n  \"alloc\": ", m->pinned ? "true" : "false");
+	json_str(f, m->alloc ? m->alloc : "fio");
+	fprintf(f, ",\n");
 	fprintf(f, "  \"bounce\": %s,\n  \"bounce_ops\": %llu,\n  \"bounce_bytes\": %llu,\n"
 		   "  \"bounce_alloc_ns\": %llu,\n  \"bounce_copy_ns\": %llu,\n"
 		   "  \"bounce_free_ns\": %llu,\n",

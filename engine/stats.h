@@ -88,6 +88,7 @@ struct tswap_stats_meta {
 	unsigned int threads;
 	const char *pin;		/* tswap_pin: "auto", "1" or "0" */
 	bool pinned;			/* fio's I/O buffers were mlock'd */
+	const char *alloc;		/* tswap_alloc: "fio" or "deepspeed" */
 	bool bounce;			/* tswap_bounce=1 */
 	uint64_t bounce_ops;		/* operations through a bounce buffer */
 	uint64_t bounce_bytes;		/* their bytes */

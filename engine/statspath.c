@@ -224,6 +224,7 @@ void tswap_write_stats(struct thread_data *td, struct tswap_data *ld)
 		.threads = o->threads,
 		.pin = tswap_pin_names[o->pin],
 		.pinned = ld->pin_locked,
+		.alloc = tswap_alloc_names[o->alloc],
 		.bounce = o->bounce,
 		.bounce_ops = ld->bounce.ops,
 		.bounce_bytes = ld->bounce.bytes,

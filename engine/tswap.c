@@ -8,14 +8,15 @@
  * drives them through the scheduler (sched.c) over a backend (libaio,
  * io_uring).  fio's bandwidth is then the effective swap rate and its clat
  * the per-tensor latency.  The options are in options.c, the files' checks
- * in target.c, tswap_pin in pin.c, tswap_reopen in reopen.c, the
- * tswap_stats file in statspath.c.
+ * in target.c, tswap_pin in pin.c, tswap_alloc in alloc.c, tswap_reopen in
+ * reopen.c, the tswap_stats file in statspath.c.
  *
  * Messages go to stderr through log_err(), one line each, naming the option
  * and the rule; nothing is ever printed on stdout (fio's JSON goes there).
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,10 +57,15 @@ static int check_fio_version(struct thread_data *td)
 			  TSWAP_FIO_VERSION, loaded ? loaded : "an unknown fio");
 }
 
+static struct ioengine_ops ioengine_ds_alloc;
+static void ds_alloc_ops_init(void);
+
 static int tswap_init(struct thread_data *td)
 {
+	static pthread_once_t ds_alloc_once = PTHREAD_ONCE_INIT;
 	struct tswap_options *o = td->eo;
 	struct tswap_data *ld;
+	int ret;
 
 	if (check_fio_version(td) || tswap_check_options(td))
 		return 1;
@@ -76,6 +82,13 @@ static int tswap_init(struct thread_data *td)
 		return tswap_fail(td, ENOMEM, "out of memory");
 	if (o->stats && *o->stats && tswap_check_stats_path(td, ld, o->stats))
 		return 1;
+	if (o->alloc == TSWAP_ALLOC_DEEPSPEED) {
+		ret = pthread_once(&ds_alloc_once, ds_alloc_ops_init);
+		if (ret)
+			return tswap_fail(td, ret, "tswap_alloc=deepspeed: pthread_once: %s",
+					  strerror(ret));
+		td->io_ops = &ioengine_ds_alloc;
+	}
 	return 0;
 }
 
@@ -149,8 +162,13 @@ static int tswap_post_init(struct thread_data *td)
 			return 1;
 	}
 
+	/* tswap_alloc=deepspeed: tswap_iomem_alloc locked them or failed,
+	 * and fio 3.33 goes on (init_io_u ignores init_io_u_buffers). */
+	if (ld->alloc_failed)
+		return 1;
 	/* tswap_bounce: fio's buffers are the tensor that is not locked. */
-	if (o->pin != TSWAP_PIN_OFF && !o->bounce && tswap_pin_buffers(td, ld))
+	if (o->alloc == TSWAP_ALLOC_FIO && o->pin != TSWAP_PIN_OFF && !o->bounce &&
+	    tswap_pin_buffers(td, ld))
 		return 1;
 
 	/* IOPOLL needs the files too: setup checks they can be polled. */
@@ -473,31 +491,58 @@ static void tswap_cleanup(struct thread_data *td)
 	td->io_ops_data = NULL;
 }
 
+/*
+ * The engine's operations, twice: `ioengine`, what fio loads, and the same
+ * with fio's iomem_alloc/iomem_free hooks (alloc.c), which tswap_init
+ * gives a tswap_alloc=deepspeed job (td->io_ops) before fio allocates its
+ * buffers (backend.c: td_io_init, then init_io_u).  fio reads the hooks
+ * from the operations (memory.c allocate_io_mem), and with them refuses
+ * iomem=: a tswap_alloc=fio job keeps fio's allocation and iomem= as they
+ * are.  `ioengine` is fio's, shared by every job of the process, so it is
+ * never changed; the second copy is static and complete in every process
+ * (fio's thread_data, in shared memory, is read by fio's main process).
+ *
+ * FIO_NO_OFFLOAD: io_submit_mode=offload runs queue/getevents in fio's
+ * workqueue threads over copies of the job, which never get this engine's
+ * post_init (no files, no scheduler) and share none of its state: fio
+ * refuses it at load in one line, as it does for its own io_uring engine.
+ */
+#define TSWAP_IOENGINE_OPS						\
+	.name			= "tswap",				\
+	.version		= FIO_IOOPS_VERSION,			\
+	.flags			= FIO_ASYNCIO_SYNC_TRIM | FIO_ASYNCIO_SETS_ISSUE_TIME | \
+				  FIO_NO_OFFLOAD,			\
+	.init			= tswap_init,				\
+	.post_init		= tswap_post_init,			\
+	.queue			= tswap_queue,				\
+	.commit			= tswap_commit,				\
+	.getevents		= tswap_getevents,			\
+	.event			= tswap_event,				\
+	.cleanup		= tswap_cleanup,			\
+	.open_file		= tswap_open_file,			\
+	.close_file		= tswap_close_file,			\
+	.get_file_size		= generic_get_file_size,		\
+	.io_u_init		= tswap_io_u_init,			\
+	.io_u_free		= tswap_io_u_free,			\
+	.options		= tswap_option_table,			\
+	.option_struct_size	= sizeof(struct tswap_options)
+
 __attribute__((visibility("default")))
 struct ioengine_ops ioengine = {
-	.name			= "tswap",
-	.version		= FIO_IOOPS_VERSION,
-	/*
-	 * FIO_NO_OFFLOAD: io_submit_mode=offload runs queue/getevents in
-	 * fio's workqueue threads over copies of the job, which never get
-	 * this engine's post_init (no files, no scheduler) and share none
-	 * of its state: fio refuses it at load in one line, as it does for
-	 * its own io_uring engine.
-	 */
-	.flags			= FIO_ASYNCIO_SYNC_TRIM | FIO_ASYNCIO_SETS_ISSUE_TIME |
-				  FIO_NO_OFFLOAD,
-	.init			= tswap_init,
-	.post_init		= tswap_post_init,
-	.queue			= tswap_queue,
-	.commit			= tswap_commit,
-	.getevents		= tswap_getevents,
-	.event			= tswap_event,
-	.cleanup		= tswap_cleanup,
-	.open_file		= tswap_open_file,
-	.close_file		= tswap_close_file,
-	.get_file_size		= generic_get_file_size,
-	.io_u_init		= tswap_io_u_init,
-	.io_u_free		= tswap_io_u_free,
-	.options		= tswap_option_table,
-	.option_struct_size	= sizeof(struct tswap_options),
+	TSWAP_IOENGINE_OPS,
 };
+
+static struct ioengine_ops ioengine_ds_alloc = {
+	TSWAP_IOENGINE_OPS,
+	.iomem_alloc		= tswap_iomem_alloc,
+	.iomem_free		= tswap_iomem_free,
+};
+
+/* fio sets dlhandle on `ioengine` when it loads the engine (and adds
+ * FIO_RAWIO to its flags with direct=1), before any job starts, and
+ * dlclose()s td->io_ops->dlhandle when the job ends. */
+static void ds_alloc_ops_init(void)
+{
+	ioengine_ds_alloc.dlhandle = ioengine.dlhandle;
+	ioengine_ds_alloc.flags = ioengine.flags;
+}

@@ -4,8 +4,9 @@
  * what each glue file gives the hooks of tswap.c.
  *
  * Only the files that include this header include fio's headers (tswap.c,
- * options.c, target.c, pin.c, reopen.c, bounce.c, statspath.c); plan,
- * sched, stats and the backends know nothing of fio (design.md section 4).
+ * options.c, target.c, pin.c, alloc.c, reopen.c, bounce.c, statspath.c);
+ * plan, sched, stats and the backends know nothing of fio (design.md
+ * section 4).
  * Every function here that can fail says why in one line on stderr
  * (tswap_fail) unless its comment says otherwise.
  */
@@ -26,6 +27,8 @@ enum { TSWAP_BE_LIBAIO = 0, TSWAP_BE_IO_URING = 1 };
 enum { TSWAP_HANDOFF_WORKER = 0, TSWAP_HANDOFF_INLINE = 1 };
 /* tswap_pin: the oval is the value's index in tswap_pin_names. */
 enum { TSWAP_PIN_OFF = 0, TSWAP_PIN_ON = 1, TSWAP_PIN_AUTO = 2 };
+/* tswap_alloc: who allocates fio's I/O buffers (tswap_alloc_names). */
+enum { TSWAP_ALLOC_FIO = 0, TSWAP_ALLOC_DEEPSPEED = 1 };
 
 struct tswap_options {
 	void *pad;			/* fio overwrites this with td */
@@ -38,6 +41,7 @@ struct tswap_options {
 	unsigned int handoff;
 	unsigned int reopen;
 	unsigned int pin;
+	unsigned int alloc;
 	unsigned int bounce;
 	char *stats;
 	unsigned int sqpoll;
@@ -91,6 +95,9 @@ struct tswap_data {
 	unsigned int nrfree;
 	bool pinned;			/* tswap_pin: fio's buffers mlock'd now */
 	bool pin_locked;		/* they were locked for the job (stats) */
+	void *alloc_buf;		/* tswap_alloc=deepspeed: the buffers */
+	size_t alloc_len;		/* their bytes, all locked */
+	bool alloc_failed;		/* tswap_iomem_alloc failed (post_init) */
 	struct tswap_bounce_stats bounce;
 	uint64_t ops, op_errors, op_short;
 	uint64_t t_first_ns, t_last_ns;
@@ -108,6 +115,7 @@ extern struct fio_option tswap_option_table[];
 extern const char *const tswap_submit_names[];
 extern const char *const tswap_window_names[];
 extern const char *const tswap_pin_names[];
+extern const char *const tswap_alloc_names[];
 int tswap_check_options(struct thread_data *td);
 /* The number in a /proc file, 0 when it cannot be read. */
 unsigned long tswap_read_ulong(const char *path);
@@ -124,6 +132,12 @@ void tswap_close_registered_files(struct thread_data *td, struct tswap_data *ld)
 /* pin.c: tswap_pin, fio's I/O buffers page-locked.  0 or 1. */
 int tswap_pin_buffers(struct thread_data *td, struct tswap_data *ld);
 void tswap_unpin_buffers(struct thread_data *td, struct tswap_data *ld);
+
+/* alloc.c: tswap_alloc=deepspeed, fio's I/O buffers allocated and locked
+ * as DeepSpeed's pinned-tensor manager does: fio's iomem_alloc (0 or 1)
+ * and iomem_free hooks, in the operations tswap_init gives such a job. */
+int tswap_iomem_alloc(struct thread_data *td, size_t total_mem);
+void tswap_iomem_free(struct thread_data *td);
 
 /* reopen.c: tswap_reopen, a descriptor per operation.  init: 0 or -ENOMEM;
  * open, close: 0 or a positive errno, no message. */
