@@ -1,5 +1,5 @@
 # pick.jq - The trust flags of a point and the pick among trustworthy
-# points, as jq functions (a module: budget-prune.jq includes it, jq -L
+# points, as jq functions (a module: report.jq and summary.jq include it, jq -L
 # sweep/jq). docs/sweep.md "How the pick is made" is the reference.
 #
 # flags: a point's reasons not to trust it (strings, [] when none):

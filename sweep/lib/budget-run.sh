@@ -20,8 +20,8 @@ budget_run_point() {
 # round is timed by the wall clock, read once per run ($EPOCHREALTIME):
 # its start-up per run (all its time beyond ramp + runtime, the
 # preconditioning aside) re-plans the rounds after it from the time left
-# (budget-round.jq); the final round drops a repeat that no longer fits
-# (budget-check.jq). budget.json records the first plan (plan), and per
+# (tswap.stats.budget round_record); the final round drops a repeat that
+# no longer fits (tswap.stats.budget check). budget.json records the first plan (plan), and per
 # round what it planned and used and the re-plan after it (replan).
 # Before each run, a run that would end past the budget is not started:
 # the run stops there (its round becomes the final round; stopped in
@@ -181,9 +181,8 @@ run_budget() {
 		pre=$(budget_nums "${pres[@]}")
 		e=$(budget_nums "${allc[@]}")
 		wall=$(budget_nums "${allw[@]}")
-		rec=$(jq -n -c --argjson spec "$spec" --argjson n "$nround" --argjson wall "$rwall" --argjson pre "$pre" \
-			--argjson ran "$ran" --argjson reps "$nrep" --argjson pass "$pass" --argjson allc "$e" --argjson allw "$wall" \
-			-f "$JQ_DIR/budget-round.jq")
+		rec=$(py budget-round --spec "$spec" --n "$nround" --wall "$rwall" --pre "$pre" \
+			--ran "$ran" --reps "$nrep" --pass "$pass" --allc "$e" --allw "$wall")
 		BUDGET_SWEEP_S=$(jq .sweep_s <<<"$rec")
 		[ -z "$stop" ] || rec=$(jq -c --argjson s "$stop" '. + {stopped: $s}' <<<"$rec")
 		if [ "$final" = true ]; then
@@ -204,8 +203,7 @@ run_budget() {
 			| $spec.groups | with_entries(.key as $k | .value = ([$gs[] | select(has($k)) | .[$k]] | first // .value))' <<<"$plan")
 		files=("$RUN"/rounds/*".s$nround"/result.json)
 		[ -e "${files[0]}" ] || files=()
-		prune=$(jq -s -c -L "$JQ_DIR" --argjson plan "[$pj]" --argjson keep "$keep" --argjson noise "$CV_FLAG" \
-			-f "$JQ_DIR/budget-prune.jq" "${files[@]}" </dev/null)
+		prune=$(py budget-prune --plan "$pj" --keep "$keep" --noise "$CV_FLAG" "${files[@]}" </dev/null)
 		line=$(jq -r '.pruned[].point' <<<"$prune")
 		while IFS= read -r key; do
 			[ -n "$key" ] && unset "ALIVE[$key]"
@@ -232,7 +230,7 @@ budget_nums() {
 }
 
 # budget_check WHAT N RESERVE RT RRAMP DONE REPS LATER COSTS ALLC ALLW: a
-# check of budget-check.jq while a round runs: "repeat" (the final round's
+# check of tswap.stats.budget check while a round runs: "repeat" (the final round's
 # next repeat, N runs), "round" (N runs still to run in a pruning round,
 # then the minimum of the rounds LATER) or "next" (the next run ends by
 # the budget; LATER {over, all, start}), at this round's seconds per run
@@ -246,11 +244,10 @@ budget_check() {
 	c=$(budget_nums "${_bc_costs[@]}")
 	a=$(budget_nums "${_bc_allc[@]}")
 	w=$(budget_nums "${_bc_allw[@]}")
-	jq -n -c --arg what "$1" --argjson n "$2" --argjson budget "$BUDGET" --argjson t0 "$BUDGET_T0" \
-		--argjson now "$EPOCHREALTIME" --argjson reserve "$3" --argjson k "$BUDGET_RESERVE_RUNS" \
-		--argjson rt "$4" --argjson rramp "$5" --argjson ramp "${RAMP:-0}" --argjson ndone "$6" \
-		--argjson reps "$7" --argjson later "$8" --argjson costs "$c" --argjson allc "$a" --argjson allw "$w" \
-		-f "$JQ_DIR/budget-check.jq"
+	py budget-check --what "$1" --n "$2" --budget "$BUDGET" --t0 "$BUDGET_T0" \
+		--now "$EPOCHREALTIME" --reserve "$3" --k "$BUDGET_RESERVE_RUNS" \
+		--rt "$4" --rramp "$5" --ramp "${RAMP:-0}" --ndone "$6" \
+		--reps "$7" --later "$8" --costs "$c" --allc "$a" --allw "$w"
 }
 
 # budget_to_final N KEY...: round N, a pruning round, becomes the final

@@ -3,14 +3,14 @@
 # successive halving (docs/sweep.md "Budget").
 #
 # Round 1 runs every point once, short; each pick group (a direction at
-# one rank count) keeps half its points (jq/budget-prune.jq); each next
+# one rank count) keeps half its points (tswap.stats.budget prune); each next
 # round runs the survivors with twice the runtime, until 2 per group are
 # left: the final round runs the ceilings once, then those points with
 # the grid's ramp and runtime and at least BUDGET_REPEAT repeats, into
 # RUN/points/, which the aggregation and pick read. The final round is
 # reserved first (down to its floor, min(BUDGET_FINAL_MIN, the runtime),
 # or fio's steady-state window), the pruning rounds get the rest
-# (jq/budget-plan.jq); the plan is redone after each round with the
+# (tswap.plan.budget); the plan is redone after each round with the
 # measured start-up per run (budget-run.sh run_budget).
 #
 # Owns: budget_setup, budget_resume_check, budget_save_config,
@@ -71,7 +71,7 @@ budget_steady_window() {
 }
 
 # budget_plan LEFT DONE OVER [SHAPE]: the rounds fitted into LEFT seconds
-# at OVER seconds of start-up per run (jq/budget-plan.jq); a new plan from
+# at OVER seconds of start-up per run (tswap.plan.budget); a new plan from
 # PLAN_TEXT, or SHAPE (the rounds still to run) after DONE rounds. The
 # final round's floor is the steady-state window when there is one; when
 # that does not fit, the plan at the BUDGET_FINAL_MIN floor, plus
@@ -99,14 +99,14 @@ budget_plan() {
 	fi
 }
 
-# budget_plan_floor FLOOR LEFT DONE SHAPE GROUPS NCEIL OVER: budget-plan.jq
+# budget_plan_floor FLOOR LEFT DONE SHAPE GROUPS NCEIL OVER: the plan
+# (tswap.plan.budget)
 # with the final round's runtime floor FLOOR (s).
 budget_plan_floor() {
 	local reps=$((REPEAT > BUDGET_REPEAT ? REPEAT : BUDGET_REPEAT)) # the final round's
-	jq -n --argjson floor "$1" --argjson left "$2" --argjson first "$3" --argjson shape "$4" \
-		--argjson groups "$5" --argjson ceilings "$6" --argjson over "$7" \
-		--argjson ramp "${RAMP:-0}" --argjson tmax "$RUNTIME" --argjson reps "$reps" \
-		-f "$JQ_DIR/budget-plan.jq"
+	py budget-plan --floor "$1" --left "$2" --first "$3" --shape "$4" \
+		--groups "$5" --ceilings "$6" --over "$7" \
+		--ramp "${RAMP:-0}" --tmax "$RUNTIME" --reps "$reps"
 }
 
 # budget_setup: for a new one-host run, after the plan: refuse what a

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import json
 import math
+from types import MappingProxyType
 from typing import Any
 
-_ESC = {'"': '\\"', '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n',
-        '\r': '\\r', '\t': '\\t'}
+_ESC = MappingProxyType({'"': '\\"', '\\': '\\\\', '\b': '\\b', '\f': '\\f',
+                        '\n': '\\n', '\r': '\\r', '\t': '\\t'})
 _DBL_MAX = 1.7976931348623157e308
 
 

@@ -9,12 +9,13 @@ and run(args) -> exit status. STAGES lists them in --help's order.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from typing import Any, Optional
 
 from .. import jqjson
 
-STAGES = ('aggregate',)
+STAGES = ('aggregate', 'budget-plan', 'budget-prune', 'budget-round', 'budget-check')
 
 PROG = 'tswap'
 
@@ -57,6 +58,20 @@ def read_json_opt(path: Optional[str], what: str) -> Optional[Any]:
         raise StageError('%s %s: %s' % (what, path, e)) from None
 
 
-def write_json(doc: Any) -> None:
-    """doc on stdout, as jq prints it, with a newline."""
-    sys.stdout.write(jqjson.dumps(doc) + '\n')
+def write_json(doc: Any, compact: bool = False) -> None:
+    """doc on stdout, as jq prints it (compact: as jq -c), with a newline."""
+    sys.stdout.write(jqjson.dumps(doc, compact=compact) + '\n')
+
+
+def json_value(s: str) -> Any:
+    """An argument that is a JSON text (as jq's --argjson takes it)."""
+    try:
+        return jqjson.loads(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError('not JSON: %r' % s[:80]) from None
+
+
+def json_args(p: argparse.ArgumentParser, *names: str) -> None:
+    """Required options --NAME JSON, one per name (jq's --argjson NAME)."""
+    for n in names:
+        p.add_argument('--' + n, type=json_value, required=True, metavar='JSON')

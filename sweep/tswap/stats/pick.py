@@ -8,6 +8,7 @@ names the rule it implements. Points are aggregate.json's point objects
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any, Optional
 
 from ..jqjson import jround, text
@@ -153,14 +154,14 @@ def pick(cands: list[Point], tol: float) -> Optional[Point]:
     return out
 
 
-_NONE_ADVICE = {
+_NONE_ADVICE = MappingProxyType({
     'cv': 'not repeatable; rerun with a longer --runtime (10 s or more) on an idle machine',
     'above ceiling': 'a cache is serving them; use a target larger than memory, or a block device',
     'not steady': "fio's steady state did not attain; rerun with a longer --runtime",
     'failed': 'see their errors (report.md, points/*/result.json)',
     'partial': 'some runs failed; see their errors (report.md, points/*/result.json)',
     'not run': 'rerun with --resume',
-}
+})
 
 
 def none_why(agg: dict[str, Any], d: str) -> Optional[str]:
