@@ -1,0 +1,183 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Recorded sweep runs (tests/fixtures/runs/NAME/, made with the bash+jq
+sweep) re-rendered by the Python package: each output the package can
+render today must come out byte for byte as recorded (issue 36, "Same
+outputs"). tests/fixtures/runs/README.md says how each run was made.
+
+RENDERERS is the table: an output's path in the run directory (a glob
+pattern) -> the function that renders it from the run directory's other
+files. A stage ported to Python adds its entry here; an output with no
+entry yet is reported as skipped, "no Python renderer yet: FILE", never
+left out.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import pytest
+
+from tswap import jqjson
+from tswap.stats.aggregate import Limits, aggregate
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / 'tests' / 'fixtures' / 'runs'
+STATE_SH = REPO / 'sweep' / 'lib' / 'state.sh'
+
+# What a run writes that a re-render must reproduce (text only: no PNGs,
+# no gnuplot logs); each fixture holds those its run wrote.
+OUTPUTS = ('results.json', 'aggregate.json', 'summary.csv', 'best-aio.json',
+           'report.md', 'junit.xml', 'compare.md', 'fleet.json',
+           'fleet-results.json', 'hosts/*/results.json',
+           'hosts/*/aggregate.json', 'plots/*.dat', 'plots/*.gp')
+
+
+class Pending(Exception):
+    """This output of this run has no Python renderer yet (the reason)."""
+
+
+def runs() -> list[Path]:
+    return sorted(d for d in FIXTURES.iterdir() if d.is_dir())
+
+
+def index() -> dict[str, dict[str, str]]:
+    """index.tsv: NAME, the run's original directory, its exit status and
+    the options a --resume re-render takes again (tests/sweep-rerender.bats)."""
+    out = {}
+    for line in (FIXTURES / 'index.tsv').read_text(encoding='utf-8').splitlines():
+        if not line or line.startswith('#'):
+            continue
+        name, path, status, args = (line.split('\t') + [''])[:4]
+        out[name] = {'path': path, 'status': status, 'args': args}
+    return out
+
+
+def limits(across_hosts: bool = False) -> Limits:
+    """The run's trust limits, as sweep/lib/state.sh sets them (the runs
+    were recorded with them: a change there must show here)."""
+    text = STATE_SH.read_text(encoding='utf-8')
+
+    def val(name: str) -> float:
+        m = re.search(r'\b%s=([0-9.]+)' % name, text)
+        assert m, '%s not found in %s' % (name, STATE_SH)
+        return float(m.group(1))
+    return Limits(cvflag=val('CV_FLAG'), cvrel=val('CV_REL'), cvmax=val('CV_MAX'),
+                  cache=val('CACHE_FACTOR'), costtol=val('COST_TOL'),
+                  cvtrust=not across_hosts)
+
+
+def load(path: Path) -> Any:
+    return jqjson.loads(path.read_text(encoding='utf-8'))
+
+
+def load_opt(path: Path) -> Optional[Any]:
+    """A document that may be absent (meta.json): None then, or when
+    empty (results.sh aggregate_json passes it only when it exists)."""
+    if not path.is_file():
+        return None
+    text = path.read_text(encoding='utf-8')
+    return jqjson.loads(text) if text.strip() else None
+
+
+def is_fleet(run: Path) -> bool:
+    return bool(load(run / 'sweep.json').get('fleet'))
+
+
+def json_text(doc: Any) -> str:
+    return jqjson.dumps(doc) + '\n'
+
+
+# --- renderers: (run directory, output path in it) -> the output's text -------
+
+def render_aggregate(run: Path, rel: str) -> str:
+    """aggregate.json. One host (results.sh collect): the runs of
+    results.json, with meta.json as .meta when the run has one. A fleet
+    (fleet-report.sh collect_fleet): the host medians of
+    fleet-results.json, across hosts (their CV does not flag), no meta."""
+    if (run / 'budget.json').exists():
+        raise Pending('aggregate.json of a --budget run (budget.sh '
+                      'budget_into_aggregate: the rounds, pruned points, used_s)')
+    plan = load(run / 'plan.json')
+    if is_fleet(run):
+        return json_text(aggregate(load(run / 'fleet-results.json'), plan,
+                                   limits(across_hosts=True)))
+    return json_text(aggregate(load(run / 'results.json'), plan, limits(),
+                               load_opt(run / 'meta.json')))
+
+
+def render_host_aggregate(run: Path, rel: str) -> str:
+    """hosts/ID/aggregate.json (fleet-report.sh collect_fleet): that
+    host's runs as one host's, without meta."""
+    host = run / Path(rel).parent
+    return json_text(aggregate(load(host / 'results.json'), load(run / 'plan.json'),
+                               limits()))
+
+
+RENDERERS: dict[str, Callable[[Path, str], str]] = {
+    'aggregate.json': render_aggregate,
+    'hosts/*/aggregate.json': render_host_aggregate,
+}
+
+
+def renderer(rel: str) -> Optional[Callable[[Path, str], str]]:
+    for pattern, fn in RENDERERS.items():
+        if fnmatch.fnmatchcase(rel, pattern) and rel.count('/') == pattern.count('/'):
+            return fn
+    return None
+
+
+def recorded_outputs() -> list[tuple[str, str]]:
+    out = []
+    for run in runs():
+        for pattern in OUTPUTS:
+            for f in sorted(run.glob(pattern)):
+                out.append((run.name, f.relative_to(run).as_posix()))
+    return out
+
+
+# --- tests ----------------------------------------------------------------------
+
+@pytest.mark.parametrize('name,rel', recorded_outputs(),
+                         ids=['%s:%s' % x for x in recorded_outputs()])
+def test_rerender_is_byte_identical(name: str, rel: str) -> None:
+    run = FIXTURES / name
+    fn = renderer(rel)
+    if fn is None:
+        pytest.skip('no Python renderer yet: %s' % rel)
+    try:
+        got = fn(run, rel)
+    except Pending as e:
+        pytest.skip('no Python renderer yet: %s' % e)
+    want = (run / rel).read_text(encoding='utf-8')
+    if got != want:
+        # the first line that differs, not two whole documents
+        g, w = got.splitlines(), want.splitlines()
+        i = next((i for i, (a, b) in enumerate(zip(g, w)) if a != b), min(len(g), len(w)))
+        pytest.fail('%s/%s differs from the recording at line %d:\n  recorded: %s\n  rendered: %s'
+                    % (name, rel, i + 1, w[i] if i < len(w) else '(end)',
+                       g[i] if i < len(g) else '(end)'))
+
+
+def test_the_corpus_is_as_the_issue_names_it() -> None:
+    # at least 10 runs, each listed in index.tsv with its inputs
+    idx = index()
+    names = [r.name for r in runs()]
+    assert len(names) >= 10
+    assert sorted(idx) == names
+    for run in runs():
+        for f in ('sweep.json', 'plan.json', 'results.json', 'aggregate.json'):
+            assert (run / f).is_file(), '%s has no %s' % (run.name, f)
+        assert list(run.glob('points/*/result.json')) or list(run.glob('points/*/*/result.json'))
+        assert not list(run.rglob('*.png')), 'PNGs are not recorded'
+    # every output a renderer covers exists in some run
+    rels = {rel for _, rel in recorded_outputs()}
+    for pattern in RENDERERS:
+        assert any(fnmatch.fnmatchcase(r, pattern) for r in rels), pattern
+
+
+def test_the_corpus_stays_small() -> None:
+    total = sum(f.stat().st_size for f in FIXTURES.rglob('*') if f.is_file())
+    assert total < 2 * 1024 * 1024, '%d bytes' % total
