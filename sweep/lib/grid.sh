@@ -361,14 +361,14 @@ add_ceilings() {
 	done <<<"$1"
 }
 
-# plan_facts: jq/plan-facts.jq's lines for PLAN_TEXT: 1 or 0 (a point
+# plan_facts: tswap.plan.points facts() for PLAN_TEXT: 1 or 0 (a point
 # writes), true or false (a point of 1 rank reads or writes), then
 # rank_slots' lines; the kept answer when PLAN_TEXT is unchanged.
 plan_facts() {
 	if [ -n "${PLAN_FACTS:-}" ] && [ "${PLAN_FACTS_OF:-}" = "$PLAN_TEXT" ]; then
 		printf '%s\n' "$PLAN_FACTS"
 	else
-		jq -Rrs -f "$JQ_DIR/plan-facts.jq" <<<"$PLAN_TEXT"
+		py plan --facts <<<"$PLAN_TEXT"
 	fi
 }
 

@@ -32,9 +32,9 @@
 # shellcheck disable=SC2153 # REPEAT: a global of state.sh
 
 # plan_doc: the plan (PLAN_TEXT's lines) as plan.json's document:
-# {points: [...]}, each point's fields by name (jq/plan.jq).
+# {points: [...]}, each point's fields by name (tswap.plan.points).
 plan_doc() {
-	jq -R -s --argjson doc true -f "$JQ_DIR/plan.jq" <<<"$PLAN_TEXT"
+	py plan --doc <<<"$PLAN_TEXT"
 }
 
 # plan_save RUN: RUN/plan.json, once, for a new run.

@@ -5,7 +5,7 @@
 # Owns: result_json (jq/result.jq), collect, aggregate_json (medians, CV,
 # % of ceiling, cache and CV flags, the best read/write/combined points and
 # the libaio point best-aio.json comes from: tswap.stats.aggregate), plan_json
-# (jq/plan.jq), write_csv (jq/summary-csv.jq), write_best_aio
+# (tswap.plan.points), write_csv (jq/summary-csv.jq), write_best_aio
 # (jq/best-aio.jq, DeepSpeed's aio keys). Reads: POINTDIR/fio.stdout,
 # stats.json, bw_bw.*.log; RUN/points/*/result.json, RUN/plan.json,
 # CV_FLAG, CACHE_FACTOR, BWLOG_MSEC, BWLOG_MIN_SAMPLES, DROP_PCT.
@@ -107,12 +107,12 @@ aggregate_json() {
 }
 
 # plan_json [PLAN.JSON]: the points of a run's plan.json (pipeline.sh) as a
-# JSON array; without it, those of PLAN_TEXT (jq/plan.jq).
+# JSON array; without it, those of PLAN_TEXT (tswap.plan.points).
 plan_json() {
 	if [ -n "${1:-}" ]; then
 		jq .points "$1"
 	else
-		jq -R -s -f "$JQ_DIR/plan.jq" <<<"$PLAN_TEXT"
+		py plan <<<"$PLAN_TEXT"
 	fi
 }
 

@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 from .. import jqjson
 
-STAGES = ('aggregate', 'budget-plan', 'budget-prune', 'budget-round', 'budget-check')
+STAGES = ('aggregate', 'budget-plan', 'budget-prune', 'budget-round', 'budget-check', 'plan')
 
 PROG = 'tswap'
 

@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""A run's points: the plan text (sweep/lib/grid.sh: one tab-separated
+line per point) as plan.json's points, and what the sweep asks of them.
+
+A plan line's fields: point, kind (tswap or ceiling), rw (read, write,
+readwrite), backend, tensor (bytes, fio bs), block (bytes), qd, submit,
+window, threads, iodepth, and ranks (absent: 1). A point's ckey keys its
+ceiling in aggregate.json: rw, or rw-nN for N ranks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..jqjson import text
+
+Point = dict[str, Any]
+
+_NUMERIC = frozenset((4, 5, 6, 9, 10))
+_NAMES = ('point', 'kind', 'rw', 'backend', 'tensor', 'block', 'qd', 'submit', 'window',
+          'threads', 'iodepth')
+
+
+def parse(plan_text: str) -> list[Point]:
+    """plan.json's points from the plan text; ValueError on a line with a
+    number field that is not a number or too few fields."""
+    out = []
+    for line in plan_text.split('\n'):
+        if not line:
+            continue
+        f = line.split('\t')
+        if len(f) < len(_NAMES):
+            raise ValueError('plan line with %d fields, not %d or more: %r'
+                             % (len(f), len(_NAMES), line[:120]))
+        p: Point = {k: float(f[i]) if i in _NUMERIC else f[i] for i, k in enumerate(_NAMES)}
+        p['ranks'] = float(f[11]) if len(f) > 11 else 1.0
+        p['ckey'] = p['rw'] if p['ranks'] == 1 else '%s-n%s' % (p['rw'], text(p['ranks']))
+        out.append(p)
+    return out
+
+
+def _ranks(f: list[str]) -> float:
+    return float(f[11]) if len(f) > 11 and f[11] != '' else 1.0
+
+
+def facts(plan_text: str) -> list[str]:
+    """What the sweep asks of its plan at every point, a line each: "1"
+    when a point writes (write, readwrite), else "0"; "true" when a point
+    of 1 rank reads or writes (not readwrite), else "false"; then the
+    handles the multi-handle points use, "RANK<TAB>io", and for
+    readwrite's write handles "RANK<TAB>write" (grid.sh plan_facts,
+    ranks.sh rank_slots)."""
+    pts = [(f[2], _ranks(f)) for f in (line.split('\t') for line in plan_text.split('\n') if line)]
+    out = ['1' if any(rw in ('write', 'readwrite') for rw, _ in pts) else '0',
+           'true' if any(rw != 'readwrite' and n == 1 for rw, n in pts) else 'false']
+    multi = [(rw, n) for rw, n in pts if rw == 'readwrite' or n > 1]
+    w = max((n for rw, n in multi if rw == 'readwrite'), default=0)
+    top = max((n for _, n in multi), default=0)
+    i = 0
+    while i < top:
+        out.append('%s\tio' % text(float(i)))
+        if i < w:
+            out.append('%s\twrite' % text(float(i)))
+        i += 1
+    return out
