@@ -7,7 +7,7 @@
 # docs/fleet.md) against real `fio --server` processes on loopback
 # addresses 127.0.0.2, .3 and .4 (one random free port), each with its own
 # target directory on a block-backed filesystem. The sweep runs from an
-# installed layout (PREFIX/bin, PREFIX/share/tswap/{grids,lib,jq},
+# installed layout (PREFIX/bin, PREFIX/share/tswap/{grids,lib,jq,tswap},
 # PREFIX/lib/fio/tswap.so), so the engine path it gives the servers is its
 # default, the installed one.
 #
@@ -39,7 +39,7 @@ setup_file() {
 	for g in "$REPO"/sweep/grids/*.grid; do
 		install -D -m 0644 "$g" "$FLEET_PREFIX/share/tswap/grids/${g##*/}"
 	done
-	for g in "$REPO"/sweep/lib/*.sh "$REPO"/sweep/jq/*.jq; do
+	for g in "$REPO"/sweep/lib/*.sh "$REPO"/sweep/jq/*.jq "$REPO"/sweep/tswap/*.py "$REPO"/sweep/tswap/*/*.py; do
 		install -D -m 0644 "$g" "$FLEET_PREFIX/share/tswap/${g#"$REPO"/sweep/}"
 	done
 	install -D -m 0755 "$ENGINE" "$FLEET_PREFIX/lib/fio/tswap.so"
