@@ -5,7 +5,7 @@
 # Owns: setup_new_run (options over the grid's values over defaults; the
 # plan), out_empty, new_run_dir, save_config, load_config. Reads: the
 # option globals, the grid (grid.sh). Writes: RUNTIME, RAMP, REPEAT, SIZE, SIZE_BYTES,
-# TARGET, ENGINE, CEILING, PLAN_TEXT, RUN; RUN/sweep.json (jq/sweep-config.jq),
+# TARGET, ENGINE, CEILING, PLAN_TEXT, RUN; RUN/sweep.json (tswap.plan.config),
 # RUN/plan.json (pipeline.sh), RUN/hosts.txt (fleet), build/sweep/latest (checkout).
 # shellcheck disable=SC2034 # sets the settings of state.sh
 # shellcheck disable=SC2153 # FLEET: a global of state.sh
@@ -103,18 +103,17 @@ save_config() {
 		fleet_config_json >"$fleet"
 		cp -- "$HOSTS_FILE" "$RUN/hosts.txt"
 	fi
-	jq -n --slurpfile fleet "$fleet" \
-		--arg target "$TARGET" --arg target_kind "$TARGET_KIND" --arg size "$SIZE" \
-		--argjson size_bytes "$SIZE_BYTES" --arg grid "$G_NAME" --arg grid_desc "$G_DESC" \
-		--arg runtime "$RUNTIME" --arg ramp "$RAMP" --arg io_size "$IO_SIZE" \
-		--argjson repeat "$REPEAT" --arg engine "$ENGINE" --argjson ceiling "$CEILING" \
-		--arg created "$created" --arg host "$host" --arg kernel "$kernel" --arg fio "$fio" \
-		--argjson targets "$targets" \
-		--arg ceiling_bs "$CEILING_BS" --argjson ceiling_qd "$CEILING_QD" --argjson ceiling_jobs "$CEILING_JOBS" \
-		--arg ds_version "$DS_VERSION" \
-		--arg steady "$STEADY" --argjson fixed_runtime "$FIXED_RUNTIME" --arg ss_crit "$SS_CRIT" \
-		--argjson ss_dur "$SS_DUR" --arg precondition "$PRECONDITION" \
-		-f "$JQ_DIR/sweep-config.jq" >"$tmp"
+	py sweep-config --fleet="$fleet" \
+		--target="$TARGET" --target-kind="$TARGET_KIND" --size="$SIZE" \
+		--size-bytes="$SIZE_BYTES" --grid="$G_NAME" --grid-desc="$G_DESC" \
+		--runtime="$RUNTIME" --ramp="$RAMP" --io-size="$IO_SIZE" \
+		--repeat="$REPEAT" --engine="$ENGINE" --ceiling="$CEILING" \
+		--created="$created" --host="$host" --kernel="$kernel" --fio="$fio" \
+		--targets="$targets" \
+		--ceiling-bs="$CEILING_BS" --ceiling-qd="$CEILING_QD" --ceiling-jobs="$CEILING_JOBS" \
+		--ds-version="$DS_VERSION" \
+		--steady="$STEADY" --fixed-runtime="$FIXED_RUNTIME" --ss-crit="$SS_CRIT" \
+		--ss-dur="$SS_DUR" --precondition="$PRECONDITION" >"$tmp"
 	mv -f "$tmp" "$RUN/sweep.json"
 	[ "$fleet" = /dev/null ] || rm -f -- "$fleet"
 	plan_save "$RUN"

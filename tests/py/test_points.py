@@ -35,3 +35,26 @@ def test_facts_writes_one_rank_points_and_handles():
     assert facts(LINE + '\n') == ['0', 'true']
     # 3 ranks of reads: 3 io handles, no write handles
     assert facts(LINE + '\t3\n') == ['0', 'false', '0\tio', '1\tio', '2\tio']
+
+
+def settings(**kw):
+    from tswap.plan.config import Settings
+    base = dict(target='/t', target_kind='file', size='64m', size_bytes=67108864, grid='quick',
+                grid_desc='d', runtime='1', ramp='', io_size='', repeat=3, engine='/e',
+                ceiling=1, ceiling_bs='1m', ceiling_qd=64, ceiling_jobs=1, ds_version='',
+                steady='off', fixed_runtime=0, ss_crit='bw_slope:2%', ss_dur=5,
+                precondition='auto', created='now', host='h', kernel='k', fio='fio-3.33',
+                targets=['/t'])
+    base.update(kw)
+    return Settings(**base)
+
+
+def test_sweep_json_steady_fields_only_with_steady_state_on():
+    # docs/sweep.md "Steady state": ss and ss_dur say fio's criterion
+    from tswap.plan.config import sweep_json
+    off = sweep_json(settings())
+    assert off['ss'] is None and off['ss_dur'] is None and off['ds_version'] is None
+    on = sweep_json(settings(steady='on', ds_version='0.16.4'))
+    assert (on['ss'], on['ss_dur'], on['ds_version']) == ('bw_slope:2%', 5, '0.16.4')
+    assert on['ceiling'] is True and on['fixed_runtime'] is False
+    assert 'fleet' not in on and sweep_json(settings(fleet={'hosts': []}))['fleet'] == {'hosts': []}
