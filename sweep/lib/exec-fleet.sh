@@ -143,8 +143,9 @@ exec_result_text() {
 	done
 }
 
-# exec_stop: the fio clients (each under timeout, which passes SIGTERM on;
-# fio's client then asks its server to stop the job) and their directories.
+# exec_stop SIGNAL: the fio clients (SIGTERM, whatever SIGNAL: each runs
+# under timeout, which passes it on; fio's client then asks its server to
+# stop the job) and their directories.
 # shellcheck disable=SC2317 # called from the signal trap
 exec_stop() {
 	local pid tmp

@@ -7,8 +7,9 @@
 # point directory is either whole or absent; --resume skips runs whose
 # result.json says ok.
 #
-# Owns: the exec_* hooks, drop_caches, alive, stop_fio, run_fio, run_point. Reads: ENGINE, TARGET, SIZE, RUN, FINISHED. Writes: FIO_PID,
-# TMP_POINT, DROP_NOTED; RUN/points/RUNKEY/ (job.fio, run.sh, fio.json,
+# Owns: the exec_* hooks, drop_caches, run_fio, run_point (fio's process
+# control: fioproc.sh). Reads: ENGINE, TARGET, SIZE, RUN, FINISHED. Writes:
+# FIO_PID, FIO_TAG, TMP_POINT, DROP_NOTED; RUN/points/RUNKEY/ (job.fio, run.sh, fio.json,
 # fio.stderr, stats.json, result.json), RUN/cache-dropped.
 # shellcheck disable=SC2153 # ENGINE, TARGET: globals of state.sh
 # shellcheck disable=SC2164 # cd in a subshell under the entry point's set -e
@@ -52,11 +53,13 @@ exec_result_text() {
 	printf '%s  %s  (eta %s)\n' "$2" "${res/$'\t'/  }" "$3"
 }
 
+# exec_stop SIGNAL: fio gets SIGNAL and is gone when this returns
+# (fioproc.sh fio_stop).
 # shellcheck disable=SC2317 # called from the signal trap
 exec_stop() {
 	status_stop
 	if [ -n "$FIO_PID" ]; then
-		stop_fio "$FIO_PID"
+		fio_stop "$FIO_PID" "$FIO_TAG" "$1"
 		FIO_PID=
 	fi
 	if [ -n "$TMP_POINT" ]; then
@@ -118,49 +121,28 @@ drop_caches() {
 	return 0
 }
 
-# alive PID: the process exists and is not a zombie.
-# shellcheck disable=SC2317 # called from the signal trap
-alive() {
-	local st
-	st=$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) || return 1
-	[ -n "$st" ] && [ "$st" != Z ]
-}
-
-# stop_fio PID: SIGTERM, up to 10 s for fio to wind down, then SIGKILL to it
-# and its job processes (fio 3.33 can deadlock on a SIGTERM that arrives
-# while it forks a job: never wait for it unbounded).
-# shellcheck disable=SC2317 # called from the signal trap
-stop_fio() {
-	local pid=$1 i
-	kill -TERM "$pid" 2>/dev/null || true
-	for ((i = 0; i < 100; i++)); do
-		alive "$pid" || break
-		sleep 0.1
-	done
-	if alive "$pid"; then
-		warn "fio (pid $pid) did not stop on SIGTERM within 10 s: killing it"
-		pkill -KILL -P "$pid" 2>/dev/null || true
-		kill -KILL "$pid" 2>/dev/null || true
-	fi
-	wait "$pid" 2>/dev/null || true
-}
-
 # run_fio DIR DEPTH [LABEL]: run DIR/job.fio in DIR (DEPTH levels below the
 # run directory); stdout -> fio.stdout, stderr -> fio.stderr. With LABEL, a
-# status line every STATUS_EVERY seconds while fio runs (status.sh).
+# status line every STATUS_EVERY seconds while fio runs (status.sh). fio
+# runs in its own process group under a guard that kills it and its job
+# processes if the sweep dies (fioproc.sh); FIO_PID is the group.
 run_fio() {
-	local dir=$1 depth=$2 label=${3:-} rc=0 engine target
+	local dir=$1 depth=$2 label=${3:-} rc=0 engine target parent=$BASHPID
 	engine=$(fio_path "$ENGINE" engine.so "$depth")
 	target=$(fio_path "$TARGET" target "$depth")
+	fio_new_tag FIO_TAG
 	(
 		cd "$dir"
 		export TSWAP_ENGINE="$engine" TSWAP_TARGET="$target" TSWAP_SIZE="$SIZE"
 		rank_env_export "$depth"
-		exec fio --output-format=json --eta=never job.fio >fio.stdout 2>fio.stderr </dev/null
+		fio_exec "$parent" "$FIO_TAG" fio --output-format=json --eta=never job.fio \
+			>fio.stdout 2>fio.stderr </dev/null
 	) &
 	FIO_PID=$!
 	[ -z "$label" ] || status_start "$FIO_PID" "$label"
 	wait "$FIO_PID" || rc=$?
+	# a job process that outlived fio (the guard killed it): gone first
+	fio_reap_tagged "$FIO_TAG"
 	FIO_PID=
 	status_stop
 	return "$rc"

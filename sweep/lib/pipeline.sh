@@ -21,7 +21,7 @@
 #   exec_done_text RUNKEY    the progress text of a run done earlier
 #   exec_run WALLVAR LINE RUNKEY REP LABEL PLACE...   run it there
 #   exec_result_text RUNKEY PLACE...   the progress text of the run
-#   exec_stop                the signal trap: stop what runs, drop its dirs
+#   exec_stop SIGNAL         the signal trap: stop what runs, drop its dirs
 #   exec_collect, exec_csv, exec_verdicts, exec_report, exec_summary,
 #   exec_status              the outputs (report.sh, fleet-report.sh)
 #
@@ -165,7 +165,7 @@ on_signal() {
 	fi
 	trap '' INT TERM HUP # a second signal does not cut the clean-up short
 	exec 2>&7
-	exec_stop
+	exec_stop "$1"
 	rm -rf -- "$RUN"/points/.tmp-*."$$" "$RUN"/rounds/.tmp-*."$$"
 	rm -f -- "$RUN"/*.tmp "$RUN"/plots/*.tmp "$RUN"/hosts/*/*.tmp
 	if [ -n "$BUDGET" ]; then

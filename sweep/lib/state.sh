@@ -109,10 +109,12 @@ PLAN_TEXT='' RUN=''
 # targets_json (for the targets TARGETS_JSON_OF): ranks.sh facts_keep.
 PLAN_FACTS='' PLAN_FACTS_OF='' TARGETS_JSON='' TARGETS_JSON_OF=''
 declare -ga NOTES=()
-# exec-local.sh: the fio running now and the point directory it writes (the signal
-# trap stops and removes them); FINISHED[RUNKEY]=GB/s of the runs done
-# earlier (fleet: RUNKEY/HOSTID); DROP_NOTED: the page-cache note was given.
-FIO_PID='' TMP_POINT='' DROP_NOTED=0
+# exec-local.sh: the fio running now (its guard's pid, the process group,
+# and its environment tag: fioproc.sh) and the point directory it writes
+# (the signal trap stops and removes them); FINISHED[RUNKEY]=GB/s of the
+# runs done earlier (fleet: RUNKEY/HOSTID); DROP_NOTED: the page-cache note
+# was given.
+FIO_PID='' FIO_TAG='' TMP_POINT='' DROP_NOTED=0
 # status.sh: the status-line subshell of the running point; a line at least
 # every STATUS_EVERY seconds of a point.
 STATUS_PID=''
