@@ -233,7 +233,8 @@ TINY=(--params 50331648 --param-numel 8388608 --ranks 2)
 		--steps 200 >"$BATS_TEST_TMPDIR/log" 2>"$BATS_TEST_TMPDIR/err" &
 	pid=$!
 	for ((i = 0; i < 300; i++)); do
-		fpid=$(pgrep -P "$pid" -x fio) && break
+		# fio: tswap-zero's child, or its guard's (sweep/lib/fioproc.sh)
+		fpid=$(pgrep -P "$pid,$(pgrep -d, -P "$pid")" -x fio) && break
 		sleep 0.1
 	done
 	[ -n "$fpid" ] || { kill "$pid"; fail "fio never started"; }

@@ -8,16 +8,18 @@
 # under each target: tswap-zero-RUNID/ (the swap files only).
 
 ZERO_CREATED=()
-ZERO_FIO_PID=""
+# the running fio: its guard's pid (the process group) and its tag
+# (sweep/lib/fioproc.sh)
+ZERO_FIO_PID="" ZERO_FIO_TAG=""
 
-# zero_on_signal NAME CODE: stop the running fio (by its pid; it is this
-# script's child), wait for it, remove the run folders (zero_cleanup, unless
-# --keep), exit CODE (130 for SIGINT). Installed by zero_make_run_dirs.
+# zero_on_signal NAME CODE: forward the signal to the running fio, SIGKILL
+# it after FIO_GRACE seconds and wait until it and its job processes are
+# gone (fio_stop), remove the run folders (zero_cleanup, unless --keep),
+# exit CODE (130 for SIGINT). Installed by zero_make_run_dirs.
 zero_on_signal() {
-	trap - INT TERM HUP
+	trap '' INT TERM HUP # a second signal does not cut the clean-up short
 	if [ -n "$ZERO_FIO_PID" ]; then
-		kill -TERM "$ZERO_FIO_PID" 2>/dev/null || true
-		wait "$ZERO_FIO_PID" 2>/dev/null || true
+		fio_stop "$ZERO_FIO_PID" "$ZERO_FIO_TAG" "$1"
 		ZERO_FIO_PID=""
 	fi
 	zero_cleanup
@@ -122,12 +124,15 @@ zero_check_room() {
 # zero_fio JOBFILE OUTJSON: run fio with JSON output; exit 3 with fio's
 # stderr tail when it fails.
 zero_fio() {
-	local job=$1 out=$2 rc=0
+	local job=$1 out=$2 rc=0 parent=$BASHPID
 	# In the background so that a signal reaches zero_on_signal at once
-	# (wait returns), which stops this fio by its pid.
-	fio --output-format=json --output="$out" "$job" 2>"$out.stderr" &
+	# (wait returns), which stops this fio; in its own process group under
+	# a guard that kills it if tswap-zero dies (fioproc.sh).
+	fio_new_tag ZERO_FIO_TAG
+	(fio_exec "$parent" "$ZERO_FIO_TAG" fio --output-format=json --output="$out" "$job" 2>"$out.stderr") &
 	ZERO_FIO_PID=$!
 	wait "$ZERO_FIO_PID" || rc=$?
+	fio_reap_tagged "$ZERO_FIO_TAG"
 	ZERO_FIO_PID=""
 	if ((rc != 0)); then
 		tail -n 5 "$out.stderr" >&2
