@@ -150,7 +150,7 @@ timing_free() {
 }
 
 @test "sweep ranks: --resume of multi-handle points (ranks=2, readwrite): a deleted or interrupted point is redone, the rest kept, the aggregate as uninterrupted" {
-	local run=$D/run p rw rd sum pid rc=0 i
+	local run=$D/run p rw rd sum pid rc=0 i left
 	printf 'backend libaio\ntensor 4m\nblock 1m\nqd 8\nrw read readwrite\nranks 2\nrepeat 1\n' >"$D/two.grid"
 	run --separate-stderr timeout -k 10 300 "$SWEEP" --grid "$D/two.grid" --size 16m --target "$D/t" \
 		--io-size 8m --no-ceiling --out "$run"
@@ -175,20 +175,32 @@ timing_free() {
 	assert_equal "$(jq -c '.points[0] | [.gbs, .slowest_rank_gbs]' "$run/aggregate.json")" \
 		"$(jq -c '.points[0] | [.gbs, .slowest_rank_gbs]' "$D/whole.json")"
 
-	# stopped (SIGTERM) while the readwrite point runs: the half point is
-	# removed, --resume finishes it
+	# stopped (SIGTERM) as the readwrite point starts: the half point is
+	# removed, --resume finishes it. SIGTERM goes to timeout, which passes
+	# it on and SIGKILLs the sweep 10 s later: the sweep stops its fio
+	# within its grace (5 s; fio 3.33 can hang on a SIGTERM that lands
+	# while it forks a job), before that. fd 3 closed: nothing left behind
+	# can keep bats' output open.
 	run=$D/run2
 	timeout -k 10 300 "$SWEEP" --grid "$D/two.grid" --size 16m --target "$D/t2" --runtime 4 --ramp 0 \
-		--no-ceiling --out "$run" >"$D/log2" 2>&1 &
+		--no-ceiling --out "$run" >"$D/log2" 2>&1 3>&- &
 	pid=$!
-	for ((i = 0; i < 600; i++)); do
-		[ -f "$run/points/read-libaio-t4m-b1m-q8-block-overlap-p1-d1-n2.r1/result.json" ] && break
+	for ((i = 0; i < 1200; i++)); do
+		compgen -G "$run/points/.tmp-readwrite-*" >/dev/null && break
+		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
-	sleep 1.5
 	kill -TERM "$pid"
+	for ((i = 0; i < 600; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$pid" 2>/dev/null && { kill -KILL "$pid"; cat "$D/log2"; fail "the sweep did not exit within 60 s of SIGTERM"; }
 	wait "$pid" || rc=$?
 	[ "$rc" -eq 143 ] || { cat "$D/log2"; fail "expected exit 143, got $rc"; }
+	# no process (fio) is left working in the run directory
+	left=$(find /proc/[0-9]*/cwd -maxdepth 0 -lname "$run/*" 2>/dev/null) || true
+	[ -z "$left" ] || fail "processes left in $run: $left"
 	assert_file_exist "$run/points/read-libaio-t4m-b1m-q8-block-overlap-p1-d1-n2.r1/result.json"
 	assert_file_not_exist "$run/points/readwrite-libaio-t4m-b1m-q8-block-overlap-p1-d1-n2.r1/result.json"
 	run --separate-stderr timeout -k 10 300 "$SWEEP" --resume "$run"
