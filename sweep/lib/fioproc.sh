@@ -12,9 +12,10 @@
 # that forked it, dies, SIGKILL included (prctl PR_SET_PDEATHSIG, which
 # setpriv sets before it execs the guard). The guard starts CMD (fio) with
 # TSWAP_FIO_GUARD=TAG in its environment only, waits for it and exits with
-# its status. On SIGUSR1 it SIGKILLs fio and every process that carries
-# the tag, then exits. A PARENT already gone when the guard starts (its
-# parent pid is no longer PARENT) starts nothing.
+# its status. On SIGUSR1 it SIGKILLs fio, every process that carries the
+# tag, then its own process group, itself included. A guard whose PARENT
+# is already gone when it starts (its parent pid is no longer PARENT)
+# starts nothing.
 #
 # Why the tag: fio's job processes call setsid() (fio backend.c,
 # thread_main), so they leave fio's process group and session, and once
@@ -31,7 +32,8 @@
 # no tagged process is left.
 #
 # Owns: FIOPROC_SH, FIO_GRACE, fio_new_tag, fio_exec, fio_tagged_alive,
-# fio_kill_tagged, fio_reap_tagged, fio_stop, fio_guard, alive. Reads: PROG (warn).
+# fio_kill_tagged, fio_reap_tagged, fio_stop, fio_guard, alive. Reads:
+# PROG (warn). Run as `bash fioproc.sh guard ...`: the guard.
 
 FIOPROC_SH=${BASH_SOURCE[0]}
 [[ $FIOPROC_SH == /* ]] || FIOPROC_SH=$PWD/$FIOPROC_SH
@@ -115,13 +117,14 @@ fio_guard() {
 	local parent=$1 tag=$2 child rc
 	shift 2
 	# the sweep died (PR_SET_PDEATHSIG): kill fio, its job processes and
-	# whatever they started, then end
+	# whatever they started, then the group, the guard with it (and a
+	# child forked but not yet fio, that has no tag yet)
 	# shellcheck disable=SC2317,SC2329 # invoked by trap
 	fio_guard_reap() {
 		trap '' INT TERM HUP USR1
 		[ -z "${child:-}" ] || kill -KILL "$child" 2>/dev/null || true
 		fio_reap_tagged "$tag"
-		exit 137
+		kill -KILL 0
 	}
 	trap fio_guard_reap USR1
 	# a signal forwarded to the group is for fio: the guard stays, to kill
