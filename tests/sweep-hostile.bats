@@ -254,7 +254,10 @@ refused() {
 		run -0 grep -q 'interrupted: finished points are kept; finish with: tswap-sweep --resume ' err
 		run find out -name '.tmp-*'
 		assert_output ""
-		run -1 pgrep -g "$pid" -x fio
+		# fio runs in its own process group: no process is left working
+		# in the run directory
+		run --separate-stderr find /proc/[0-9]*/cwd -maxdepth 0 -lname "$PWD/out/*"
+		assert_output ""
 	done
 }
 
