@@ -259,7 +259,7 @@ check-sanitizers: check-asan check-tsan check-valgrind
 lint:
 	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run tests/drive/refdrive $(wildcard sweep/tswap-sweep sweep/*.sh sweep/lib/*.sh tests/bench/tswap-bench tests/bench/lib/*.bash tests/bench/tswap-bench-deepspeed tests/bench/tswap-bench-sweep tests/*.bash)
 	shellcheck -x sweep/tswap-zero sweep/zero/*.sh
-	shellcheck -x -o all sweep/tswap-check
+	shellcheck -x -o all sweep/tswap-check jobs/run-grid
 	shellcheck -x -P SCRIPTDIR tests/*.bats
 	pyflakes3 sweep/tswap tests/py
 	@for f in sweep/zero/*.jq; do \
@@ -322,6 +322,7 @@ install: all man
 		find jobs -name '*.fio' -print0 | while IFS= read -r -d '' f; do \
 			install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/$$f"; done; fi
 	install -D -m 0644 jobs/env.sh $(DESTDIR)$(PREFIX)/share/tswap/jobs/env.sh
+	install -D -m 0755 jobs/run-grid $(DESTDIR)$(PREFIX)/share/tswap/jobs/run-grid
 	# tswap-sweep --version reads it when installed (no Makefile, no git)
 	printf '%s\n' '$(TSWAP_VERSION)' >$(BUILD)/VERSION
 	install -D -m 0644 $(BUILD)/VERSION $(DESTDIR)$(PREFIX)/share/tswap/VERSION

@@ -1,0 +1,84 @@
+#!/usr/bin/env bats
+# tests/run-grid.bats - jobs/run-grid, the simple shell sweep over a
+# generated grid job file (POSIX sh, run by dash here as Debian's /bin/sh
+# runs it): one line per section, the fastest, and what it refuses.
+
+# output, stderr and status are set by bats' run.
+# shellcheck disable=SC2154
+
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+RUN_GRID=$REPO/jobs/run-grid
+
+setup() {
+	common_setup
+	command -v dash >/dev/null || skip "requires dash (Debian's /bin/sh) to run the script as POSIX sh"
+	export TSWAP_ENGINE=$ENGINE TSWAP_TARGET=$SCRATCH/t.swap TSWAP_SIZE=64m
+}
+teardown() { common_teardown; }
+
+@test "run-grid: a read grid runs every section once, a line each with its MB/s, then the fastest" {
+	local grid=$REPO/jobs/grid/quick-read.fio n
+	n=$(grep -c '^\[read-' "$grid")
+	run --separate-stderr timeout 300 dash "$RUN_GRID" "$grid" "$SCRATCH/out"
+	assert_success
+	assert_equal "$(grep -c '^read-.* [0-9][0-9.]*$' <<<"$output")" "$n"
+	assert_line --regexp '^fastest: read-[^ ]+ [0-9.]+ MB/s$'
+	refute_output --partial FAILED
+	# each section's terse line is fio's own, and the MB/s printed is its
+	# read KiB/s (field 7) x 1024 / 1e6
+	local s kib mbs
+	s=$(sed -n 's/^\[\(read-[^]]*\)\]$/\1/p' "$grid" | head -n 1)
+	kib=$(cut -d';' -f7 "$SCRATCH/out/$s.terse")
+	[ "$kib" -gt 0 ] || fail "no bandwidth in $s.terse: $(cat "$SCRATCH/out/$s.terse")"
+	mbs=$(awk -v k="$kib" 'BEGIN { printf "%.1f", k * 0.001024 }')
+	assert_line "$s $mbs"
+}
+
+@test "run-grid: a write grid over an existing target needs --destructive; the target is left as it was" {
+	local grid=$REPO/jobs/grid/quick-write.fio sum
+	head -c 1048576 /dev/urandom >"$TSWAP_TARGET"
+	sum=$(sha256sum <"$TSWAP_TARGET")
+	run --separate-stderr dash "$RUN_GRID" "$grid" "$SCRATCH/out"
+	assert_failure 2
+	assert_equal "$stderr" "run-grid: $grid writes TSWAP_TARGET=$TSWAP_TARGET, which exists: give --destructive to overwrite it"
+	assert_equal "$(sha256sum <"$TSWAP_TARGET")" "$sum"
+	[ ! -e "$SCRATCH/out" ] || fail "OUTDIR was made"
+	# a symlink counts as existing, even a dangling one
+	rm -f "$TSWAP_TARGET"
+	ln -s "$SCRATCH/nowhere" "$TSWAP_TARGET"
+	run --separate-stderr dash "$RUN_GRID" "$grid" "$SCRATCH/out"
+	assert_failure 2
+	[ ! -e "$SCRATCH/nowhere" ] || fail "the symlink was followed"
+}
+
+@test "run-grid: an existing OUTDIR, unset variables and bad usage are refused in one line, exit 2" {
+	local grid=$REPO/jobs/grid/quick-read.fio
+	mkdir "$SCRATCH/out"
+	echo keep >"$SCRATCH/out/mine"
+	run --separate-stderr dash "$RUN_GRID" "$grid" "$SCRATCH/out"
+	assert_failure 2
+	assert_equal "$stderr" "run-grid: OUTDIR: $SCRATCH/out exists (give a new directory)"
+	assert_equal "$(ls "$SCRATCH/out")" mine
+	run --separate-stderr env -u TSWAP_TARGET dash "$RUN_GRID" "$grid" "$SCRATCH/o2"
+	assert_failure 2
+	assert_equal "$stderr" "run-grid: TSWAP_TARGET is not set (. jobs/env.sh sets the defaults)"
+	run --separate-stderr dash "$RUN_GRID" "$grid"
+	assert_failure 2
+	assert_equal "$stderr" "run-grid: usage: jobs/run-grid [--destructive] GRID.fio OUTDIR"
+	run --separate-stderr dash "$RUN_GRID" "$SCRATCH" "$SCRATCH/o2"
+	assert_failure 2
+	assert_equal "$stderr" "run-grid: GRID.fio: $SCRATCH is not a file"
+	[ ! -e "$SCRATCH/o2" ] || fail "OUTDIR was made"
+}
+
+@test "run-grid: a section fio fails is a FAILED line with fio's reason, the others still run, exit 3" {
+	local grid=$REPO/jobs/grid/quick-read.fio n
+	n=$(grep -c '^\[read-' "$grid")
+	TSWAP_ENGINE=$SCRATCH/missing.so run --separate-stderr dash "$RUN_GRID" "$grid" "$SCRATCH/out"
+	assert_failure 3
+	assert_equal "$(grep -c '^read-[^ ]* FAILED: fio: ' <<<"$output")" "$n"
+	refute_output --partial fastest
+}
