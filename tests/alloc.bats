@@ -144,31 +144,12 @@ alloc_trace() {
 	assert_output "deepspeed true io_uring"
 }
 
-# vmlck_max ALLOC PIN - the largest VmLck (kB) seen in fio's processes
-# during the first 1.5 s of a 3-second read job with one 8m buffer, with
-# tswap_alloc=ALLOC and tswap_pin=PIN (empty: unset).  Empty if no fio
-# process was seen.
+# vmlck_max ALLOC PIN - vmlck_peak with tswap_alloc=ALLOC and tswap_pin=PIN
+# (empty: unset).
 vmlck_max() {
-	local f=$SCRATCH/vmlck.file top p kb best=
 	local -a opt=(--tswap_alloc="$1")
 	[ -z "$2" ] || opt+=(--tswap_pin="$2")
-	[ -f "$f" ] || psync_ok --filename="$f" --size=16m --bs=1m --rw=write
-	fio_argv "$ENGINE" --filename="$f" --size=16m --bs=8m --rw=read \
-		--time_based --runtime=3 "${opt[@]}" --output=/dev/null
-	"${FIO_ARGV[@]}" &
-	top=$!
-	for _ in $(seq 1 15); do
-		sleep 0.1
-		for p in $(pgrep -P "$top") $(pgrep -P "$(pgrep -P "$top" | head -n 1)"); do
-			kb=$(awk '/^VmLck:/ { print $2 }' "/proc/$p/status" 2>/dev/null) || continue
-			[ -n "$kb" ] || continue
-			if [ -z "$best" ] || [ "$kb" -gt "$best" ]; then
-				best=$kb
-			fi
-		done
-	done
-	wait "$top"
-	printf '%s\n' "$best"
+	vmlck_peak "${opt[@]}"
 }
 
 @test "tswap_alloc=deepspeed: VmLck of the job process covers the buffer while the job runs" {

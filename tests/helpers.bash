@@ -206,6 +206,31 @@ common_teardown() {
 
 # --- running fio ------------------------------------------------------------
 
+# vmlck_peak FIO_OPTION... - the largest VmLck (kB) seen in fio's processes
+# (the job runs in a child of fio's, under timeout) during the first 1.5 s
+# of a 3-second read job with one 8m buffer and FIO_OPTIONs: the engine
+# locks its buffers before the first I/O. Empty if no fio process was seen.
+vmlck_peak() {
+	local f=$SCRATCH/vmlck.file top p kb best=
+	[ -f "$f" ] || psync_ok --filename="$f" --size=16m --bs=1m --rw=write
+	fio_argv "$ENGINE" --filename="$f" --size=16m --bs=8m --rw=read \
+		--time_based --runtime=3 "$@" --output=/dev/null
+	"${FIO_ARGV[@]}" &
+	top=$!
+	for _ in $(seq 1 15); do
+		sleep 0.1
+		for p in $(pgrep -P "$top") $(pgrep -P "$(pgrep -P "$top" | head -n 1)"); do
+			kb=$(awk '/^VmLck:/ { print $2 }' "/proc/$p/status" 2>/dev/null) || continue
+			[ -n "$kb" ] || continue
+			if [ -z "$best" ] || [ "$kb" -gt "$best" ]; then
+				best=$kb
+			fi
+		done
+	done
+	wait "$top"
+	printf '%s\n' "$best"
+}
+
 # fio_argv ENGINE_SO ARGS... - fills the array FIO_ARGV with the fio command
 # line: job name and engine first, then ARGS (which may override --name and
 # --direct, and carry the tswap_* engine options).

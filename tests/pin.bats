@@ -98,31 +98,9 @@ pin_trace() {
 	done
 }
 
-# vmlck_during PIN - (PIN empty: the default) the largest VmLck (kB) seen in fio's processes (the
-# job runs in a child of fio's, under timeout) during the first 1.5 s of a
-# 3-second read job with an 8m buffer: post_init locks it before the first
-# I/O.  Empty if no fio process was seen.
+# vmlck_during PIN - vmlck_peak with tswap_pin=PIN (empty: the default).
 vmlck_during() {
-	local f=$SCRATCH/vmlck.file top p kb best=
-	local -a pin=()
-	[ -z "$1" ] || pin=(--tswap_pin="$1")
-	[ -f "$f" ] || psync_ok --filename="$f" --size=16m --bs=1m --rw=write
-	fio_argv "$ENGINE" --filename="$f" --size=16m --bs=8m --rw=read \
-		--time_based --runtime=3 "${pin[@]}" --output=/dev/null
-	"${FIO_ARGV[@]}" &
-	top=$!
-	for _ in $(seq 1 15); do
-		sleep 0.1
-		for p in $(pgrep -P "$top") $(pgrep -P "$(pgrep -P "$top" | head -n 1)"); do
-			kb=$(awk '/^VmLck:/ { print $2 }' "/proc/$p/status" 2>/dev/null) || continue
-			[ -n "$kb" ] || continue
-			if [ -z "$best" ] || [ "$kb" -gt "$best" ]; then
-				best=$kb
-			fi
-		done
-	done
-	wait "$top"
-	printf '%s\n' "$best"
+	if [ -n "$1" ]; then vmlck_peak --tswap_pin="$1"; else vmlck_peak; fi
 }
 
 @test "VmLck of the job process covers fio's buffers by default (auto) and is 0 with tswap_pin=0" {
