@@ -45,11 +45,12 @@ need_tools() {
 # py STAGE ARGS...: a stage of the sweep's Python package (SWEEP_HOME/tswap,
 # `python3 -m tswap STAGE`: its docstring lists the stages), run by
 # Debian's python3 (PATH's python3 where there is none), isolated (-I:
-# the user's PYTHONPATH and site-packages are not read).
+# the user's PYTHONPATH and site-packages are not read), writing no
+# bytecode (-B: an installed tree stays as dpkg put it, a checkout clean).
 py() {
 	local python=/usr/bin/python3
 	[ -x "$python" ] || python=python3
-	"$python" -I -c 'import sys; sys.path.insert(0, sys.argv.pop(1)); from tswap.__main__ import main; sys.exit(main())' \
+	"$python" -I -B -c 'import sys; sys.path.insert(0, sys.argv.pop(1)); from tswap.__main__ import main; sys.exit(main())' \
 		"$SWEEP_HOME" "$@"
 }
 

@@ -17,21 +17,23 @@ from .cli import PROG, STAGES, StageError
 
 
 def main(argv: Optional[list[str]] = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    # only the named stage's module is imported (every one for --help)
+    names = [args[0]] if args and args[0] in STAGES else list(STAGES)
     ap = argparse.ArgumentParser(prog='python3 -m tswap')
     sub = ap.add_subparsers(dest='stage', required=True)
-    for name in STAGES:
+    for name in names:
         mod = importlib.import_module('.cli.' + name.replace('-', '_'), __package__)
         p = sub.add_parser(name, help=mod.HELP, description=mod.__doc__,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         mod.setup(p)
         p.set_defaults(run=mod.run)
-    a = ap.parse_args(argv)
+    a = ap.parse_args(args)
     try:
         return a.run(a)
     except StageError as e:
         print('%s: %s' % (PROG, e), file=sys.stderr)
         return 3
-
 
 if __name__ == '__main__':
     sys.exit(main())
