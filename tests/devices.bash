@@ -12,6 +12,7 @@
 #   loop_detach_file IMG         detach every loop device over IMG
 #   full_loop                    $FULLDEV: 16 MiB over a 4 MiB tmpfs (ENOSPC)
 #   mount_scratch DIR TYPE [OPTS]  mount TYPE on DIR
+#   mount_device DEV DIR [OPTS]    mount the filesystem on DEV on DIR
 
 # loop_attach IMG [LOSETUP_ARGS...] - prints the loop device now over IMG
 # (a file in $SCRATCH; losetup --find --show --direct-io=on ARGS IMG),
@@ -68,5 +69,15 @@ mount_scratch() {
 	else
 		mount -t "$type" "$type" "$dir" || fail "mount -t $type on $dir failed"
 	fi
+	printf 'mount\t%s\n' "$dir" >>"$CLEANUP_LIST"
+}
+
+# mount_device DEV DIR [OPTIONS] - mount the filesystem on DEV (or a file)
+# on DIR, with OPTIONS (mount -o: offset=N stacks a loop device); unmounted
+# in teardown (before the loop devices made earlier are detached).
+mount_device() {
+	local dev=$1 dir=$2 opts=${3:-}
+	mkdir -p "$dir"
+	mount ${opts:+-o "$opts"} "$dev" "$dir" || fail "mount ${opts:+-o $opts }$dev on $dir failed"
 	printf 'mount\t%s\n' "$dir" >>"$CLEANUP_LIST"
 }

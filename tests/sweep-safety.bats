@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# shellcheck disable=SC2154  # bats sets $stderr, $output, $status
+# shellcheck disable=SC2154,SC2034,SC2030,SC2031  # bats sets $stderr, $output, $status; BG_SWEEPS: read by safety_teardown
 #
 # What tswap-sweep may write to (issue 11 items 2, 4, 5; docs/sweep.md
 # "Targets", docs/reliability.md): an existing file the sweep did not
@@ -281,4 +281,91 @@ empty_points() { rm -rf -- "$1"/points/*; }
 	[ -L E ] || fail "the symlink E was replaced"
 	[ -f empty/report.md ] || fail "no report.md in the link's directory"
 	grep -q b.swap empty/sweep.json || fail "empty/sweep.json does not name b.swap"
+}
+
+# issue 36 items 1-3: what holds or is stacked on a target, the target's
+# identity between points, duplicates by identity.
+
+# excl_holder DEV: a process that holds DEV open with O_EXCL (as a
+# mounted filesystem or device-mapper does) until killed; its pid in
+# BG_SWEEPS (safety_teardown stops it) and HOLDER.
+excl_holder() {
+	python3 -c 'import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL)
+print("held", flush=True)
+time.sleep(600)' "$1" >holder.out &
+	HOLDER=$!
+	BG_SWEEPS=$HOLDER
+	for _ in $(seq 100); do
+		[ -s holder.out ] && return 0
+		sleep 0.1
+	done
+	fail "no O_EXCL hold on $1"
+}
+
+@test "sweep-safety: a device or file with a loop device stacked on it is in use: --destructive alone refuses, naming the loop device (issue 36 item 1)" {
+	requires loopdev
+	command -v mkfs.ext4 >/dev/null || skip "requires mkfs.ext4 (e2fsprogs)"
+	truncate -s 64M img.bin
+	L=$(loop_attach "$SCRATCH/img.bin")
+	# the issue's reproduction: ext4 1 MiB into L, mounted through the loop
+	# device that mount -o offset stacks on L; no signature at L's start
+	mkfs.ext4 -q -F -E offset=1048576,lazy_itable_init=0,lazy_journal_init=0 "$L" 63M
+	mount_device "$L" mnt offset=1048576
+	top=$(losetup -n -O NAME -j "$L")
+	[ -n "$top" ] || fail "mount -o offset stacked no loop device on $L"
+	ssweep --grid "$GRID" "${ONE[@]}" --rw write --target "$L" --destructive --out r1
+	refused_one_line
+	grep -q "in use (backs loop device $top)" <<<"$stderr" || fail "$top not named: $stderr"
+	grep -q -- '--force' <<<"$stderr" || fail "no --force in: $stderr"
+	assert_file_not_exists r1
+	# the image file behind L (and so behind the mounted filesystem)
+	sum=$(sha256sum img.bin)
+	ssweep --grid "$GRID" "${ONE[@]}" --rw write --target img.bin --destructive --out r2
+	refused_one_line
+	grep -q "in use (backs loop device $L)" <<<"$stderr" || fail "$L not named: $stderr"
+	assert_file_not_exists r2
+	sha256sum -c <<<"$sum" >/dev/null || fail "img.bin changed"
+	# nothing mounted: a loop device stacked on a device is enough; --force
+	# overrides, as for a mounted or held device
+	truncate -s 32M img2.bin
+	L2=$(loop_attach "$SCRATCH/img2.bin")
+	L3=$(loop_attach "$L2")
+	ssweep --grid "$GRID" "${ONE[@]}" --rw write --target "$L2" --destructive --dry-run
+	refused_one_line
+	grep -q "in use (backs loop device $L3)" <<<"$stderr" || fail "$L3 not named: $stderr"
+	ssweep --grid "$GRID" "${ONE[@]}" --rw write --target "$L2" --destructive --force --dry-run
+	[ "$status" -eq 0 ] || { show; fail "--force did not override"; }
+	grep -q "because of --force" <<<"$stderr" || fail "no --force warning: $stderr"
+	# the sweep's own scratch file, once a loop device is stacked on it
+	ssweep --grid "$GRID" "${ONE[@]}" --rw write --target own.swap --out r3
+	[ "$status" -eq 0 ] || { show; fail "the first run on own.swap failed"; }
+	L4=$(loop_attach "$SCRATCH/own.swap")
+	ssweep --grid "$GRID" "${ONE[@]}" --rw write --target own.swap --out r4
+	refused_one_line
+	grep -q "in use (backs loop device $L4)" <<<"$stderr" || fail "$L4 not named: $stderr"
+}
+
+@test "sweep-safety: a device another opener holds with O_EXCL is in use; an O_EXCL check that cannot run refuses (issue 36 item 1)" {
+	requires loopdev
+	command -v python3 >/dev/null || skip "requires python3 (the test's O_EXCL holder)"
+	loop_setup 32
+	excl_holder "$LOOPDEV"
+	ssweep --grid "$GRID" "${ONE[@]}" --rw write --target "$LOOPDEV" --destructive --out r1
+	refused_one_line
+	grep -q 'in use (claimed: an O_EXCL open fails with EBUSY' <<<"$stderr" || fail "$stderr"
+	assert_file_not_exists r1
+	kill "$HOLDER"
+	wait "$HOLDER" 2>/dev/null || true
+	BG_SWEEPS=
+	# free again: accepted
+	ssweep --grid "$GRID" "${ONE[@]}" --rw write --target "$LOOPDEV" --destructive --dry-run
+	[ "$status" -eq 0 ] || { show; fail "a free device was refused"; }
+	# the check cannot run (no working python3): refused, naming it
+	mkdir fakebin
+	printf '#!/bin/sh\necho "python3: broken" >&2\nexit 127\n' >fakebin/python3
+	chmod +x fakebin/python3
+	PATH=$SCRATCH/fakebin:$PATH ssweep --grid "$GRID" "${ONE[@]}" --rw write --target "$LOOPDEV" --destructive --force --dry-run
+	refused_one_line
+	grep -q 'O_EXCL' <<<"$stderr" && grep -q 'python3' <<<"$stderr" || fail "$stderr"
 }

@@ -1,11 +1,12 @@
 # shellcheck shell=bash
 # target.sh - the target's safety and preparation (one host).
 #
-# Owns: refuse_target, device_in_use, device_signature, check_target,
-# check_existing_file, file_rules (a
+# Owns: refuse_target, device_in_use, target_loops, device_claimed,
+# device_signature, check_target, check_existing_file, file_rules (a
 # block device is written only with --destructive, an in-use or signed one
 # only with --force; a regular file only if new or the sweep's own, see
-# scratch.sh, else with --destructive; anything else is refused),
+# scratch.sh, else with --destructive, and one a loop device is stacked on
+# only with --force; anything else is refused),
 # prepare_target (a target file is written in full once, so reads hit the
 # device; its inode locked first, lock.sh). Reads: TARGET, DESTRUCTIVE,
 # FORCE, SIZE, SIZE_BYTES. Writes: TARGET_KIND, TARGET_OWNED; the target
@@ -16,9 +17,13 @@
 refuse_target() { die "$EXIT_USAGE" "refusing target $TARGET: $*"; }
 
 # device_in_use DEV: print why DEV (or a partition of it) is busy; 1 if
-# not. A check that cannot run (lsblk, findmnt failing) refuses the device.
+# not: mounted, swap, held (holders), a loop device stacked on it
+# (target_loops), or claimed (an O_EXCL open fails: device_claimed). A
+# check that cannot run (lsblk, findmnt, losetup, the O_EXCL open failing)
+# refuses the device.
 device_in_use() {
 	local dev=$1 name mp real part out rc=0
+	local -a names=()
 	real=$(readlink -f "$dev")
 	out=$(lsblk -nrpo NAME,MOUNTPOINT "$real" 2>&1) || rc=$?
 	[ "$rc" = 0 ] || refuse_target "lsblk failed (exit $rc: ${out%%$'\n'*}): cannot tell whether the device is mounted"
@@ -27,6 +32,7 @@ device_in_use() {
 			printf 'mounted: %s on %s\n' "$name" "$mp"
 			return 0
 		fi
+		[ -z "$name" ] || names+=("$name")
 	done <<<"$out"
 	out=$(awk 'NR > 1 { print $1 }' /proc/swaps 2>/dev/null) || out=''
 	if grep -qxF "$real" <<<"$out"; then
@@ -47,7 +53,89 @@ device_in_use() {
 		printf 'mounted\n'
 		return 0
 	fi
+	# the device and what lsblk lists under it (its partitions)
+	[ "${#names[@]}" -gt 0 ] || names=("$real")
+	# (status 0 found, 1 none, else the check could not run: its refusal
+	# is printed, exit with it)
+	for name in "${names[@]}"; do
+		rc=0
+		out=$(target_loops "$name") || rc=$?
+		((rc <= 1)) || exit "$rc"
+		if [ "$rc" = 0 ]; then
+			printf '%s\n' "$out"
+			return 0
+		fi
+	done
+	rc=0
+	out=$(device_claimed "$real") || rc=$?
+	((rc <= 1)) || exit "$rc"
+	if [ "$rc" = 0 ]; then
+		printf '%s\n' "$out"
+		return 0
+	fi
 	return 1
+}
+
+# target_loops PATH: print "backs loop device(s) LOOP..." when a loop
+# device is stacked on PATH (its backing file is PATH: for a block device
+# the same device number, for a file the same DEV:INODE); 1 if none.
+# Writing PATH rewrites what the loop device holds (a filesystem mounted
+# through it, at any offset). Found twice over: each loop device's
+# backing_file in sysfs, its name resolved now, and `losetup -j`, which
+# asks the kernel for the backing file's DEV:INODE (a name deleted since,
+# or seen through another mount); losetup failing refuses the target.
+target_loops() {
+	local p=$1 want f back id out rc=0 l
+	local -A hit=()
+	want=$(stat -L -c '%F %t:%T %d:%i' -- "$p" 2>/dev/null) || return 1
+	for f in /sys/block/loop*/loop/backing_file; do
+		[ -f "$f" ] || continue
+		back=''
+		IFS= read -r back <"$f" 2>/dev/null || [ -n "$back" ] || continue
+		back=${back% (deleted)}
+		id=$(stat -L -c '%F %t:%T %d:%i' -- "$back" 2>/dev/null) || continue
+		if [[ $want == block* ]]; then
+			# a device: the same device number, whatever the node
+			[ "${id% *}" = "${want% *}" ] || continue
+		else
+			[ "$id" = "$want" ] || continue
+		fi
+		f=${f%/loop/backing_file}
+		hit[/dev/${f##*/}]=1
+	done
+	out=$(losetup -n -l -O NAME -j "$p" 2>&1) || rc=$?
+	[ "$rc" = 0 ] || refuse_target "losetup -j failed (exit $rc: ${out%%$'\n'*}): cannot tell whether a loop device is stacked on it"
+	for l in $out; do
+		[[ $l == /dev/* ]] && hit[$l]=1
+	done
+	[ "${#hit[@]}" -gt 0 ] || return 1
+	out=$(printf '%s\n' "${!hit[@]}" | sort -V)
+	if [ "${#hit[@]}" = 1 ]; then
+		printf 'backs loop device %s\n' "$out"
+	else
+		printf 'backs loop devices %s\n' "${out//$'\n'/ }"
+	fi
+}
+
+# device_claimed DEV: print why when DEV is claimed (an O_EXCL open fails
+# with EBUSY, as it does while a filesystem is mounted on it, or
+# device-mapper, MD, or a program holds it exclusively); 1 if not. The
+# open is python3's (bash has no O_EXCL); one that cannot run refuses.
+device_claimed() {
+	local out rc=0
+	command -v python3 >/dev/null 2>&1 ||
+		refuse_target "python3 is not installed: cannot tell whether the device is claimed (an O_EXCL open)"
+	out=$(python3 -c 'import errno, os, sys
+try:
+    os.close(os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL))
+except OSError as e:
+    print(errno.errorcode.get(e.errno, str(e.errno)) + ": " + e.strerror)
+    sys.exit(10 if e.errno == errno.EBUSY else 11)' "$1" 2>&1) || rc=$?
+	case $rc in
+	0) return 1 ;;
+	10) printf 'claimed: an O_EXCL open fails with EBUSY (a mounted filesystem, device-mapper, MD, or a program holds it)\n' ;;
+	*) refuse_target "an O_EXCL open with python3 failed (exit $rc: ${out%%$'\n'*}): cannot tell whether the device is claimed" ;;
+	esac
 }
 
 # device_signature DEV: print a filesystem/partition-table signature; 1 if
@@ -121,11 +209,30 @@ check_existing_file() {
 		refuse_target "the sweep writes to it and it is not writable (a read-only file system, or no permission)"
 	if scratch_owned "$TARGET"; then
 		TARGET_OWNED=ours
+		file_loops "$1"
 		return 0
 	fi
 	TARGET_OWNED=theirs
 	have=$(stat -L -c %s -- "$TARGET")
+	# without --destructive it is never written: file_rules says so
+	[ "$DESTRUCTIVE" = 0 ] || file_loops "$1"
 	file_rules "target $TARGET" "$TARGET" "$1" "$((have >= SIZE_BYTES))" " ($have bytes)"
+}
+
+# file_loops WRITES: a file the sweep writes (WRITES 1) or fills (shorter
+# than --size) with a loop device stacked on it is in use: only with
+# --force (target_loops).
+file_loops() {
+	local why rc=0 have
+	if [ "$1" = 0 ]; then
+		have=$(stat -L -c %s -- "$TARGET")
+		((have < SIZE_BYTES)) || return 0
+	fi
+	why=$(target_loops "$TARGET") || rc=$?
+	((rc <= 1)) || exit "$rc"
+	[ "$rc" = 0 ] || return 0
+	[ "$FORCE" = 1 ] || refuse_target "the file is in use ($why); --force overrides"
+	warn_once "writing to an in-use file $TARGET ($why) because of --force"
 }
 
 # file_rules WHAT NAME WRITES BIG [HAVE]: the rules for an existing regular
@@ -192,3 +299,4 @@ prepare_target() {
 	fi
 	: >"$dir/done"
 }
+
