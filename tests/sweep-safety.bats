@@ -369,3 +369,69 @@ time.sleep(600)' "$1" >holder.out &
 	refused_one_line
 	grep -q 'O_EXCL' <<<"$stderr" && grep -q 'python3' <<<"$stderr" || fail "$stderr"
 }
+
+# swap_after_first RUN CMD...: wait for RUN's first point (its result.json),
+# then run CMD (which replaces the target); fails if the sweep in the
+# background (BG_SWEEPS) ended first.
+swap_after_first() {
+	local run=$1
+	shift
+	for _ in $(seq 1200); do
+		compgen -G "$run/points/*/result.json" >/dev/null && break
+		kill -0 "$BG_SWEEPS" 2>/dev/null || break
+		sleep 0.05
+	done
+	compgen -G "$run/points/*/result.json" >/dev/null || fail "the sweep never finished its first point: $(cat sweep.err)"
+	"$@"
+}
+
+# four write points of 2 s each (fio's runtime: the test's replacement
+# falls within the second or third)
+four_points() {
+	printf '%s\n' 'rw write' 'backend libaio' 'tensor 4m' 'iodepth 1' 'block 1m' \
+		'qd 1 2 4 8' 'threads 1' >four.grid
+}
+
+# stopped_refusing TARGET: the background sweep exited 2 with one line
+# naming TARGET, and ran fewer than its four points.
+stopped_refusing() {
+	local rc=0 n
+	wait "$BG_SWEEPS" || rc=$?
+	BG_SWEEPS=
+	[ "$rc" -eq 2 ] || { cat sweep.err >&2; fail "expected exit 2, got $rc"; }
+	[ "$(grep -c . sweep.err)" -eq 1 ] || { cat sweep.err >&2; fail "expected one line on stderr"; }
+	grep -qF "refusing target $1: " sweep.err || fail "$1 not named: $(cat sweep.err)"
+	grep -q 'changed' sweep.err || fail "$(cat sweep.err)"
+	n=$(compgen -G "run/points/*/result.json" | wc -l)
+	((n >= 1 && n < 4)) || fail "$n points ran"
+	[ -z "$(find run -name '.tmp-*')" ] || fail "a half point was left"
+}
+
+@test "sweep-safety: a target file replaced between points (mv -f over it) stops the sweep; the new file is never written (issue 36 item 2)" {
+	four_points
+	head -c 16M /dev/urandom >user.dat
+	sum=$(sha256sum <user.dat)
+	"$SWEEP" --quiet --grid four.grid --size 16m --runtime 2 --ramp 0 --fixed-runtime --no-ceiling \
+		--target t.swap --out run >/dev/null 2>sweep.err &
+	BG_SWEEPS=$!
+	swap_after_first run mv -f user.dat t.swap
+	stopped_refusing "$SCRATCH/t.swap"
+	assert_equal "$(sha256sum <t.swap)" "$sum"
+}
+
+@test "sweep-safety: a device target whose name comes to mean another device between points stops the sweep; that device is never written (issue 36 item 2)" {
+	requires loopdev
+	four_points
+	truncate -s 32M a.img
+	head -c 32M /dev/urandom >b.img
+	A=$(loop_attach "$SCRATCH/a.img")
+	B=$(loop_attach "$SCRATCH/b.img")
+	sum=$(sha256sum <"$B")
+	ln -s "$A" dev.link
+	"$SWEEP" --quiet --grid four.grid --size 16m --runtime 2 --ramp 0 --fixed-runtime --no-ceiling \
+		--no-precondition --target dev.link --destructive --out run >/dev/null 2>sweep.err &
+	BG_SWEEPS=$!
+	swap_after_first run ln -sfn "$B" dev.link
+	stopped_refusing "$SCRATCH/dev.link"
+	assert_equal "$(sha256sum <"$B")" "$sum"
+}

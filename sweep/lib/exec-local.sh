@@ -125,20 +125,31 @@ drop_caches() {
 # run directory); stdout -> fio.stdout, stderr -> fio.stderr. With LABEL, a
 # status line every STATUS_EVERY seconds while fio runs (status.sh). fio
 # runs in its own process group under a guard that kills it and its job
-# processes if the sweep dies (fioproc.sh); FIO_PID is the group.
+# processes if the sweep dies (fioproc.sh); FIO_PID is the group. Once
+# the targets are prepared, fio gets them as descriptors the sweep opened
+# and checked just before (target_fds_open: a target that changed stops
+# the sweep, exit 2): it writes the checked file or device, whatever the
+# paths name meanwhile.
 run_fio() {
 	local dir=$1 depth=$2 label=${3:-} rc=0 engine target parent=$BASHPID
 	engine=$(fio_path "$ENGINE" engine.so "$depth")
 	target=$(fio_path "$TARGET" target "$depth")
+	if ! target_fds_open; then
+		# a point is whole or absent
+		[ -z "$TMP_POINT" ] || rm -rf -- "$TMP_POINT"
+		exit "$EXIT_USAGE"
+	fi
 	fio_new_tag FIO_TAG
 	(
 		cd "$dir"
 		export TSWAP_ENGINE="$engine" TSWAP_TARGET="$target" TSWAP_SIZE="$SIZE"
 		rank_env_export "$depth"
+		target_fds_export
 		fio_exec "$parent" "$FIO_TAG" fio --output-format=json --eta=never job.fio \
 			>fio.stdout 2>fio.stderr </dev/null
 	) &
 	FIO_PID=$!
+	target_fds_close # fio has its own
 	[ -z "$label" ] || status_start "$FIO_PID" "$label"
 	wait "$FIO_PID" || rc=$?
 	# a job process that outlived fio (the guard killed it): gone first

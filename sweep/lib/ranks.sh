@@ -173,7 +173,8 @@ check_targets() {
 }
 
 # prepare_targets: target.sh's prepare_target for the single target (when
-# a point uses it) and for every rank file.
+# a point uses it) and for every rank file; then what each path names is
+# kept, to check before every point (target_ids_keep).
 prepare_targets() {
 	local r h writes slots
 	# check_target again for each file right before it is prepared: it sets
@@ -198,6 +199,7 @@ prepare_targets() {
 	done <<<"$slots"
 	TARGET=${TARGETS[0]}
 	TARGET_KIND=${TARGET_KINDS[0]}
+	target_ids_keep
 }
 
 # rank_env DEPTH: the rank files' variables, "NAME<TAB>VALUE" a line.

@@ -93,6 +93,11 @@ readonly RANKS_MAX=256
 # bytes of the target used (settings.sh); TARGET_OWNED (target.sh): a file
 # target is new (the sweep creates it), ours (scratch.sh) or theirs.
 TARGET_KIND='' SIZE_BYTES='' TARGET_OWNED=''
+# TARGET_IDS[PATH]: what each path the points use named once prepared,
+# checked again before every fio run (target.sh target_ids_keep);
+# TARGET_FDS[PATH]=FD: those paths held open for the fio run starting
+# (target_fds_open).
+declare -gA TARGET_IDS=() TARGET_FDS=()
 
 # --- the grid (grid.sh): list keys (the cartesian product) and scalar keys
 # (defaults for options) of the grid file --------------------------------------

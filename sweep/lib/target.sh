@@ -8,10 +8,18 @@
 # scratch.sh, else with --destructive, and one a loop device is stacked on
 # only with --force; anything else is refused),
 # prepare_target (a target file is written in full once, so reads hit the
-# device; its inode locked first, lock.sh). Reads: TARGET, DESTRUCTIVE,
-# FORCE, SIZE, SIZE_BYTES. Writes: TARGET_KIND, TARGET_OWNED; the target
+# device; its inode locked first, lock.sh), target_identity,
+# target_ids_keep, target_fds_open, target_fds_export, target_fds_close
+# (what each path the points use names, kept once the targets are
+# prepared and checked again before every fio run: a path that comes to
+# name another device or file stops the sweep; fio gets the checked ones
+# as descriptors). Reads: TARGET, DESTRUCTIVE, FORCE, SIZE, SIZE_BYTES.
+# Writes: TARGET_KIND, TARGET_OWNED, TARGET_IDS, TARGET_FDS; the target
 # file; RUN/prepare/.
 # shellcheck disable=SC2016 # ${TSWAP_*} is literal: fio expands it
+
+# the end of a target_identity that carries the sweep's scratch mark
+readonly TARGET_MARKED=", the sweep's mark"
 
 # refuse_target MESSAGE
 refuse_target() { die "$EXIT_USAGE" "refusing target $TARGET: $*"; }
@@ -300,3 +308,102 @@ prepare_target() {
 	: >"$dir/done"
 }
 
+# target_identity PATH [NOMARK]: what PATH names now: "block device
+# MAJ:MIN", "file DEV:INODE" (", born BIRTH" where the filesystem keeps a
+# birth time, and without NOMARK ", the sweep's mark" when it carries the
+# sweep's scratch mark: scratch.sh), else "no file" or its type.
+target_identity() {
+	local f mode maj min id birth
+	f=$(stat -L -c '%f %t %T %d:%i %.9W' -- "$1" 2>/dev/null) || {
+		printf 'no file\n'
+		return 0
+	}
+	read -r mode maj min id birth <<<"$f"
+	case $((16#$mode & 16#f000)) in
+	$((16#6000))) printf 'block device %d:%d\n' "$((16#$maj))" "$((16#$min))" ;;
+	$((16#8000)))
+		f="file $id"
+		[[ ! $birth =~ ^[1-9] ]] || f+=", born $birth"
+		[ -n "${2:-}" ] || ! scratch_owned "$1" || f+=$TARGET_MARKED
+		printf '%s\n' "$f"
+		;;
+	*) stat -L -c '%F' -- "$1" 2>/dev/null || printf 'unknown\n' ;;
+	esac
+}
+
+# target_ids_keep: TARGET_IDS[PATH]: the target_identity of each path the
+# points use (precondition_targets: the single target, the rank files),
+# once they are checked and prepared (prepare_targets).
+target_ids_keep() {
+	local p list
+	TARGET_IDS=()
+	list=$(precondition_targets)
+	while IFS= read -r p; do
+		# shellcheck disable=SC2004 # TARGET_IDS: associative (state.sh)
+		[ -z "$p" ] || TARGET_IDS[$p]=$(target_identity "$p")
+	done <<<"$list"
+	return 0
+}
+
+# target_fds_open: before each fio run (run_fio: every point, the
+# preconditioning), open each path of TARGET_IDS read-only
+# (TARGET_FDS[PATH]=FD) and check that the path and the open file are
+# still what the path named once prepared (the sweep's mark too). One that
+# changed (moved or replaced, a symlink pointed elsewhere, the mark gone)
+# is said in one line, status 1, nothing held: run_fio stops the sweep
+# (exit 2) before fio starts, as a new file or device there never passed
+# the target rules. fio opens the descriptors (/proc/self/fd/FD:
+# target_fds_export), so a change after the check does not redirect its
+# writes either.
+target_fds_open() {
+	local p fd now held was
+	target_fds_close
+	for p in "${!TARGET_IDS[@]}"; do
+		was=${TARGET_IDS[$p]}
+		now=$(target_identity "$p")
+		held=$was
+		if [ "$now" = "$was" ]; then
+			if { exec {fd}<"$p"; } 2>/dev/null; then
+				# shellcheck disable=SC2004 # TARGET_FDS: associative (state.sh)
+				TARGET_FDS[$p]=$fd
+				held=$(target_identity "/proc/self/fd/$fd" nomark)
+				[ "$held" = "${was%"$TARGET_MARKED"}" ] || now=$held
+			else
+				now="$now, which cannot be opened"
+			fi
+		fi
+		if [ "$now" != "$was" ]; then
+			target_fds_close
+			warn "refusing target $p: it changed since the sweep checked it (was $was; now $now): stopped, nothing more is written to it; finished points are kept"
+			return 1
+		fi
+	done
+	return 0
+}
+
+# target_fds_export: in fio's subshell (run_fio), the target and rank-file
+# variables (TSWAP_TARGET, TSWAP_RANK*) of the paths held open
+# (target_fds_open) name their descriptors instead.
+target_fds_export() {
+	local r h f v slots
+	[ "${#TARGET_FDS[@]}" -gt 0 ] || return 0
+	[ -z "${TARGET_FDS[$TARGET]:-}" ] || export TSWAP_TARGET="/proc/self/fd/${TARGET_FDS[$TARGET]}"
+	slots=$(rank_slots)
+	while IFS=$'\t' read -r r h; do
+		[ -n "$r" ] || continue
+		f=$(rank_file "$r" "$h")
+		[ -n "${TARGET_FDS[$f]:-}" ] || continue
+		v=$(rank_var "$r" "$h")
+		export "$v=/proc/self/fd/${TARGET_FDS[$f]}"
+	done <<<"$slots"
+}
+
+# target_fds_close: close the descriptors of target_fds_open.
+target_fds_close() {
+	local p fd
+	for p in "${!TARGET_FDS[@]}"; do
+		fd=${TARGET_FDS[$p]}
+		exec {fd}<&-
+	done
+	TARGET_FDS=()
+}
