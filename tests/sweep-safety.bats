@@ -435,3 +435,30 @@ stopped_refusing() {
 	stopped_refusing "$SCRATCH/dev.link"
 	assert_equal "$(sha256sum <"$B")" "$sum"
 }
+
+@test "sweep-safety: one device or file named twice (symlink, hard link) is a duplicate --target (issue 36 item 3)" {
+	requires loopdev
+	loop_setup 32
+	ln -s "$LOOPDEV" dev.link
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target "$LOOPDEV,dev.link" --dry-run
+	refused_one_line
+	grep -q -- "^tswap-sweep: --target: $SCRATCH/dev.link is the same block device as $LOOPDEV " <<<"$stderr" || fail "$stderr"
+	head -c 16M /dev/zero >f.swap
+	ln -s f.swap sym.swap
+	ln f.swap hard.swap
+	mkdir d
+	ln -s d dl
+	for pair in f.swap,sym.swap f.swap,hard.swap d/n.swap,dl/n.swap; do
+		ssweep --grid "$GRID" "${ONE[@]}" --rw read --target "$pair" --dry-run
+		refused_one_line
+		grep -q -- "^tswap-sweep: --target: $SCRATCH/${pair#*,} is the same" <<<"$stderr" || fail "[$pair] $stderr"
+	done
+	[ ! -e d/n.swap ] || fail "d/n.swap was created"
+	# two devices, two files: accepted
+	A=$LOOPDEV
+	loop_setup 32
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target "$A,$LOOPDEV" --dry-run
+	[ "$status" -eq 0 ] || { show; fail "two devices refused"; }
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target f.swap,g.swap --dry-run
+	[ "$status" -eq 0 ] || { show; fail "two files refused"; }
+}

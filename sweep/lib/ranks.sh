@@ -21,7 +21,7 @@
 # device it uses its own region (offset, size) of the sweep's --size. A
 # point of 1 rank reading or writing uses TARGET itself, as before.
 #
-# Owns: target_list, multi_point, rank_slots, rank_file, rank_var,
+# Owns: target_list, target_key, multi_point, rank_slots, rank_file, rank_var,
 # check_targets, prepare_targets, rank_env, rank_env_export, rank_env_lines,
 # rank_sections, merge_rank_stats, targets_json, facts_keep.
 # Reads: TARGET, TARGETS, TARGET_KINDS, PLAN_TEXT, SIZE_BYTES, RUN.
@@ -32,10 +32,12 @@
 # shellcheck disable=SC2016 # ${TSWAP_RANK*} is literal: fio expands it
 
 # target_list: split TARGET at commas into TARGETS (absolute), TARGET = the
-# first. Empty or repeated entries are refused.
+# first. Empty or repeated entries are refused: repeated by name, or by
+# what they name (target_key: a symlink, a hard link, another node of the
+# same device).
 target_list() {
-	local t
-	local -A seen=()
+	local t key what
+	local -A seen=() same=()
 	local -a list
 	IFS=',' read -r -a list <<<"$TARGET"
 	[ "${#list[@]}" -gt 0 ] || usage_error "--target: no path"
@@ -45,9 +47,43 @@ target_list() {
 		t=$(abspath "$t")
 		[ -z "${seen[$t]+set}" ] || usage_error "--target: $t is named twice"
 		seen[$t]=1
+		key=$(target_key "$t")
+		if [ -n "${same[$key]+set}" ]; then
+			what=${key#* }
+			case $key in
+			block*) what="block device as ${same[$key]} ($what)" ;;
+			file*) what="file as ${same[$key]} (DEV:INODE $what)" ;;
+			*) what="path as ${same[$key]} ($what)" ;;
+			esac
+			usage_error "--target: $t is the same $what: a target named twice"
+		fi
+		same[$key]=$t
 		TARGETS+=("$t")
 	done
 	TARGET=${TARGETS[0]}
+}
+
+# target_key PATH: what PATH names, to find one target named twice: "block
+# MAJ:MIN" (the device number, whatever the node), "file DEV:INODE" (an
+# existing file), else "path P" (P: the path with every symlink resolved:
+# a new file).
+target_key() {
+	local id maj min
+	if id=$(stat -L -c '%F %t %T %d:%i' -- "$1" 2>/dev/null); then
+		case $id in
+		'block special file '*)
+			id=${id#block special file }
+			read -r maj min _ <<<"$id"
+			printf 'block %d:%d\n' "$((16#$maj))" "$((16#$min))"
+			return 0
+			;;
+		'regular '*)
+			printf 'file %s\n' "${id##* }"
+			return 0
+			;;
+		esac
+	fi
+	printf 'path %s\n' "$(readlink -m -- "$1")"
 }
 
 # targets_json: TARGETS as a JSON array (TARGET alone when TARGETS is
