@@ -80,8 +80,9 @@ DeepSpeed
 Safety
   --destructive        allow writes to a block device (destroys its data)
   --force              with --destructive: write even to a device that is
-                       mounted, in use, or holds a filesystem or partition
-                       table signature
+                       mounted, in use (held, claimed, a loop device on
+                       it), or holds a filesystem or partition table
+                       signature, or to a file a loop device is on
 
 Fleet (docs/fleet.md)
   --hosts FILE         run every point on all hosts of FILE at once through
