@@ -2,7 +2,9 @@
 # args.sh - the command line: --help and the options.
 #
 # Owns: usage, parse_args (every option, its value's syntax and which
-# options go together). Reads: the arguments. Writes: the settings globals
+# options go together), gbs_check, paths_check (the directories of
+# --compare, --emit-jobs and --resume, before anything runs). Reads: the
+# arguments, those directories. Writes: the settings globals
 # of state.sh (TARGET, SIZE, GRID, ..., SWEEP_OPTS_SEEN); --help and
 # --list-grids print and exit 0; a bad option exits 2 (usage_error).
 # shellcheck disable=SC2034 # sets the settings of state.sh, read by the other modules
@@ -35,7 +37,8 @@ Grid
   --tensor-size LIST   tensor sizes (fio bs), e.g. 64m,400m
   --runtime SEC        seconds per point, time based (default: the grid's)
   --ramp SEC           ramp seconds before each point is measured
-  --io-size SIZE       bytes per point instead of a runtime (no ramp)
+  --io-size SIZE       bytes per point and handle instead of a runtime (no
+                       ramp); at least the largest tensor size
   --repeat N           run every point N times, 1-100 (median and CV in the report)
   --no-ceiling         skip the fio libaio device-ceiling runs
   --fixed-runtime      run every point for the whole runtime: no fio
@@ -68,7 +71,8 @@ Run directory
   --dry-run            print the points and their job files; run nothing
 
 Pass/fail
-  --min-read-gbs X     exit 1 unless the best read reaches X GB/s (1e9 B/s)
+  --min-read-gbs X     exit 1 unless the best read reaches X GB/s (1e9 B/s,
+                       X > 0)
   --min-write-gbs X    exit 1 unless the best write reaches X GB/s
 
 DeepSpeed
@@ -217,7 +221,10 @@ parse_args() {
 			--min-write-gbs) MIN_WRITE=$val ;;
 			--compare) COMPARE=$val ;;
 			--engine) ENGINE=$val ;;
-			--emit-jobs) EMIT_DIR=$val ;;
+			--emit-jobs)
+				[ -n "$val" ] || usage_error "--emit-jobs: an empty path"
+				EMIT_DIR=$val
+				;;
 			--hosts) HOSTS_FILE=$val ;;
 			--outlier-pct) OUTLIER_PCT=$val ;;
 			--connect-timeout) CONNECT_TIMEOUT=$val ;;
@@ -243,8 +250,8 @@ parse_args() {
 		esac
 		shift
 	done
-	[ -z "$MIN_READ" ] || is_number "$MIN_READ" || usage_error "--min-read-gbs: not a number: $MIN_READ"
-	[ -z "$MIN_WRITE" ] || is_number "$MIN_WRITE" || usage_error "--min-write-gbs: not a number: $MIN_WRITE"
+	gbs_check --min-read-gbs "$MIN_READ"
+	gbs_check --min-write-gbs "$MIN_WRITE"
 	secs_max --runtime "$RUNTIME"
 	secs_max --budget "$BUDGET"
 	secs_max --ramp "$RAMP"
@@ -298,6 +305,38 @@ parse_args() {
 	fi
 	if [ "$FORCE" = 1 ] && [ "$DESTRUCTIVE" = 0 ]; then
 		usage_error "--force only means something with --destructive"
+	fi
+	paths_check
+	return 0
+}
+
+# gbs_check OPT VALUE: a threshold is a positive number of GB/s (digits,
+# an optional fraction; not 0: every result would pass it).
+gbs_check() {
+	[ -n "$2" ] || return 0
+	{ is_number "$2" && [[ $2 =~ [1-9] ]]; } ||
+		usage_error "$1: not a positive number of GB/s (1e9 B/s, e.g. 2.5): $2"
+}
+
+# paths_check: the directories the options name, checked before anything
+# runs or is created (a refusal after the sweep would lose its time):
+# --compare a finished run, --emit-jobs a directory it can write or make,
+# --resume a run directory it can write (a dry run writes nothing).
+paths_check() {
+	local d why
+	if [ -n "$COMPARE" ]; then
+		d=$(abspath "$COMPARE")
+		[ -e "$d" ] || die "$EXIT_USAGE" "--compare: $d does not exist (not a finished tswap-sweep run)"
+		[ -d "$d" ] || die "$EXIT_USAGE" "--compare: $d is not a directory (not a finished tswap-sweep run)"
+		[ -f "$d/aggregate.json" ] || die "$EXIT_USAGE" "--compare: $d has no aggregate.json (not a finished tswap-sweep run)"
+	fi
+	if [ -n "$EMIT_DIR" ]; then
+		why=$(dir_makeable "$EMIT_DIR") ||
+			die "$EXIT_USAGE" "--emit-jobs $EMIT_DIR: $why; it names the directory the job files GRID-read.fio and GRID-write.fio go into"
+	fi
+	if [ -n "$RESUME" ] && [ "$DRY_RUN" = 0 ] && [ -d "$RESUME" ] && [ ! -w "$RESUME" ]; then
+		d=$(abspath "$RESUME")
+		die "$EXIT_USAGE" "--resume $d: the run directory is not writable ($(unwritable_why "$d")); the sweep writes its lock, points and outputs there"
 	fi
 	return 0
 }
