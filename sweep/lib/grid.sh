@@ -14,9 +14,10 @@
 # (ranks.sh), is there only above 1. A point of 1 rank reading or writing has the key, label and
 # job file it had before ranks and readwrite existed.
 #
-# Owns: grid_file_for, list_grid_names, list_grids, check_values, load_grid
-# (CRLF lines read without \r, a repeated key refused but description
-# lines joined), engine_max, check_engine_limits,
+# Owns: grid_file_for, grid_file_ok, list_grid_names, list_grids,
+# check_values, load_grid (a UTF-8 byte order mark and CRLF lines read
+# without it and \r, a repeated key refused but description lines joined),
+# grid_targets_check, io_size_check, engine_max, check_engine_limits,
 # expand_grid, ceiling_depth, ceiling_jobs, ceiling_line, add_ceilings,
 # plan_facts, plan_facts_into, plan_writes. Reads: grids_dir (paths.sh),
 # ENGINE, PLAN_TEXT, PLAN_FACTS*, CEILING_BS/QD. Writes: the G_* globals (load_grid).
@@ -25,16 +26,26 @@
 grid_file_for() {
 	local g=$1 d names
 	if [[ $g == */* || $g == *.grid ]] || [ -f "$g" ]; then
-		[ -f "$g" ] || usage_error "grid file not found: $g"
+		grid_file_ok "$g"
 		abspath "$g"
 		return 0
 	fi
 	d=$(grids_dir) || die "$EXIT_ERROR" "cannot find the built-in grids (sweep/grids/ or PREFIX/share/tswap/grids/)"
 	if [ ! -f "$d/$g.grid" ]; then
+		# not a built-in: a directory of that name is a path given
+		[ ! -d "$g" ] || grid_file_ok "$g"
 		names=$(list_grid_names)
 		usage_error "unknown grid '$g' (built in: ${names:+${names//$'\n'/ } })"
 	fi
 	printf '%s\n' "$d/$g.grid"
+}
+
+# grid_file_ok PATH: exit 2 unless PATH is a grid file it can read: said
+# when it is missing, a directory or unreadable.
+grid_file_ok() {
+	[ ! -d "$1" ] || usage_error "--grid $1: a directory, not a grid file"
+	[ -f "$1" ] || usage_error "grid file not found: $1"
+	[ -r "$1" ] || usage_error "--grid $1: not readable (no permission)"
 }
 
 list_grid_names() {
@@ -115,6 +126,11 @@ load_grid() {
 	G_NAME=${G_NAME%.grid}
 	while IFS= read -r line || [ -n "$line" ]; do
 		n=$((n + 1))
+		# a UTF-8 byte order mark (some Windows editors write one): dropped
+		if ((n == 1)) && [[ $line == $'\xef\xbb\xbf'* ]]; then
+			line=${line#$'\xef\xbb\xbf'}
+			note "grid $file starts with a UTF-8 byte order mark: read without it"
+		fi
 		# CRLF line endings (a grid edited on Windows): the \r is dropped
 		if [[ $line == *$'\r' ]]; then
 			line=${line%$'\r'}
@@ -178,6 +194,7 @@ load_grid() {
 				IFS=,
 				printf '%s' "${vals[*]}"
 			)
+			grid_targets_check "$where"
 			;;
 		description) G_DESC=${G_DESC:+$G_DESC }${vals[*]} ;; # lines joined
 		*) die "$EXIT_USAGE" "$where: unknown grid key '$key' (rw backend tensor iodepth block qd window submit threads ranks size runtime ramp repeat ceiling targets description)" ;;
@@ -196,6 +213,41 @@ load_grid() {
 	[ "${#G_THREADS[@]}" -gt 0 ] || G_THREADS=(1)
 	[ "${#G_RANKS[@]}" -gt 0 ] || G_RANKS=(1)
 	return 0
+}
+
+# grid_targets_check FILE:LINE: G_TARGETS, the paths of a targets line
+# joined by commas, under --target's rules (ranks.sh target_list), refused
+# naming the grid line: no empty path, none twice.
+grid_targets_check() {
+	local t
+	local -a list
+	local -A named=()
+	IFS=',' read -r -a list <<<"$G_TARGETS"
+	for t in "${list[@]}"; do
+		[ -n "$t" ] || die "$EXIT_USAGE" "$1: targets: an empty path in the list '$G_TARGETS' (paths are separated by commas or blanks)"
+		t=$(abspath "$t")
+		[ -z "${named[$t]+set}" ] || die "$EXIT_USAGE" "$1: targets: $t is named twice"
+		named[$t]=1
+	done
+	return 0
+}
+
+# io_size_check: exit 2 when --io-size is below the grid's largest tensor
+# (fio bs): fio then moves no whole tensor, or one, and a point's GB/s is
+# of one short burst, not a rate. Each point moves at least one whole
+# tensor per handle.
+io_size_check() {
+	local t tb max=0 io ion tn
+	[ -n "$IO_SIZE" ] || return 0
+	io=$(size_to_bytes "$IO_SIZE")
+	for t in "${G_TENSOR[@]}"; do
+		tb=$(size_to_bytes "$t")
+		((tb <= max)) || max=$tb
+	done
+	((io < max)) || return 0
+	szname ion "$io"
+	szname tn "$max"
+	usage_error "--io-size $ion: below the largest tensor size $tn (fio bs): each point must move at least one whole tensor per handle; give --io-size $tn or more, or a smaller --tensor-size"
 }
 
 # check_engine_limits: the grid's queue depths against the backends'

@@ -32,6 +32,7 @@ setup_new_run() {
 	load_grid "$gfile"
 	grid_options 1
 	check_engine_limits
+	io_size_check
 	if [ -z "$IO_SIZE" ]; then
 		: "${RUNTIME:=${G_RUNTIME:-5}}"
 		: "${RAMP:=${G_RAMP:-1}}"
