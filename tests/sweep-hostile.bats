@@ -309,3 +309,149 @@ refused() {
 	[ "$status" -eq 0 ] || { show_sweep; fail "--resume after the interruptions failed"; }
 	[ -s out/report.md ] && [ -s out/summary.csv ] || fail "no report.md or summary.csv after --resume"
 }
+
+# --- refused before anything runs (issue 36, item 5) --------------------------
+# Each in one line on stderr that names the option (or the grid file and
+# line) and the rule, exit 2, before fio, a run directory or a target file.
+
+# refused_line LINE ARGS... - the sweep refuses ARGS (--out out added) with
+# exactly LINE on stderr and exit 2; no run directory, no target file.
+refused_line() {
+	local line=$1
+	shift
+	hsweep "$@" --out out
+	[ "$status" -eq 2 ] || { show_sweep; fail "$*: expected exit 2, got $status"; }
+	assert_equal "$stderr" "$line"
+	assert_file_not_exist out
+	assert_file_not_exist t.swap
+}
+
+@test "sweep refuses early: --compare of a missing directory, a file, or a directory without aggregate.json, before the sweep runs" {
+	refused_line "tswap-sweep: --compare: $WORK/old does not exist (not a finished tswap-sweep run)" \
+		--grid "$GRID" "${ONE[@]}" --target t.swap --compare old
+	mkdir old
+	refused_line "tswap-sweep: --compare: $WORK/old has no aggregate.json (not a finished tswap-sweep run)" \
+		--grid "$GRID" "${ONE[@]}" --target t.swap --compare old
+	refused_line "tswap-sweep: --compare: $GRID is not a directory (not a finished tswap-sweep run)" \
+		--grid "$GRID" "${ONE[@]}" --target t.swap --compare "$GRID"
+	# a dry run too: it would say nothing of the comparison it cannot make
+	refused_line "tswap-sweep: --compare: $WORK/old has no aggregate.json (not a finished tswap-sweep run)" \
+		--grid "$GRID" "${ONE[@]}" --target t.swap --compare old --dry-run
+}
+
+@test "sweep refuses early: --emit-jobs on a user's file, under a file, on a user's job file or empty: refused, the files unchanged" {
+	local sum
+	printf 'a user file\n' >mine
+	sum=$(sha256sum <mine)
+	refused_line "tswap-sweep: --emit-jobs mine: not a directory (a regular file); it names the directory the job files GRID-read.fio and GRID-write.fio go into" \
+		--grid "$GRID" --emit-jobs mine
+	assert_equal "$(sha256sum <mine)" "$sum"
+	refused_line "tswap-sweep: --emit-jobs mine/jobs: cannot be made: $WORK/mine is not a directory; it names the directory the job files GRID-read.fio and GRID-write.fio go into" \
+		--grid "$GRID" --emit-jobs mine/jobs
+	refused_line "tswap-sweep: --emit-jobs: an empty path (see --help)" --grid "$GRID" --emit-jobs ''
+	# a job file of the same name that the sweep did not write is kept
+	mkdir jobs
+	cp mine jobs/one-read.fio
+	refused_line "tswap-sweep: --emit-jobs jobs: jobs/one-read.fio exists and is not a job file tswap-sweep wrote: not overwritten (remove it, or another directory)" \
+		--grid "$GRID" --emit-jobs jobs
+	assert_equal "$(sha256sum <jobs/one-read.fio)" "$sum"
+	# its own job files are replaced (make jobs, again)
+	rm jobs/one-read.fio
+	hsweep --grid "$GRID" --emit-jobs jobs
+	assert_equal "$status" 0
+	hsweep --grid "$GRID" --emit-jobs jobs
+	assert_equal "$status" 0
+	assert_equal "$stderr" ""
+	assert_equal "$output" "jobs/one-read.fio: 1 point(s)"
+	requires root
+	mount_scratch "$SCRATCH/ro" tmpfs ro,size=1m
+	refused_line "tswap-sweep: --emit-jobs $SCRATCH/ro: not writable (a read-only file system); it names the directory the job files GRID-read.fio and GRID-write.fio go into" \
+		--grid "$GRID" --emit-jobs "$SCRATCH/ro"
+	refused_line "tswap-sweep: --emit-jobs $SCRATCH/ro/jobs: cannot be made: $SCRATCH/ro is not writable (a read-only file system); it names the directory the job files GRID-read.fio and GRID-write.fio go into" \
+		--grid "$GRID" --emit-jobs "$SCRATCH/ro/jobs"
+}
+
+@test "sweep refuses early: --io-size below the largest tensor (fio bs), in a sweep and in --emit-jobs; one tensor is accepted" {
+	local rule='each point must move at least one whole tensor per handle'
+	refused_line "tswap-sweep: --io-size 1m: below the largest tensor size 4m (fio bs): $rule; give --io-size 4m or more, or a smaller --tensor-size (see --help)" \
+		--grid "$GRID" --size 16m --io-size 1m --no-ceiling --target t.swap
+	refused_line "tswap-sweep: --io-size 6m: below the largest tensor size 8m (fio bs): $rule; give --io-size 8m or more, or a smaller --tensor-size (see --help)" \
+		--grid "$GRID" --size 16m --tensor-size 4m,8m --io-size 6m --ranks 2 --no-ceiling --target t.swap
+	refused_line "tswap-sweep: --io-size 1m: below the largest tensor size 4m (fio bs): $rule; give --io-size 4m or more, or a smaller --tensor-size (see --help)" \
+		--grid "$GRID" --io-size 1m --emit-jobs jobs
+	assert_file_not_exist jobs
+	hsweep --grid "$GRID" --size 16m --io-size 4m --no-ceiling --target t.swap --dry-run
+	assert_equal "$status" 0
+	[[ $output == *$'\nio_size=4m\n'* ]] || { show_sweep; fail "no io_size=4m in the dry run"; }
+}
+
+@test "sweep: a grid file starting with a UTF-8 byte order mark is read without it" {
+	local want
+	hsweep --grid "$GRID" "${ONE[@]}" --target t.swap --dry-run
+	assert_equal "$status" 0
+	want=$output
+	mkdir bom
+	{
+		printf '\xef\xbb\xbf'
+		cat "$GRID"
+	} >bom/one.grid
+	hsweep --grid bom/one.grid "${ONE[@]}" --target t.swap --dry-run
+	[ "$status" -eq 0 ] || { show_sweep; fail "a grid with a byte order mark: exit $status"; }
+	assert_equal "$stderr" ""
+	assert_equal "$output" "$want"
+	assert_file_not_exist t.swap
+}
+
+@test "sweep refuses early: a grid path that is a directory is said to be one" {
+	mkdir grids
+	refused_line "tswap-sweep: --grid ./grids: a directory, not a grid file (see --help)" \
+		--grid ./grids "${ONE[@]}" --target t.swap
+	# not a built-in grid's name: the directory of that name
+	refused_line "tswap-sweep: --grid grids: a directory, not a grid file (see --help)" \
+		--grid grids "${ONE[@]}" --target t.swap
+	mkdir x.grid
+	refused_line "tswap-sweep: --grid x.grid: a directory, not a grid file (see --help)" \
+		--grid x.grid "${ONE[@]}" --target t.swap
+}
+
+@test "sweep refuses early: an empty or repeated path in a grid's targets names the grid file and line; in --target, the option" {
+	cp "$GRID" t.grid
+	printf '%s\n' 'targets a.swap,,b.swap' >>t.grid
+	refused_line "tswap-sweep: $WORK/t.grid:9: targets: an empty path in the list 'a.swap,,b.swap' (paths are separated by commas or blanks)" \
+		--grid t.grid "${ONE[@]}"
+	cp "$GRID" t.grid
+	printf '%s\n' 'targets a.swap a.swap' >>t.grid
+	refused_line "tswap-sweep: $WORK/t.grid:9: targets: $WORK/a.swap is named twice" \
+		--grid t.grid "${ONE[@]}"
+	refused_line "tswap-sweep: --target: an empty path in the list 'a.swap,,b.swap' (see --help)" \
+		--grid "$GRID" "${ONE[@]}" --target a.swap,,b.swap
+	assert_file_not_exist a.swap
+}
+
+@test "sweep refuses early: --min-read-gbs and --min-write-gbs must be positive numbers of GB/s" {
+	local opt v
+	for opt in --min-read-gbs --min-write-gbs; do
+		for v in -1 0 0.0 1e9 .5; do
+			refused_line "tswap-sweep: $opt: not a positive number of GB/s (1e9 B/s, e.g. 2.5): $v (see --help)" \
+				--grid "$GRID" "${ONE[@]}" --target t.swap "$opt" "$v"
+		done
+		hsweep --grid "$GRID" "${ONE[@]}" --target t.swap "$opt" 0.5 --dry-run
+		assert_equal "$status" 0
+	done
+}
+
+@test "sweep refuses early: --resume of a run on a read-only file system, in one line, before anything; a dry run of it works" {
+	requires root
+	mount_scratch "$SCRATCH/ro" tmpfs size=64m
+	hsweep --grid "$GRID" "${ONE[@]}" --target t.swap --out "$SCRATCH/ro/run"
+	[ "$status" -eq 0 ] || { show_sweep; fail "the run failed"; }
+	mount -o remount,ro "$SCRATCH/ro"
+	local before
+	before=$(ls -lA --time-style=full-iso "$SCRATCH/ro/run")
+	hsweep --resume "$SCRATCH/ro/run"
+	assert_equal "$status" 2
+	assert_equal "$stderr" "tswap-sweep: --resume $SCRATCH/ro/run: the run directory is not writable (a read-only file system); the sweep writes its lock, points and outputs there"
+	assert_equal "$(ls -lA --time-style=full-iso "$SCRATCH/ro/run")" "$before"
+	hsweep --resume "$SCRATCH/ro/run" --dry-run
+	assert_equal "$status" 0
+}
