@@ -257,11 +257,11 @@ check-sanitizers: check-asan check-tsan check-valgrind
 # Every shell script and sweep module (sweep/lib/*.sh are sourced by
 # sweep/tswap-sweep; each is also checked on its own).
 lint:
-	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run tests/drive/refdrive $(wildcard sweep/tswap-sweep sweep/*.sh sweep/lib/*.sh tests/bench/tswap-bench tests/bench/lib/*.bash tests/bench/tswap-bench-deepspeed tests/bench/tswap-bench-sweep tests/*.bash)
+	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run tests/drive/refdrive $(wildcard sweep/tswap-sweep sweep/*.sh sweep/lib/*.sh tests/bench/tswap-bench tests/bench/lib/*.bash tests/bench/tswap-bench-deepspeed tests/bench/tswap-bench-sweep tests/bench/fastpersist-compare jobs/fastpersist-plan tests/*.bash)
 	shellcheck -x sweep/tswap-zero sweep/zero/*.sh
 	shellcheck -x -o all sweep/tswap-check jobs/run-grid
 	shellcheck -x -P SCRIPTDIR tests/*.bats
-	pyflakes3 sweep/tswap tests/py
+	pyflakes3 sweep/tswap tests/py tests/bench/ds-driver/fastpersist_driver.py
 	@for f in sweep/zero/*.jq; do \
 		if jq -n --arg mode x --arg engine x --arg header x --arg step x --arg dtype x --argjson dirs '[]' --argjson unit 1 \
 			--argjson scale 1 --argjson params 1 --argjson world 1 --argjson ranks 1 \
@@ -323,6 +323,7 @@ install: all man
 			install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/$$f"; done; fi
 	install -D -m 0644 jobs/env.sh $(DESTDIR)$(PREFIX)/share/tswap/jobs/env.sh
 	install -D -m 0755 jobs/run-grid $(DESTDIR)$(PREFIX)/share/tswap/jobs/run-grid
+	install -D -m 0755 jobs/fastpersist-plan $(DESTDIR)$(PREFIX)/share/tswap/jobs/fastpersist-plan
 	# tswap-sweep --version reads it when installed (no Makefile, no git)
 	printf '%s\n' '$(TSWAP_VERSION)' >$(BUILD)/VERSION
 	install -D -m 0644 $(BUILD)/VERSION $(DESTDIR)$(PREFIX)/share/tswap/VERSION

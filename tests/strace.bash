@@ -390,3 +390,141 @@ stats_hist() {
 		| {k: (.key | tonumber), v: .value}] | sort_by(.k)
 		| map("\(.k):\(.v)") | join(",") | if . == "" then "-" else . end' "$STATS"
 }
+
+# --- FastPersist checkpoint writes (tests/fastpersist.bats) ----------------
+
+FP_SYSCALLS=openat,close,write,pwrite64,lseek,fsync,fdatasync,ftruncate,fallocate,io_submit,io_getevents,io_pgetevents
+
+# fp_records LOG FILE - the I/O on the path FILE in a log of `strace -f -y
+# -e trace=$FP_SYSCALLS` (-y: every descriptor printed with its path, so
+# no descriptor is followed across threads, whose lines strace may print
+# out of order), in the log's order, one TSV record per event:
+#   open   FLAGS          openat of FILE; FLAGS sorted, O_CLOEXEC and
+#                         O_LARGEFILE dropped (e.g. O_CREAT|O_DIRECT|O_WRONLY)
+#   aio    CTX OFF LEN    one accepted PWRITE iocb on FILE
+#   reap   CTX N          io_getevents/io_pgetevents returning N on CTX
+#   write  OFF LEN        write/pwrite64 of LEN bytes; OFF from the last
+#                         lseek, "append" on an O_APPEND descriptor
+#   fsync  CALL           fsync or fdatasync of FILE
+#   resize CALL           ftruncate or fallocate of FILE
+#   close
+# ("<unfinished ...>" and "<... resumed>" halves are joined first, so a
+# call sits where it ended).
+fp_records() {
+	strace_join "$1" | awk -F '\t' -v path="$2" '
+	function flags(s,   n, a, i, j, x, out, k, t) {
+		n = split(s, a, "|"); out = ""; k = 0
+		for (i = 1; i <= n; i++)
+			if (a[i] != "O_CLOEXEC" && a[i] != "O_LARGEFILE") t[++k] = a[i]
+		for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++)
+			if (t[j] < t[i]) { x = t[i]; t[i] = t[j]; t[j] = x }
+		for (i = 1; i <= k; i++) out = out (i > 1 ? "|" : "") t[i]
+		return out
+	}
+	function ret(s) { sub(/.*\) += /, "", s); sub(/[ <].*/, "", s); return s + 0 }
+	BEGIN { tag = "<" path ">" }
+	{
+		line = $2
+		if (line ~ /^openat\(/) {
+			if (index(line, "\"" path "\"") == 0) next
+			r = ret(line)
+			if (r < 0) next
+			f = line; sub(/^openat\([^,]*, "[^"]*", /, "", f); sub(/[,)].*/, "", f)
+			app[r] = (f ~ /O_APPEND/); pos[r] = 0
+			print "open\t" flags(f)
+			next
+		}
+		if (line ~ /^(close|fsync|fdatasync|ftruncate|fallocate|lseek|write|pwrite64)\(/) {
+			a = line; sub(/^[a-z0-9]+\(/, "", a)
+			if (substr(a, index(a, "<"), length(tag)) != tag) next
+			d = a; sub(/<.*/, "", d); d += 0
+			call = line; sub(/\(.*/, "", call)
+			if (call == "close") { print "close"; next }
+			if (call == "fsync" || call == "fdatasync") { print "fsync\t" call; next }
+			if (call == "ftruncate" || call == "fallocate") { print "resize\t" call; next }
+			if (call == "lseek") { pos[d] = ret(line); next }
+			n = ret(line)
+			if (call == "pwrite64") {
+				o = line; sub(/, [0-9]+\) += .*/, "", o); sub(/.*, /, "", o)
+				print "write\t" o "\t" n
+			} else {
+				print "write\t" (app[d] ? "append" : pos[d]) "\t" n
+				pos[d] += n
+			}
+			next
+		}
+		if (line ~ /^io_(p)?getevents\(/) {
+			c = line; sub(/^io_p?getevents\(/, "", c); sub(/,.*/, "", c)
+			print "reap\t" c "\t" ret(line)
+			next
+		}
+		if (line ~ /^io_submit\(/) {
+			c = line; sub(/^io_submit\(/, "", c); sub(/,.*/, "", c)
+			r = ret(line)
+			gsub(/aio_buf="([^"\\]|\\.)*"(\.\.\.)?/, "aio_buf=-", line)
+			for (k = 0; k < r && match(line, /\{aio_data=[^}]*\}/); k++) {
+				iocb = substr(line, RSTART, RLENGTH)
+				line = substr(line, RSTART + RLENGTH)
+				if (index(iocb, "aio_fildes=") == 0 || index(iocb, tag) == 0 || iocb !~ /IOCB_CMD_PWRITE/)
+					continue
+				o = iocb; sub(/.*aio_offset=/, "", o); sub(/[^0-9].*/, "", o)
+				l = iocb; sub(/.*aio_nbytes=/, "", l); sub(/[^0-9].*/, "", l)
+				print "aio\t" c "\t" o "\t" l
+			}
+		}
+	}'
+}
+
+# fp_expect S IO_BUFFER_SIZE DOUBLE THREADS BLOCK - the PWRITE iocbs
+# DeepSpeed's FastFileWriter issues for a file of S bytes, one "OP OFF LEN"
+# line each, by operation then thread then block (deepspeed/io:
+# drains of H = IO_BUFFER_SIZE or half of it, the aligned rest, each cut
+# by the handle into THREADS parts of blocks of BLOCK; the tail is no iocb).
+fp_expect() {
+	awk -v S="$1" -v B="$2" -v D="$3" -v P="$4" -v BS="$5" 'BEGIN {
+		A = P * 512; H = D ? B / 2 : B
+		n = 0
+		for (off = 0; off + H <= S; off += H) { o[n] = off; w[n] = H; n++ }
+		rest = S - off; a = rest - rest % A
+		if (a > 0) { o[n] = off; w[n] = a; n++ }
+		for (j = 0; j < n; j++) {
+			part = w[j] / P
+			for (t = 0; t < P; t++)
+				for (b = 0; b < part; b += BS)
+					printf "%d %.0f %.0f\n", j, o[j] + t * part + b, (part - b < BS ? part - b : BS)
+		}
+	}'
+}
+
+# fp_check RECORDS EXPECT - the aio records of RECORDS (fp_records) against
+# EXPECT (fp_expect): the same iocbs (offset, length), each exactly once,
+# and one operation in flight at a time: no iocb of an operation is
+# submitted while an iocb of another is in flight in any context.  One
+# line per violation, then
+#   summary iocbs=N ops=K bytes=B maxops=M
+fp_check() {
+	awk -v EXP="$2" '
+	BEGIN {
+		while ((getline l < EXP) > 0) {
+			split(l, x, " ")
+			key = x[2] " " x[3]; op[key] = x[1]; want[key]++; nwant++
+		}
+	}
+	function bad(msg) { printf "VIOLATION line %d (%s): %s\n", NR, $0, msg }
+	$1 == "aio" {
+		key = $3 " " $4
+		if (!(key in want)) { bad("an iocb DeepSpeed does not issue"); next }
+		if (++got[key] > want[key]) bad("iocb issued twice")
+		k = op[key]; seen[k] = 1; bytes += $4; n++
+		for (c in infl) if (infl[c] > 0 && cur[c] != k)
+			bad("operation " k " submitted while operation " cur[c] " is in flight")
+		cur[$2] = k; infl[$2]++
+		next
+	}
+	$1 == "reap" { infl[$2] -= $3; next }
+	END {
+		for (key in want) if (got[key] < want[key]) printf "VIOLATION: iocb %s never issued\n", key
+		nops = 0; for (k in seen) nops++
+		printf "summary iocbs=%d ops=%d bytes=%d want=%d\n", n, nops, bytes, nwant
+	}' "$1"
+}

@@ -1,0 +1,154 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2016,SC2154  # awk and bash -c programs in single quotes; bats sets $status, $output, $stderr
+#
+# jobs/fastpersist-checkpoint.fio and jobs/fastpersist-plan: the system
+# calls of one checkpoint file, traced, against DeepSpeed's FastFileWriter
+# (deepspeed/io, DeepSpeed 0.17.1..0.19.5): the iocbs of its drains
+# (offsets and sizes, cut by the aio handle), one operation in flight at a
+# time, the unaligned tail as one buffered write after them, one fsync
+# last, no preallocation (tests/strace.bash: fp_records, fp_expect,
+# fp_check).
+
+load helpers
+
+setup() {
+	common_setup
+	requires strace
+}
+teardown() { common_teardown; }
+
+PLAN=$REPO/jobs/fastpersist-plan
+PROFILE=$REPO/jobs/fastpersist-checkpoint.fio
+
+# fp_run NAME S IO_BUFFER_SIZE DOUBLE THREADS BLOCK QD SUBMIT WINDOW - the
+# profile for a file of S bytes under strace; leaves $FILE, $REC (the
+# fp_records of the trace) and $CHECK (fp_check against fp_expect of the
+# same arguments; the summary line is $SUMMARY).
+fp_run() {
+	local name=$1 s=$2 iobuf=$3 double=$4 threads=$5 block=$6 qd=$7 submit=$8 window=$9
+	local log=$SCRATCH/$name.strace plan
+	FILE=$SCRATCH/$name.ckpt
+	REC=$SCRATCH/$name.tsv
+	rm -f "$FILE"
+	run -0 "$PLAN" "$s" "$iobuf" "$double" "$threads"
+	plan=$output
+	run --separate-stderr env TSWAP_ENGINE="$ENGINE" TSWAP_TARGET="$FILE" \
+		TSWAP_BLOCK_SIZE="$block" TSWAP_QUEUE_DEPTH="$qd" TSWAP_SUBMIT="$submit" \
+		TSWAP_WINDOW="$window" bash -c 'eval "$1" && exec timeout -k 10 "$2" strace -f -y -qq \
+			-e signal=none -e trace="$3" -o "$4" fio --output-format=json \
+			$TSWAP_FP_SECTIONS "$5"' _ "$plan" "$FIO_TIMEOUT" "$FP_SYSCALLS" "$log" "$PROFILE"
+	if [ "$status" -ne 0 ]; then
+		printf '%s\n' "$stderr" >&2
+		fail "$name: the profile failed under strace (exit $status)"
+	fi
+	fp_records "$log" "$FILE" >"$REC"
+	fp_expect "$s" "$iobuf" "$double" "$threads" "$block" >"$SCRATCH/$name.expect"
+	CHECK=$(fp_check "$REC" "$SCRATCH/$name.expect")
+	SUMMARY=$(grep '^summary' <<<"$CHECK")
+	echo "# $name: $SUMMARY" >&3
+}
+
+# no_violation - fail with fp_check's lines unless there were none.
+no_violation() {
+	if grep -q '^VIOLATION' <<<"$CHECK"; then
+		printf '%s\n' "$CHECK" >&2
+		fail "the iocbs are not FastFileWriter's"
+	fi
+}
+
+# events - the records without the aio/reap lines, one per line.
+events() { grep -v -e '^aio' -e '^reap' "$REC" | tr '\t' ' '; }
+
+@test "fastpersist: double buffering, 2 threads: half-buffer drains, the aligned rest, the tail, one fsync" {
+	# S = 5 MiB + 3 KiB + 100: with io_buffer_size 2 MiB double, H = 1 MiB:
+	# 5 drains of 1 MiB, then 3072 aligned bytes (A = 2 x 512), then a
+	# tail of 100 bytes.
+	local s=$((5 * 1048576 + 3072 + 100))
+	fp_run dbl "$s" 2097152 1 2 131072 2 block overlap
+	no_violation
+	assert_equal "$(summary_field "$SUMMARY" iocbs)" $((5 * 2 * 4 + 2))
+	assert_equal "$(summary_field "$SUMMARY" ops)" 6
+	assert_equal "$(summary_field "$SUMMARY" bytes)" $((s - 100))
+	# Every aio write goes through a descriptor opened O_DIRECT; nothing
+	# preallocates or truncates the file.
+	run -0 awk -F '\t' '$1 == "open" { f = $2 } $1 == "close" { f = "" }
+		$1 == "aio" && f !~ /O_DIRECT/ { print "aio without O_DIRECT: " $0 }' "$REC"
+	assert_output ''
+	run -0 events
+	refute_line --partial resize
+	# After the O_DIRECT writes: one buffered open, the tail at its offset,
+	# fsync, close; nothing else.
+	assert_equal "$(events | tail -n 5)" "close
+open O_CREAT|O_RDWR
+write $((s - 100)) 100
+fsync fsync
+close"
+	assert_equal "$(grep -c '^fsync' "$REC")" 1
+	assert_equal "$(grep -c '^write' "$REC")" 1
+	run -0 stat -c %s "$FILE"
+	assert_output "$s"
+}
+
+@test "fastpersist: single buffering: drains of the whole io_buffer_size, sequential single submits" {
+	# S = 3 MiB + 512: io_buffer_size 1 MiB single: 3 drains of 1 MiB, no
+	# aligned rest past them beyond 512 bytes (A = 512), no tail.
+	local s=$((3 * 1048576 + 512))
+	fp_run sgl "$s" 1048576 0 1 262144 2 single sequential
+	no_violation
+	assert_equal "$(summary_field "$SUMMARY" iocbs)" $((3 * 4 + 1))
+	assert_equal "$(summary_field "$SUMMARY" ops)" 4
+	assert_equal "$(summary_field "$SUMMARY" bytes)" "$s"
+	# No tail: the fsync follows the last O_DIRECT write, on its descriptor.
+	assert_equal "$(grep -c '^write' "$REC")" 0
+	assert_equal "$(events | tail -n 3)" "open O_CREAT|O_DIRECT|O_RDWR
+fsync fsync
+close"
+	run -0 stat -c %s "$FILE"
+	assert_output "$s"
+}
+
+@test "fastpersist: a file smaller than one drain: only the aligned rest and the tail" {
+	local s=$((8192 + 7))
+	fp_run small "$s" 1048576 1 1 1048576 8 block overlap
+	no_violation
+	assert_equal "$(summary_field "$SUMMARY" ops)" 1
+	assert_equal "$(summary_field "$SUMMARY" bytes)" 8192
+	assert_equal "$(events | tail -n 4)" "open O_CREAT|O_RDWR
+write 8192 7
+fsync fsync
+close"
+}
+
+@test "fastpersist: the check fails on a pattern that is not FastFileWriter's" {
+	# The single-buffer run checked as double buffering: 1 MiB drains where
+	# 512 KiB ones are expected.
+	local s=$((2 * 1048576))
+	fp_run wrong "$s" 1048576 0 1 1048576 8 block overlap
+	no_violation
+	fp_expect "$s" 1048576 1 1 1048576 >"$SCRATCH/wrong.dbl"
+	run fp_check "$REC" "$SCRATCH/wrong.dbl"
+	assert_line --partial 'an iocb DeepSpeed does not issue'
+	assert_line --partial 'never issued'
+	# Two operations in flight at once are caught: a synthetic trace.
+	printf 'aio\tc1\t0\t1048576\naio\tc2\t1048576\t1048576\nreap\tc1\t1\nreap\tc2\t1\n' >"$SCRATCH/two.tsv"
+	run fp_check "$SCRATCH/two.tsv" "$SCRATCH/wrong.expect"
+	assert_line --partial 'submitted while operation 0 is in flight'
+}
+
+@test "fastpersist-plan: bad arguments are refused with the rule" {
+	run "$PLAN" 100 3000 1 1
+	assert_failure 2
+	assert_output --partial 'IO_BUFFER_SIZE=3000: must be a multiple of 2 x THREADS x 512 = 1024'
+	run "$PLAN" 100 1536 0 2
+	assert_failure 2
+	assert_output --partial 'IO_BUFFER_SIZE=1536: must be a multiple of THREADS x 512 = 1024'
+	run "$PLAN" 1g 1048576 1 1
+	assert_failure 2
+	assert_output --partial 'FILE_BYTES=1g: must be a positive decimal integer'
+	run "$PLAN" 100 1048576 2 1
+	assert_failure 2
+	assert_output --partial 'IO_BUFFER_DOUBLE=2: must be 1'
+	run "$PLAN" 100 1048576 1
+	assert_failure 2
+	assert_output --partial usage
+}
