@@ -257,7 +257,7 @@ check-sanitizers: check-asan check-tsan check-valgrind
 # Every shell script and sweep module (sweep/lib/*.sh are sourced by
 # sweep/tswap-sweep; each is also checked on its own).
 lint:
-	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run tests/drive/refdrive $(wildcard sweep/tswap-sweep sweep/*.sh sweep/lib/*.sh tests/bench/tswap-bench tests/bench/lib/*.bash tests/bench/tswap-bench-deepspeed tests/bench/tswap-bench-sweep tests/bench/fastpersist-compare jobs/fastpersist-plan tests/*.bash)
+	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run tests/drive/refdrive $(wildcard sweep/tswap-sweep sweep/*.sh sweep/lib/*.sh tests/bench/tswap-bench tests/bench/lib/*.bash tests/bench/tswap-bench-deepspeed tests/bench/tswap-bench-sweep tests/bench/fastpersist-compare tests/bench/fastpersist-ratio jobs/fastpersist-plan tests/*.bash)
 	shellcheck -x sweep/tswap-zero sweep/zero/*.sh
 	shellcheck -x -o all sweep/tswap-check jobs/run-grid
 	shellcheck -x -P SCRIPTDIR tests/*.bats
