@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""tswap.report.best_aio: best-aio.json's key set per DeepSpeed release
+(deepspeed/runtime/swap_tensor/constants.py and aio_config.py
+get_aio_config at each tag) and its three forms (docs/deepspeed.md,
+docs/sweep.md exit code 4)."""
+import pytest
+
+from tswap.report.best_aio import UNTRUSTED, best_aio, key_set, version
+
+SRC = {'block': 1048576.0, 'qd': 8.0, 'threads': 2.0, 'submit': 'block',
+       'window': 'overlap', 'verdict': 'a is the best'}
+
+
+@pytest.mark.parametrize('ds,rng,threads,gds', [
+    ('', '>=0.16.4', 'intra_op_parallelism', True),      # the newest releases
+    ('1.0', '>=0.16.4', 'intra_op_parallelism', True),
+    ('0.16.4', '>=0.16.4', 'intra_op_parallelism', True),  # c9da4892a renamed thread_count
+    ('0.17', '>=0.16.4', 'intra_op_parallelism', True),
+    ('0.16.3', '>=0.15.0,<0.16.4', 'thread_count', True),
+    ('0.16', '>=0.15.0,<0.16.4', 'thread_count', True),    # 0.16 is 0.16.0
+    ('0.15.0', '>=0.15.0,<0.16.4', 'thread_count', True),  # 5f0d177fd added use_gds
+    ('0.14.9', '>=0.3.15,<0.15.0', 'thread_count', False),
+    ('0.3.15', '>=0.3.15,<0.15.0', 'thread_count', False),
+])
+def test_key_set_per_release_range(ds, rng, threads, gds):
+    k = key_set(ds)
+    assert (k.range, k.threads, k.gds) == (rng, threads, gds)
+    aio = best_aio({'best': {'aio_source': SRC}}, ds)['aio']
+    assert list(aio) == ['block_size', 'queue_depth', threads, 'single_submit',
+                         'overlap_events'] + (['use_gds'] if gds else [])
+
+
+def test_versions_compare_numerically_not_as_text():
+    assert version('0.10') > version('0.9.9')
+    assert key_set('0.100').range == '>=0.16.4'    # minor 100, not 0.1
+
+
+def test_aio_block_from_the_pick():
+    doc = best_aio({'best': {'aio_source': dict(SRC, submit='single', window='serial')}})
+    assert doc == {'deepspeed_versions': '>=0.16.4',
+                   'aio': {'block_size': 1048576.0, 'queue_depth': 8.0, 'intra_op_parallelism': 2.0,
+                           'single_submit': True, 'overlap_events': False, 'use_gds': False},
+                   'reason': 'a is the best'}
+
+
+def test_untrusted_when_libaio_results_are_all_flagged():
+    # docs/sweep.md: exit 4, best-aio.json without an aio block
+    assert best_aio({'best': {}, 'trust': {'libaio_with_result': 2.0}}) == \
+        {'trusted': False, 'reason': UNTRUSTED}
+
+
+def test_empty_without_a_libaio_result():
+    assert best_aio({'best': {}, 'trust': {'libaio_with_result': 0.0}}) == {}
+    assert best_aio({}) == {}
