@@ -17,6 +17,18 @@ fi
 
 SWEEP_REPO=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 
+# report_lines FUNC AGGREGATE: report.md's lines of the section
+# tswap.report.head/sections FUNC (report_pick, report_budget) of
+# AGGREGATE ("-": stdin), as report.md has them.
+report_lines() {
+	python3 -I -c 'import sys
+sys.path.insert(0, sys.argv[1])
+from tswap.cli import read_json
+from tswap.report import head, sections
+f = getattr(head, sys.argv[2], None) or getattr(sections, sys.argv[2])
+print("\n".join(f(read_json(sys.argv[3], "aggregate"))))' "$SWEEP_REPO/sweep" "$@"
+}
+
 @test "budget report: the Budget section lists each round, what it pruned at which GB/s, and the ceilings in the final round" {
 	local agg
 	agg='{"budget": {"seconds": 100, "chosen_by_default": false, "used_s": 90, "runs_start_s": 1, "overhead_estimate_s": 1,
@@ -27,7 +39,7 @@ SWEEP_REPO=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 		{"round": 2, "final": true, "runtime": 5, "ramp": 2, "repeats": 3, "groups": {"read": 2}, "ceilings": 1,
 			"runs": 7, "planned_s": 56, "wall_s": 52, "overhead_s": 0.5, "kept": ["a", "b"], "pruned": []}],
 		"final_margins": {}}}'
-	run -0 jq -r -L "$SWEEP_REPO/sweep/jq" -f "$SWEEP_REPO/sweep/jq/report-budget.jq" <<<"$agg"
+	run -0 report_lines report_budget - <<<"$agg"
 	# shellcheck disable=SC2016 # backticks are markdown
 	assert_output --partial '| 1 | 1 | 1 | 1 | read 3 | 3 | 9 | 8 | 0.5 | `e` 2.5 (tied, costlier), `d` 1.9, `f` - (failed) |'
 	assert_output --partial '| 2 (final) | 5 | 2 | 3 | read 2 + 1 ceiling | 7 | 56 | 52 | 0.5 | - |'
@@ -38,13 +50,13 @@ SWEEP_REPO=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 @test "budget report: a final round shorter than the steady-state window gives a caution line under the pick, with the budget for the window" {
 	local agg='{"best": {}, "trust": {"trusted": 0, "flagged": 0, "libaio_with_result": 0},
 		"budget": {"seconds": 120, "steady_window_s": 9, "steady_budget_s": 247, "rounds": [{"runtime": 1}, {"runtime": 3}]}}'
-	run -0 jq -r -L "$SWEEP_REPO/sweep/jq" -f "$SWEEP_REPO/sweep/jq/report-pick.jq" <<<"$agg"
+	run -0 report_lines report_pick - <<<"$agg"
 	assert_line "- caution: the budget's final round ran 3 s per run, fixed: shorter than fio's steady-state window (9 s), so the pick ranks each point's first seconds (such as a write cache's burst) and no point could be flagged not steady; --budget 247 gives the final round the window"
 	# at the window, without one (steady state off), or without a budget: none
 	local a
 	for a in "$(jq -c '.budget.rounds[-1].runtime = 9' <<<"$agg")" "$(jq -c '.budget.steady_window_s = null' <<<"$agg")" \
 		"$(jq -c 'del(.budget)' <<<"$agg")"; do
-		run -0 jq -r -L "$SWEEP_REPO/sweep/jq" -f "$SWEEP_REPO/sweep/jq/report-pick.jq" <<<"$a"
+		run -0 report_lines report_pick - <<<"$a"
 		refute_output --partial 'caution'
 	done
 }

@@ -285,16 +285,20 @@ refused() {
 	local at real
 	hsweep --grid "$GRID" "${ONE[@]}" --target t.swap --out out
 	[ "$status" -eq 0 ] || { show_sweep; fail "the first run failed"; }
-	# jq and gnuplot stand-ins that signal the sweep's process group (its
-	# own: setsid) when their stdout or stderr is KILL_AT, then run the
-	# real one; a finished run's --resume goes straight to finish_run
+	# jq, gnuplot and mv stand-ins that signal the sweep's process group
+	# (its own: setsid) when their stdout or stderr is KILL_AT, or (mv)
+	# when it is to rename KILL_AT: an output the Python package wrote,
+	# not yet in place; then run the real one; a finished run's --resume
+	# goes straight to finish_run
 	real=$PATH
 	mkdir bin
-	printf '%s\n' '#!/bin/bash' 'for fd in 1 2; do' \
-		'	[ "$(readlink "/proc/$$/fd/$fd")" != "$KILL_AT" ] || kill -INT -- "-$(ps -o pgid= -p "$$" | tr -d " ")"' \
-		'done' 'PATH=$REAL_PATH exec "${0##*/}" "$@"' >bin/jq
+	printf '%s\n' '#!/bin/bash' 'hit() { kill -INT -- "-$(ps -o pgid= -p "$$" | tr -d " ")"; }' 'for fd in 1 2; do' \
+		'	[ "$(readlink "/proc/$$/fd/$fd")" != "$KILL_AT" ] || hit' \
+		'done' '[ "${0##*/}" != mv ] || [ "$(readlink -f -- "${2:-}")" != "$KILL_AT" ] || hit' \
+		'PATH=$REAL_PATH exec "${0##*/}" "$@"' >bin/jq
 	chmod +x bin/jq
 	ln -s jq bin/gnuplot
+	ln -s jq bin/mv
 	for at in results.json.tmp summary.csv.tmp report.md.tmp plots/gnuplot.log.tmp; do
 		run --separate-stderr env KILL_AT="$(pwd -P)/out/$at" REAL_PATH="$real" PATH="$WORK/bin:$real" \
 			timeout -k 10 120 setsid -w env --default-signal=INT "$SWEEP" --resume out

@@ -3,7 +3,8 @@
 # sweep/lib/ sourced directly (no fio, no target, no run directory): fio
 # size notation, grid files and their expansion into plan lines, the
 # ceiling lines, one run's result.json (jq/result.jq), and the aggregation
-# and best pick of jq/aggregate.jq and jq/best-aio.jq. The whole file runs
+# and best pick (tswap.stats.aggregate) and best-aio.json (tswap.report.
+# best_aio). The whole file runs
 # in about a second.
 
 # '$...' in single quotes are jq's.
@@ -316,7 +317,8 @@ result() {
 	# direction, never from io_uring
 	run -0 jq -c '.best.aio_source | {backend, qd, why}' "$TMP/agg.json"
 	assert_output '{"backend":"libaio","qd":16,"why":"Best libaio read GB/s"}'
-	run -0 jq -c -f "$SWEEP_HOME/jq/best-aio.jq" "$TMP/agg.json"
+	py best-aio "$TMP/agg.json" >"$TMP/best-aio.json"
+	run -0 jq -c . "$TMP/best-aio.json"
 	assert_output '{"deepspeed_versions":">=0.16.4","aio":{"block_size":1048576,"queue_depth":16,"intra_op_parallelism":1,"single_submit":false,"overlap_events":true,"use_gds":false},"reason":"'"$rl16"' is the only trustworthy point: nothing to compare it with (2 other read point(s) flagged: Warnings)"}'
 	run -0 jq -c '.trust' "$TMP/agg.json"
 	assert_output '{"trusted":3,"flagged":3,"libaio_with_result":4}'
@@ -334,7 +336,8 @@ result() {
 	assert_output '{"c":null,"w":null,"ceiling":{},"a":{"qd":16,"why":"Best libaio read GB/s"}}'
 	printf '[]\n' >"$TMP/none.json"
 	aggregate_json "$TMP/none.json" >"$TMP/agg.json"
-	run -0 jq -c -f "$SWEEP_HOME/jq/best-aio.jq" "$TMP/agg.json"
+	py best-aio "$TMP/agg.json" >"$TMP/best-aio.json"
+	run -0 jq -c . "$TMP/best-aio.json"
 	assert_output '{}'
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# tests/sweep-pick.bats - the pick and its confidence (jq/pick.jq through
-# jq/aggregate.jq, jq/best-aio.jq, jq/report-pick.jq) on fixture
+# tests/sweep-pick.bats - the pick and its confidence (tswap.stats through
+# aggregate_json, best-aio.json and report.md's lines: tswap.report) on fixture
 # result.json arrays, with the modules of sweep/lib/ sourced directly (no
 # target; a grid's threads range comes from the built engine's fio
 # --enghelp, paths.sh default_engine): flagged points are never picked,
@@ -35,6 +35,18 @@ setup() {
 	RUN=$TMP
 }
 
+# report_lines FUNC AGGREGATE [CVFLAG]: report.md's lines of the section
+# tswap.report.head/sections FUNC (report_pick, report_warnings,
+# report_budget, ...) of AGGREGATE ("-": stdin), as report.md has them.
+report_lines() {
+	python3 -I -c 'import sys
+sys.path.insert(0, sys.argv[1])
+from tswap.cli import read_json
+from tswap.report import head, sections
+f = getattr(head, sys.argv[2], None) or getattr(sections, sys.argv[2])
+print("\n".join(f(read_json(sys.argv[3], "aggregate"), *map(float, sys.argv[4:]))))' "$SWEEP_HOME" "$@"
+}
+
 grid_from() {
 	printf '%s\n' "$@" >"$TMP/t.grid"
 	load_grid "$TMP/t.grid"
@@ -60,7 +72,7 @@ runs() {
 agg() {
 	jq -s . >"$TMP/results.json"
 	aggregate_json "$TMP/results.json" >"$TMP/aggregate.json"
-	jq -f "$JQ_DIR/best-aio.jq" "$TMP/aggregate.json" >"$TMP/best-aio.json"
+	py best-aio "$TMP/aggregate.json" >"$TMP/best-aio.json"
 }
 
 # with_ops N: agg of the result.json objects on stdin, each a run that
@@ -93,7 +105,7 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	run -0 jq -c '.aio.queue_depth' "$TMP/best-aio.json"
 	assert_output 2
 	# the report's warnings name each flagged point
-	run -0 jq -r -L "$JQ_DIR" --argjson cvflag "$CV_FLAG" -f "$JQ_DIR/report-warnings.jq" "$TMP/aggregate.json"
+	run -0 report_lines report_warnings "$TMP/aggregate.json" "$CV_FLAG"
 	assert_output --partial "$(P read 4): not steady"
 	assert_output --partial "$(P read 32)**: 2.5 GB/s is more than 10% above"
 	run -0 run_verdict
@@ -126,7 +138,7 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	assert_line --index 2 4
 	assert_line --index 3 tie
 	assert_line --index 4 "$(P read 4), $(P read 16), $(P read 2) and $(P read 8) tie within noise; $(P read 4) is the cheapest of the 2 within 3% of the fastest median"
-	run -0 jq -r -L "$JQ_DIR" --argjson cvflag "$CV_FLAG" -f "$JQ_DIR/report-warnings.jq" "$TMP/aggregate.json"
+	run -0 report_lines report_warnings "$TMP/aggregate.json" "$CV_FLAG"
 	assert_output --partial "$(P read 32): coefficient of variation 40.2% over 3 repeats (> 17%: 5%, or twice the median CV of the run's other points when that is more, at most 20%"
 	# quiet others keep the 5% floor, even with only two points: a point's
 	# own CV never raises its limit
@@ -174,16 +186,16 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	assert_output "$v"
 	# the report's first lines: the pick, then one verdict: a tie names no
 	# margin (its runner-up is tied with it)
-	run -0 jq -r -L "$JQ_DIR" -f "$JQ_DIR/report-pick.jq" "$TMP/aggregate.json"
+	run -0 report_lines report_pick "$TMP/aggregate.json"
 	assert_line --index 0 --partial '**Pick** (best-aio.json): libaio, block 4M, queue depth 8, block submit, overlap window, 1 thread(s)'
 	assert_line --index 1 "- verdict: $v"
 	refute_output --partial '% above'
 	refute_output --partial 'margin'
 	# best-aio.json's reason and the summary on stdout: the same sentence
-	run -0 jq -r -f "$JQ_DIR/best-aio.jq" "$TMP/aggregate.json"
+	run -0 py best-aio "$TMP/aggregate.json"
 	run -0 jq -r .reason <<<"$output"
 	assert_output "$v"
-	run -0 jq -r -L "$JQ_DIR" --arg run "$TMP" --slurpfile aio "$TMP/best-aio.json" -f "$JQ_DIR/summary.jq" "$TMP/aggregate.json"
+	run -0 py summary "$TMP"
 	assert_line --index 2 "pick:       $(P write 8 1 block 4m) (best-aio.json): $v"
 }
 
@@ -199,7 +211,7 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	run -0 jq -r '.best.read | .point, .tie, (.margin_pct | round), .confidence, .verdict' "$TMP/aggregate.json"
 	assert_output "$(printf '%s\n' "$(P read 16)" false 32 clear "$v")"
 	# the report: the margin, and no tie
-	run -0 jq -r -L "$JQ_DIR" -f "$JQ_DIR/report-pick.jq" "$TMP/aggregate.json"
+	run -0 report_lines report_pick "$TMP/aggregate.json"
 	assert_line --index 1 "- verdict: $v"
 	assert_line --index 2 "- best read: 2.05 GB/s (min-max 2-2.1): $v"
 	refute_output --partial 'tie'
@@ -269,7 +281,7 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	assert_output '{"read":null,"write":null,"combined":null,"readwrite":null,"aio_source":null}'
 	run -0 jq -c 'has("aio"), .trusted' "$TMP/best-aio.json"
 	assert_output "$(printf 'false\nfalse')"
-	run -0 jq -r -L "$JQ_DIR" -f "$JQ_DIR/report-pick.jq" "$TMP/aggregate.json"
+	run -0 report_lines report_pick "$TMP/aggregate.json"
 	assert_line --index 0 --partial '**No trustworthy pick**'
 	refute_output --partial '"aio"'
 	# each direction says why it has no pick and what to do, in one line,
@@ -277,7 +289,7 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	local why='none: all 2 read points with a result are flagged (1 above ceiling, 1 cv): a cache is serving them; use a target larger than memory, or a block device'
 	assert_line "- best read: $why"
 	refute_output --partial 'best write'
-	run -0 jq -r -L "$JQ_DIR" --arg run "$TMP" --slurpfile aio "$TMP/best-aio.json" -f "$JQ_DIR/summary.jq" "$TMP/aggregate.json"
+	run -0 py summary "$TMP"
 	assert_line --index 0 "best read:  $why"
 	assert_line --index 1 'best write: -'
 	run -0 run_verdict

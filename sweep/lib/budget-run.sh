@@ -56,7 +56,7 @@ run_budget() {
 		  runs_start_s: $start, rounds: []}' >"$RUN/budget.json"
 	plan=$(budget_fitted_plan 0 "$over")
 	# fio's steady-state window and, when the final round is planned
-	# shorter, the budget that gives it the window (jq/report.jq report_pick)
+	# shorter, the budget that gives it the window (tswap.report.head budget_caution)
 	window=$(budget_steady_window)
 	reserve=$(budget_reserve)
 	e=$(budget_plan_brief "$plan")

@@ -14,8 +14,8 @@
 # measured start-up per run (budget-run.sh run_budget).
 #
 # Owns: budget_setup, budget_resume_check, budget_save_config,
-# budget_into_aggregate, budget_summary, budget_dry_run, budget_report_cfg,
-# budget_line. Reads: BUDGET, EXHAUSTIVE, BUDGET_T0,
+# budget_into_aggregate, budget_summary, budget_dry_run (report.md's
+# budget lines: tswap.report.md). Reads: BUDGET, EXHAUSTIVE, BUDGET_T0,
 # PLAN_TEXT, RUNTIME, RAMP (the grid's: each round runs with its own),
 # REPEAT, IO_SIZE, FLEET, RUN. Writes: BUDGET, BUDGET_AUTO;
 # RUN/budget.json, RUN/rounds/KEY.sN/ (a pruning round's runs), sweep.json's
@@ -270,23 +270,4 @@ budget_dry_run() {
 	[ "$below" = true ] || return 0
 	below=$(budget_floor_text "$plan" "$left")
 	say "  $below"
-}
-
-# budget_report_cfg CFG: sweep.json for report.md's header: in a budget
-# run, the runtime, ramp and repeats of the final round (the runs the pick
-# is made from); CFG unchanged otherwise.
-budget_report_cfg() {
-	if [ -n "$BUDGET" ] && [ -f "$RUN/budget.json" ]; then
-		jq --slurpfile b "$RUN/budget.json" '($b[0].rounds[-1] // null) as $f
-			| if $f == null then . else . + {runtime: ($f.runtime | tostring), ramp: ($f.ramp | tostring), repeat: $f.repeats} end' "$1"
-	else
-		cat -- "$1"
-	fi
-}
-
-# budget_line: report.md's line on how a budget run's points ran.
-budget_line() {
-	[ -n "$BUDGET" ] && [ -f "$RUN/budget.json" ] || return 0
-	jq -r '.rounds as $r | ($r[-1]) as $f
-		| "- budget: the pick is made from the final round (round \($f.round)): \($f.repeats) repeat(s) of \($f.runtime) s after a \($f.ramp) s ramp\(if ($r | length) > 1 then "; the \($r | length - 1) pruning round(s) before it ran each point once for \([$r[:-1][].runtime | tostring] | join(", ")) s, fixed, to rank them (Budget)" else "" end)"' "$RUN/budget.json"
 }

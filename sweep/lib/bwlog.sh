@@ -12,7 +12,7 @@
 # A run whose last third (by time) averages more than DROP_PCT % below its
 # first third "drops during the run" (an SLC-cache cliff, thermal
 # throttling): a warning in the report and results, not a reason to distrust
-# the point (pick.jq's flags are the blockers).
+# the point (tswap.stats.pick flags are the blockers).
 #
 # Owns: bwlog_options, bwlog_line, bwlog_series, bwlog_summary, write_bw_plots.
 # Reads: BWLOG_MSEC, DROP_PCT, BWLOG_MIN_SAMPLES, RUN/points/*/bw_bw.*.log, RUN/aggregate.json.

@@ -5,9 +5,9 @@
 # Owns: result_json (jq/result.jq), collect, aggregate_json (medians, CV,
 # % of ceiling, cache and CV flags, the best read/write/combined points and
 # the libaio point best-aio.json comes from: tswap.stats.aggregate), plan_json
-# (tswap.plan.points), write_csv (jq/summary-csv.jq), write_best_aio
-# (jq/best-aio.jq, DeepSpeed's aio keys). Reads: POINTDIR/fio.stdout,
-# stats.json, bw_bw.*.log; RUN/points/*/result.json, RUN/plan.json,
+# (tswap.plan.points), write_csv (tswap.report.csv; a fleet's: its jq),
+# write_best_aio (tswap.report.best_aio, DeepSpeed's aio keys). Reads:
+# POINTDIR/fio.stdout, stats.json, bw_bw.*.log; RUN/points/*/result.json, RUN/plan.json,
 # CV_FLAG, CACHE_FACTOR, BWLOG_MSEC, BWLOG_MIN_SAMPLES, DROP_PCT.
 # Writes: POINTDIR/fio.json, result.json, progress.txt; RUN/results.json,
 # aggregate.json, summary.csv, best-aio.json.
@@ -116,23 +116,24 @@ plan_json() {
 	fi
 }
 
-# write_csv [HEADER PROGRAM JQ-ARGS...]: summary.csv, HEADER then
-# PROGRAM's rows from results.json (a fleet's: fleet-report.sh).
+# write_csv [HEADER PROGRAM JQ-ARGS...]: summary.csv: one host's
+# (tswap.report.csv), or HEADER then the jq PROGRAM's rows from
+# results.json (a fleet's: fleet-report.sh).
 write_csv() {
-	{
-		printf '%s\n' "${1:-point,repeat,status,direction,backend,tensor_size,block_size,queue_depth,submit,window,threads,iodepth,gbs,ops_per_s,clat_p50_us,clat_p99_us,clat_p999_us,usr_cpu_pct,sys_cpu_pct,io_submit_per_gb,pct_of_ceiling,error}"
-		if [ "$#" -gt 0 ]; then
+	if [ "$#" -gt 0 ]; then
+		{
+			printf '%s\n' "$1"
 			jq -r "${@:3}" -f "$JQ_DIR/$2" "$RUN/results.json"
-		else
-			jq -r --slurpfile agg "$RUN/aggregate.json" -f "$JQ_DIR/summary-csv.jq" "$RUN/results.json"
-		fi
-	} >"$RUN/summary.csv.tmp"
+		} >"$RUN/summary.csv.tmp"
+	else
+		py summary-csv "$RUN/results.json" "$RUN/aggregate.json" >"$RUN/summary.csv.tmp"
+	fi
 	mv -f "$RUN/summary.csv.tmp" "$RUN/summary.csv"
 }
 
 # write_best_aio: best-aio.json, with the aio keys DeepSpeed DS_VERSION
-# reads (the newest releases' when empty; jq/best-aio.jq).
+# reads (the newest releases' when empty; tswap.report.best_aio).
 write_best_aio() {
-	jq --arg ds "$DS_VERSION" -f "$JQ_DIR/best-aio.jq" "$RUN/aggregate.json" >"$RUN/best-aio.json.tmp"
+	py best-aio "$RUN/aggregate.json" --ds-version "$DS_VERSION" >"$RUN/best-aio.json.tmp"
 	mv -f "$RUN/best-aio.json.tmp" "$RUN/best-aio.json"
 }

@@ -41,7 +41,7 @@ readonly CV_FLAG=0.05 CV_REL=2 CV_MAX=0.20 CACHE_FACTOR=1.10
 # A tie within noise is resolved by the cost order among the tied configs
 # whose median is within COST_TOL (a fraction) of the fastest one: the
 # pick gives up at most 3% of the fastest median for a cheaper config
-# (pick.jq pick; docs/sweep.md "How the pick is made").
+# (tswap.stats.pick pick; docs/sweep.md "How the pick is made").
 readonly COST_TOL=0.03
 # Steady state (steady.sh, fio HOWTO "Steady state"): fio's criterion and
 # its window in seconds (one sample a second); SNIA SSS PTS: a slope

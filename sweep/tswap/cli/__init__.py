@@ -16,7 +16,8 @@ from typing import Any, Optional
 from .. import jqjson
 
 STAGES = ('aggregate', 'budget-plan', 'budget-prune', 'budget-round', 'budget-check', 'plan',
-          'sweep-config')
+          'sweep-config', 'best-aio', 'summary-csv', 'report', 'summary', 'compare', 'verdict',
+          'thresholds')
 
 PROG = 'tswap'
 
