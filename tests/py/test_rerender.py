@@ -21,6 +21,11 @@ from typing import Any, Callable, Optional
 import pytest
 
 from tswap import jqjson
+from tswap.report.best_aio import best_aio
+from tswap.report.csv import summary_csv
+from tswap.report.md import RunLines, notes, report_md
+from tswap.report.summary import compare_md
+from tswap.report.verdict import Thresholds, thresholds
 from tswap.stats.aggregate import Limits, aggregate
 
 REPO = Path(__file__).resolve().parents[2]
@@ -116,9 +121,74 @@ def render_host_aggregate(run: Path, rel: str) -> str:
                                limits()))
 
 
+def option(run: Path, name: str) -> str:
+    """The value of option name in the run's re-render options (index.tsv),
+    "" without it."""
+    args = index()[run.name]['args'].split()
+    return args[args.index(name) + 1] if name in args else ''
+
+
+def render_best_aio(run: Path, rel: str) -> str:
+    """best-aio.json (results.sh write_best_aio): the newest releases' keys
+    (no run here was given --ds-version)."""
+    return json_text(best_aio(load(run / 'aggregate.json')))
+
+
+def render_summary_csv(run: Path, rel: str) -> str:
+    """summary.csv of one host (results.sh write_csv)."""
+    if is_fleet(run):
+        raise Pending('summary.csv of a fleet (jq/fleet-csv.jq)')
+    return summary_csv(load(run / 'results.json'), load(run / 'aggregate.json'))
+
+
+def shell_lines(recorded: str) -> tuple[str, str, str, str]:
+    """What the shell still makes of report.md, from the recording: the
+    steady-state, bandwidth-log and precondition lines of "How the points
+    ran" (steady.sh, bwlog.sh, precondition.sh) and the plot links
+    (plot.sh plot_links, from the PNGs, which are not recorded)."""
+    lines = recorded.split('\n')
+    i = lines.index('## How the points ran') + 2
+    how = lines[i:lines.index('', i)]
+
+    def first(*starts: str) -> str:
+        return next((x for x in how if x.startswith(starts)), '')
+    plots = recorded.split('\n## Plots\n\n', 1)[1].split('Files: ', 1)[0]
+    return (first('- steady state', '- fixed runtime'), first('- bandwidth'),
+            first('- preconditioned', '- not preconditioned'), plots)
+
+
+def render_report(run: Path, rel: str) -> str:
+    """report.md of one host (report.sh write_report)."""
+    if is_fleet(run):
+        raise Pending('report.md of a fleet (jq/fleet-report.jq)')
+    steady, bwlog, pre, plots = shell_lines((run / rel).read_text(encoding='utf-8'))
+    agg = load(run / 'aggregate.json')
+    nt = run / 'notes.txt'
+    lines = RunLines(steady=steady, bwlog=bwlog, precondition=pre, plots=plots,
+                     notes=notes(nt.read_text(encoding='utf-8')) if nt.is_file() else '',
+                     dropped=(run / 'cache-dropped').exists(), cvflag=limits().cvflag,
+                     thresholds=tuple(thresholds(agg, Thresholds(option(run, '--min-read-gbs'),
+                                                                 option(run, '--min-write-gbs')))))
+    return report_md(agg, load(run / 'sweep.json'), load(run / 'best-aio.json'),
+                     (run / 'best-aio.json').read_text(encoding='utf-8'),
+                     load_opt(run / 'meta.json'), load_opt(run / 'budget.json'), lines)
+
+
+def render_compare(run: Path, rel: str) -> str:
+    """compare.md (report.sh write_compare) against the run --compare names,
+    both under the directories they were recorded in."""
+    other = option(run, '--compare')
+    return compare_md(index()[run.name]['path'], other, load(run / 'aggregate.json'),
+                      load(FIXTURES / Path(other).name / 'aggregate.json'))
+
+
 RENDERERS: dict[str, Callable[[Path, str], str]] = {
     'aggregate.json': render_aggregate,
     'hosts/*/aggregate.json': render_host_aggregate,
+    'best-aio.json': render_best_aio,
+    'summary.csv': render_summary_csv,
+    'report.md': render_report,
+    'compare.md': render_compare,
 }
 
 
