@@ -12,6 +12,9 @@
 #   TSWAP_TARGET  swap file or block device       default: <checkout>/build/scratch/tswap.swap
 #                                                 (installed copy: ./tswap-scratch.swap)
 #   TSWAP_SIZE    bytes of the target to use      default: 1g (fio size notation)
+#   TSWAP_FP_*, TSWAP_THREADS, TSWAP_BLOCK_SIZE, ...  fastpersist-checkpoint.fio's
+#                 plan, unless TSWAP_FP_DRAIN is set: a 1 GiB checkpoint
+#                 at DeepSpeed's defaults (jobs/fastpersist-plan)
 #   TSWAP_ZERO_DIR  folder for the zero-infinity-step-*.fio swap files
 #                                                 default: <checkout>/build/scratch/zero
 #                                                 (installed copy: ./tswap-zero)
@@ -49,4 +52,10 @@ if [ -z "${TSWAP_ZERO_DIR:-}" ]; then
 fi
 : "${TSWAP_SIZE:=1g}"
 export TSWAP_ENGINE TSWAP_TARGET TSWAP_SIZE TSWAP_ZERO_DIR
+# fastpersist-checkpoint.fio's sizes, unless a plan is set already: one
+# 1 GiB checkpoint file at DeepSpeed's checkpoint.writer defaults
+# (io_buffer_size 64 MiB, double buffered, 1 thread)
+if [ -z "${TSWAP_FP_DRAIN:-}" ]; then
+	eval "$("$_tswap_jobs_dir/fastpersist-plan" 1073741824 67108864 1 1)"
+fi
 unset _tswap_jobs_dir _tswap_root
