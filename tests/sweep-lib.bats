@@ -2,7 +2,7 @@
 # tests/sweep-lib.bats - the sweep's pure functions, with the modules of
 # sweep/lib/ sourced directly (no fio, no target, no run directory): fio
 # size notation, grid files and their expansion into plan lines, the
-# ceiling lines, one run's result.json (jq/result.jq), and the aggregation
+# ceiling lines, one run's result.json (tswap.results.result), and the aggregation
 # and best pick of jq/aggregate.jq and jq/best-aio.jq. The whole file runs
 # in about a second.
 

@@ -16,7 +16,7 @@ from typing import Any, Optional
 from .. import jqjson
 
 STAGES = ('aggregate', 'budget-plan', 'budget-prune', 'budget-round', 'budget-check', 'plan',
-          'sweep-config')
+          'sweep-config', 'result', 'bwlog')
 
 PROG = 'tswap'
 
