@@ -16,7 +16,7 @@ from typing import Any, Optional
 from .. import jqjson
 
 STAGES = ('aggregate', 'budget-plan', 'budget-prune', 'budget-round', 'budget-check', 'plan',
-          'sweep-config', 'result', 'bwlog', 'meta', 'plot-data')
+          'sweep-config', 'result', 'bwlog', 'meta', 'plot-data', 'load-done')
 
 PROG = 'tswap'
 

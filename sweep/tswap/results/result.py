@@ -271,3 +271,13 @@ def progress_line(doc: dict) -> str:
             jqjson.number(jqjson.jround(doc['clat_p99_us'] / 1000 * 100) / 100))
     return re.sub('[\n\t]', ' ', 'ERROR: ' + jqjson.text(doc['error']))
 
+
+def done_entry(doc: Any) -> Optional[tuple[str, str]]:
+    """(RUNKEY or RUNKEY/HOSTID, GB/s to 3 decimals) of a result that says
+    ok, the run --resume does not redo (pipeline.sh load_done); None for
+    any other."""
+    if not isinstance(doc, dict) or doc.get('status') != 'ok':
+        return None
+    host = doc.get('host_id')
+    key = jqjson.text(doc.get('runkey')) + ('/' + jqjson.text(host) if host not in (None, False) else '')
+    return key, jqjson.number(jqjson.jround(_or(doc.get('gbs'), 0) * 1000) / 1000)
