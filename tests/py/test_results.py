@@ -3,8 +3,8 @@
 line (docs/sweep.md "Outputs"; sweep/lib/results.sh result_json)."""
 import pytest
 
-from tswap.results.result import (Run, error_tail, error_text, fio_json_text, fio_used, handle_sums,
-                                  handles, merge_stats, progress_line, result)
+from tswap.results.result import (Run, done_entry, error_tail, error_text, fio_json_text, fio_used,
+                                  handle_sums, handles, merge_stats, progress_line, result)
 
 TARGETS = ['/t/a', '/t/b']
 
@@ -120,3 +120,25 @@ def test_progress_line():
     assert progress_line(dict(doc, gbs=2.5e-3 + 1e-12, ops_per_s=0.25, clat_p99_us=5.0)) == \
         '0.003 GB/s\t0.3 op/s  p99 0.01 ms'
     assert progress_line({'status': 'error', 'error': 'a\tb\nc'}) == 'ERROR: a b c'
+
+
+def test_done_entry_ok_runs_only():
+    # pipeline.sh load_done: FINISHED[RUNKEY] (a fleet's RUNKEY/HOSTID) = GB/s
+    assert done_entry({'status': 'ok', 'runkey': 'p.r1', 'gbs': 1.2345}) == ('p.r1', '1.235')
+    assert done_entry({'status': 'ok', 'runkey': 'p.r1', 'gbs': None, 'host_id': 'h2'}) == ('p.r1/h2', '0')
+    assert done_entry({'status': 'error', 'runkey': 'p.r1'}) is None
+    assert done_entry([1]) is None
+
+
+def test_load_done_walks_two_levels_and_skips_bad_files(tmp_path, capsys):
+    import argparse
+    from tswap.cli import load_done
+    ok = '{"status": "ok", "runkey": "%s", "gbs": 1}'
+    for d, text in (('a.r1', ok % 'a.r1'), ('b.r1', 'not json'), ('c.r1', ok % 'c.r1'),
+                    ('.tmp-d.r1.9', ok % 'd.r1'), ('e.r1/h1', '{"status": "ok", "runkey": "e.r1", '
+                                                 '"gbs": 2, "host_id": "h1"}'),
+                    ('f.r1/x/y', ok % 'f.r1')):
+        (tmp_path / d).mkdir(parents=True)
+        (tmp_path / d / 'result.json').write_text(text)
+    assert load_done.run(argparse.Namespace(points=str(tmp_path))) == 0
+    assert sorted(capsys.readouterr().out.splitlines()) == ['a.r1\t1', 'c.r1\t1', 'e.r1/h1\t2']
