@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""tswap.stats.steady: fio's steady state per run and the one-op rule
+"""tswap.results.steady: fio's steady state per run and the one-op rule
 (docs/sweep.md "Steady state", "Steady within one op"; fio steadystate.c
 steadystate_slope: a least-squares slope over the last ss_dur samples)."""
-from tswap.stats.steady import steady_fields, steady_window_mean, within_one_op
+from tswap.results.steady import steady_fields, steady_window_mean, within_one_op
 
 
 def ss(iops, attained=0, duration=None, bw_mean=None, crit='bw_slope'):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from .. import jqjson
-from ..stats.steady import steady_fields, steady_window_mean
+from .steady import steady_fields, steady_window_mean
 
 _RANK = re.compile(r'\.rank([0-9]+)(\.(read|write))?$')
 _BLANK = re.compile(r'[ \t\n\v\f\r]*')
