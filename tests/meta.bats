@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # meta.bats - what a sweep records about what it measured (sweep/lib/meta.sh,
-# sweep/jq/meta.jq), and the command-line conventions: --version, exit
+# sweep/tswap/results/meta.py), and the command-line conventions: --version, exit
 # status 128 + signal, progress on stderr and results on stdout, --quiet.
 #
 # meta_json runs sourced (no fio run) on a file and on a loop device; one

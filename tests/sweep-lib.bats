@@ -2,9 +2,9 @@
 # tests/sweep-lib.bats - the sweep's pure functions, with the modules of
 # sweep/lib/ sourced directly (no fio, no target, no run directory): fio
 # size notation, grid files and their expansion into plan lines, the
-# ceiling lines, one run's result.json (jq/result.jq), and the aggregation
-# and best pick (tswap.stats.aggregate) and best-aio.json (tswap.report.
-# best_aio). The whole file runs
+# ceiling lines, one run's result.json (tswap.results.result), and the
+# aggregation and best pick (tswap.stats.aggregate) and best-aio.json
+# (tswap.report.best_aio). The whole file runs
 # in about a second.
 
 # '$...' in single quotes are jq's.

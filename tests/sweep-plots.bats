@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # tests/sweep-plots.bats - the sweep's plots (sweep/lib/plot.sh): the
-# Pareto front of jq/plot-data.jq on a fixture (no gnuplot), the heat
+# Pareto front of the plots' data (python3 -m tswap plot-data) on a fixture (no gnuplot), the heat
 # maps' palette and titles that fit, drawn from tests/fixtures/plots (a
 # hand-written aggregate.json and one bandwidth log), and a real sweep's
 # report.md linking the latency plots.
@@ -41,11 +41,11 @@ fixture_plots() {
 	[ ! -s "$BATS_TEST_TMPDIR/notes" ] || fail "write_plots: $(cat "$BATS_TEST_TMPDIR/notes")"
 }
 
-# plot_record HEAD: the data lines of jq/plot-data.jq's record HEAD on the
+# plot_record HEAD: the data lines of the plot-data record HEAD on the
 # fixture; status 1 when there is no such record.
 plot_record() {
 	local rec
-	jq -j -L "$JQ_DIR" -f "$JQ_DIR/plot-data.jq" "$RUN/aggregate.json" >"$BATS_TEST_TMPDIR/records" || return 2
+	py plot-data "$RUN/aggregate.json" >"$BATS_TEST_TMPDIR/records" || return 2
 	while IFS= read -r -d '' rec; do
 		[ "${rec%%$'\n'*}" != "$1" ] || {
 			printf '%s' "${rec#*$'\n'}"
@@ -82,7 +82,7 @@ edge_ink() {
 		END { if (w < 100) exit 1; print n + 0 }' "$px" "$px"
 }
 
-@test "plot-data.jq: the Pareto front of a direction's trusted points, the flagged and the other direction left out, the pick marked" {
+@test "plot-data: the Pareto front of a direction's trusted points, the flagged and the other direction left out, the pick marked" {
 	run plot_record $'latency\tread'
 	assert_success
 	# block 0: every read point with a result by GB/s; b8m-q32 is beaten

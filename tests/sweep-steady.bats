@@ -2,7 +2,7 @@
 # tests/sweep-steady.bats - steady state (fio's steadystate per point),
 # bandwidth over time (fio's bw logs, "drops during the run") and
 # preconditioning (--precondition) of sweep/tswap-sweep: the bandwidth-log
-# check and result.jq's steady fields on crafted logs and fio JSON, job
+# check and result_json's steady fields on crafted logs and fio JSON, job
 # options with --dry-run, then real fio on small files and a loop device.
 
 # '$...' in single quotes are jq's and fio's.
@@ -123,7 +123,7 @@ result_of() {
 	cat p/result.json
 }
 
-@test "result.jq: steady and steady_s from fio's steadystate object" {
+@test "result_json: steady and steady_s from fio's steadystate object" {
 	local job='{"jobname": "write-x", "error": 0, "job_runtime": 4250, "usr_cpu": 1, "sys_cpu": 1,
 		"write": {"io_bytes": 1000, "bw_bytes": 100, "iops": 1, "clat_ns": {"percentile": {}}}}'
 	run -0 result_of "$(jq -c '{jobs: [. + {steadystate: {ss: "bw_slope:2.000000%", attained: 1}}]}' <<<"$job")"
@@ -134,7 +134,7 @@ result_of() {
 	run -0 jq -e '.steady == null and .steady_s == null and .drops == null' <<<"$output"
 }
 
-@test "result.jq: a window fio did not find steady is steady within one op when its trend is under one tensor op; a trend of more is not steady" {
+@test "result_json: a window fio did not find steady is steady within one op when its trend is under one tensor op; a trend of more is not steady" {
 	local job='{"jobname": "write-x", "error": 0, "job_runtime": 10000, "usr_cpu": 1, "sys_cpu": 1,
 		"write": {"io_bytes": 1000, "bw_bytes": 100, "iops": 1, "clat_ns": {"percentile": {}}}}'
 	# ss FIO: one job whose steadystate did not attain, its last window IOPS
@@ -158,7 +158,7 @@ result_of() {
 	run -0 jq -e '.steady == true and .steady_op_jobs == 0' <<<"$output"
 }
 
-@test "result.jq: a point fio ends on a steady window is judged at that window's mean (bw_mean), not the whole run's" {
+@test "result_json: a point fio ends on a steady window is judged at that window's mean (bw_mean), not the whole run's" {
 	# a write cliff 1 s into the run, 300 then 100 MB/s: fio attained
 	# steady state on 5 post-cliff samples (tests/drive-sweep.bats)
 	local job='{"jobname": "write-x", "error": 0, "job_runtime": 7060, "usr_cpu": 1, "sys_cpu": 1,

@@ -32,43 +32,39 @@ bwlog_line() {
 # bwlog_series DIR: "SECONDS GB/s" lines of DIR's bandwidth logs, summed
 # over the jobs per BWLOG_MSEC interval, in time order; nothing without logs.
 bwlog_series() {
-	bwlog_jq series "$1"
+	bwlog_py series "$1"
 }
 
 # bwlog_summary DIR: JSON of DIR's bandwidth over time: {samples,
 # first_third_gbs, last_third_gbs, drop_pct (% of the first third's mean
 # lost by the last third's; negative: faster at the end), drops (drop_pct
 # above DROP_PCT)}; null without a log or with fewer than
-# BWLOG_MIN_SAMPLES samples. result.jq computes the same summary into
-# result.json's bw_log (bwlog-defs.jq); this is the one for a directory
-# of logs alone (tests/sweep-steady.bats).
+# BWLOG_MIN_SAMPLES samples. result_json computes the same summary into
+# result.json's bw_log (tswap.results.bwlog); this is the one for a
+# directory of logs alone (tests/sweep-steady.bats).
 bwlog_summary() {
-	bwlog_jq summary "$1"
+	bwlog_py summary "$1"
 }
 
-# bwlog_jq MODE DIR...: jq/bwlog.jq over the DIRs' logs (found next to
-# this module: bwlog_summary also runs with only state.sh and bwlog.sh
-# loaded).
-bwlog_jq() {
-	local jq=${BASH_SOURCE[0]%/*}/../jq mode=$1 out=-r d f
-	local -a logs=()
-	shift
-	[ "$mode" != dirs ] || out=-j
-	for d in "$@"; do
-		for f in "$d"/bw_bw.*.log; do
-			[ ! -f "$f" ] || logs+=("$f")
-		done
-	done
-	[ "$mode" = summary ] || ((${#logs[@]})) || return 0
-	jq -Rn "$out" -L "$jq" --arg mode "$mode" --argjson ms "$BWLOG_MSEC" --argjson min "$BWLOG_MIN_SAMPLES" --argjson lim "$DROP_PCT" \
-		-f "$jq/bwlog.jq" "${logs[@]}" </dev/null
+# bwlog_py MODE DIR...: python3 -m tswap bwlog over the DIRs' logs
+# (tswap.results.bwlog; bwlog_summary also runs with only state.sh and
+# bwlog.sh loaded: the package is found next to this module).
+bwlog_py() {
+	local -a lim=(--ms "$BWLOG_MSEC" --min "$BWLOG_MIN_SAMPLES" --lim "$DROP_PCT")
+	if declare -F py >/dev/null; then
+		py bwlog "$@" "${lim[@]}"
+	else
+		# shellcheck source=sweep/lib/util.sh
+		. "${BASH_SOURCE[0]%/*}/util.sh"
+		SWEEP_HOME=${BASH_SOURCE[0]%/*}/.. py bwlog "$@" "${lim[@]}"
+	fi
 }
 
 # write_bw_plots POINT WHY ...: plots/bw-POINT.gp for each POINT (the best
 # read, write and readwrite points and every point that drops during the
-# run: jq/plot-data.jq), GB/s over the measured seconds, one line per
-# repeat, WHY in the title; the series of every repeat from one jq run
-# (bwlog.jq "dirs"). plot.sh write_plots draws them.
+# run: tswap.results.plot_data), GB/s over the measured seconds, one line
+# per repeat, WHY in the title; the series of every repeat from one run
+# of bwlog_py dirs. plot.sh write_plots draws them.
 write_bw_plots() {
 	local dir="$RUN/plots" point why data plot r n q t i
 	local -A series=()
@@ -81,7 +77,7 @@ write_bw_plots() {
 	done
 	((${#runs[@]})) || return 0
 	# "DIR" NUL "SERIES" NUL per directory with a log
-	bwlog_jq dirs "${runs[@]}" >"$dir/bw-series.tmp"
+	bwlog_py dirs "${runs[@]}" >"$dir/bw-series.tmp"
 	while IFS= read -r -d '' r && IFS= read -r -d '' t; do
 		series[$r]=$t
 	done <"$dir/bw-series.tmp"

@@ -119,7 +119,7 @@ point_job() {
 	printf '\n[%s]\nrw=%s\n' "$key" "$rw"
 	if [ "$kind" = ceiling ] && ((p > 1)); then
 		# grid.sh ceiling_jobs: P submitters, the queue split among them,
-		# each on its own slice (no group_reporting: result.jq adds the jobs)
+		# each on its own slice (no group_reporting: result_json adds the jobs)
 		local slice=$((SIZE_BYTES / p / t * t))
 		((slice >= t)) || slice=$t
 		szname slice "$slice"

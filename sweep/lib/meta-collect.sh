@@ -10,7 +10,7 @@
 #       of lsblk -J, findmnt -J, lscpu -J and nvme id-ctrl -o json comes as
 #       one line (those tools escape newlines inside strings, so the others
 #       are only layout); an absent value is empty. meta.sh meta_from_kv
-#       turns the lines into meta.json (jq/meta.jq).
+#       turns the lines into meta.json (tswap.results.meta).
 #   sh meta-collect.sh --fio-job NAME TARGET
 #       the same lines, gzip'd and base64'd, as a fio job file: one job
 #       NAME-NNN per 240 characters, each with the chunk as its description
@@ -20,7 +20,7 @@
 # The device's serial number never leaves the host: only its SHA-256 (first
 # 12 hex digits) does; it is blanked in the nvme id-ctrl JSON. Nothing is
 # written but stdout; errors of the tools are dropped (a field the host
-# cannot read is empty, and meta.jq says why).
+# cannot read is empty, and meta.json says why).
 #
 # TSWAP_SYSROOT=DIR (default /): read sysfs and procfs under DIR instead,
 # a fixture tree for tests (tests/fixtures/sysroot/). Block devices are
@@ -93,7 +93,7 @@ nvmf() {
 	esac
 }
 
-# shellcheck disable=SC2312 # best effort: a value it cannot read is empty (meta.jq says why)
+# shellcheck disable=SC2312 # best effort: a value it cannot read is empty (meta.json says why)
 collect() {
 	target=$1 kind=file dev='' disk='' pci='' fs='' blk='' nvme='' serial=''
 	if isblk "$target"; then

@@ -5,7 +5,7 @@
 # lib/meta-collect.sh (POSIX sh, also run on fleet hosts), and the versions
 # of tswap, the engine and fio.
 #
-# Owns: meta_json (the object; shape in jq/meta.jq), meta_from_kv (the
+# Owns: meta_json (the object; shape in tswap.results.meta), meta_from_kv (the
 # collector's lines to that object), write_meta (RUN/meta.json
 # and the "meta" key of sweep.json; aggregate.json's comes from
 # results.sh collect), tswap_version, print_version (--version). Reads:
@@ -45,7 +45,7 @@ print_version() {
 	printf 'fio: %s\n' "$fio"
 }
 
-# meta_json TARGET: the metadata object on stdout (jq/meta.jq). TARGET is a
+# meta_json TARGET: the metadata object on stdout (tswap.results.meta). TARGET is a
 # block device, or a file (that may not exist yet: its nearest existing
 # directory gives the filesystem). The reading is lib/meta-collect.sh's,
 # the same collector that fleet hosts run (fleet-meta.sh).
@@ -57,31 +57,12 @@ meta_json() {
 }
 
 # meta_from_kv TARGET ENGINE TSWAP: meta-collect.sh's "key<TAB>value" lines
-# (stdin) as the metadata object (jq/meta.jq). TARGET, ENGINE and TSWAP are
-# the reader's: the path as the sweep names it, the engine it loads, its
-# version. JSON that does not parse counts as absent. Status 1 when stdin is
-# not the collector's output.
+# (stdin) as the metadata object (tswap.results.meta). TARGET, ENGINE and
+# TSWAP are the reader's: the path as the sweep names it, the engine it
+# loads, its version. JSON that does not parse counts as absent. Status 1
+# when stdin is not the collector's output.
 meta_from_kv() {
-	local k v lines=''
-	local -A m=()
-	while IFS=$'\t' read -r k v; do
-		[ -n "$k" ] && m[$k]=$v
-	done
-	[ "${m[tswap-meta]:-}" = 1 ] || return 1
-	# sysfs values: strings, "" when absent
-	for k in "${!m[@]}"; do
-		[[ $k == queue.* || $k == pci.* || $k == size_sectors || $k == poll_queues ]] || continue
-		lines+="$k"$'\t'"${m[$k]}"$'\n'
-	done
-	jq -n --arg target "$1" --arg kind "${m[kind]:-file}" --arg dev "${m[dev]:-}" \
-		--arg fs_text "${m[fs]:-}" --arg blk_text "${m[blk]:-}" --arg nvme_text "${m[nvme]:-}" \
-		--arg lscpu_text "${m[lscpu]:-}" --arg sysfs_lines "$lines" \
-		--arg serial_hash "${m[serial_hash]:-}" --arg nvme_cli "${m[nvme_cli]:-}" \
-		--arg cpus_allowed "${m[cpus_allowed]:-}" --arg online_nodes "${m[online_nodes]:-}" \
-		--arg kernel "${m[kernel]:-}" --arg host "${m[host]:-}" --arg memtotal "${m[memtotal]:-}" \
-		--arg aio_max_nr "${m[aio_max_nr]:-}" --arg io_uring_disabled "${m[io_uring_disabled]:-}" \
-		--arg fio "${m[fio]:-}" --arg tswap "$3" --arg engine "$2" \
-		-f "$JQ_DIR/meta.jq"
+	py meta "$1" "$2" "$3"
 }
 
 # write_meta: RUN/meta.json and sweep.json's "meta" (a new run, once).

@@ -74,17 +74,16 @@ point_label() {
 }
 
 # load_done: FINISHED[RUNKEY]=GB/s (a fleet's: FINISHED[RUNKEY/HOSTID])
-# for every run whose result.json says ok (one jq for all of them: a
-# resumed full grid has thousands); a directory not renamed into place
-# (.tmp-*) is not done.
+# for every run whose result.json says ok (one python3 -m tswap load-done
+# for all of them: a resumed full grid has thousands); a directory not
+# renamed into place (.tmp-*) is not done.
 load_done() {
 	local k v
 	FINISHED=()
 	while IFS=$'\t' read -r k v; do
 		# shellcheck disable=SC2004,SC2034 # FINISHED: associative (state.sh), read by exec_todo
 		[ -n "$k" ] && FINISHED[$k]=$v
-	done < <(find "$RUN/points" -mindepth 2 -maxdepth 3 -name result.json ! -path '*/.tmp-*' -exec \
-		jq -r 'select(.status == "ok") | "\(.runkey)\(if .host_id then "/\(.host_id)" else "" end)\t\((.gbs // 0) * 1000 | round / 1000)"' {} + 2>/dev/null || true)
+	done < <(py load-done "$RUN/points" 2>/dev/null || true)
 	return 0
 }
 

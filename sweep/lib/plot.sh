@@ -3,7 +3,7 @@
 # thread count, the fleet's hosts.
 #
 # Owns: gp_quote, gp_title, gp_plot, gp_render, tics, VIRIDIS, write_plots
-# (jq/plot-data.jq; bandwidth over time: bwlog.sh write_bw_plots),
+# (tswap.results.plot_data; bandwidth over time: bwlog.sh write_bw_plots),
 # latency_plot, write_hosts_plot, plot_links, png_link.
 # Reads: RUN/aggregate.json, RUN/fleet.json.
 # Writes: RUN/plots/*.{dat,gp,png,log}; a note when gnuplot is missing or
@@ -101,7 +101,7 @@ tics() {
 	printf '%s\n' "$out"
 }
 
-# write_plots: plots/ from aggregate.json (jq/plot-data.jq, one jq run for
+# write_plots: plots/ from aggregate.json (tswap.results.plot_data, one run for
 # every plot's data): heat maps, best per thread count, latency against
 # throughput, bandwidth over time (bwlog.sh write_bw_plots); one gnuplot
 # draws them all (gp_render).
@@ -114,7 +114,7 @@ write_plots() {
 	}
 	rm -rf -- "$dir"
 	mkdir -p "$dir"
-	jq -j -L "$JQ_DIR" -f "$JQ_DIR/plot-data.jq" "$RUN/aggregate.json" >"$dir/plot-data.tmp"
+	py plot-data "$RUN/aggregate.json" >"$dir/plot-data.tmp"
 	while IFS= read -r -d '' rec; do
 		head=${rec%%$'\n'*}
 		rec=${rec#*$'\n'}
@@ -164,7 +164,7 @@ write_plots() {
 	gp_render "${names[@]}"
 }
 
-# latency_plot RW DATA: plots/latency-RW.gp from its data (jq/plot-data.jq):
+# latency_plot RW DATA: plots/latency-RW.gp from its data (tswap.results.plot_data):
 # each point's p99 (ms) against its GB/s, the Pareto front of the trusted
 # points joined and labelled, flagged points hollow, the pick circled;
 # nothing without a point.

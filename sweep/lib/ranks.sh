@@ -23,7 +23,7 @@
 #
 # Owns: target_list, target_key, multi_point, rank_slots, rank_file, rank_var,
 # check_targets, prepare_targets, rank_env, rank_env_export, rank_env_lines,
-# rank_sections, merge_rank_stats, targets_json, facts_keep.
+# rank_sections, targets_json, facts_keep.
 # Reads: TARGET, TARGETS, TARGET_KINDS, PLAN_TEXT, SIZE_BYTES, RUN.
 # Writes: TARGETS, TARGET, TARGET_KIND, TARGET_KINDS, PLAN_FACTS*,
 # TARGETS_JSON*; the rank files; RUN/prepare.rankR*/;
@@ -312,21 +312,3 @@ rank_sections() {
 	done
 }
 
-# merge_rank_stats DIR: DIR/stats.json from the per-job stats files of a
-# multi-handle point (stats.job*.json): counts summed, elapsed_s the
-# longest, handles = the files merged.
-merge_rank_stats() {
-	local dir=$1
-	local -a files=("$dir"/stats.job*.json)
-	[ -f "${files[0]}" ] || return 0
-	if jq -s '{tswap_version: .[0].tswap_version, handles: length,
-		io_contexts: (map(.io_contexts // 0) | add),
-		bytes: (map(.bytes // 0) | add), submit_calls: (map(.submit_calls // 0) | add),
-		worker_cpu_usr_s: (map(.worker_cpu_usr_s // 0) | add),
-		worker_cpu_sys_s: (map(.worker_cpu_sys_s // 0) | add),
-		elapsed_s: (map(.elapsed_s // 0) | max)}' "${files[@]}" >"$dir/stats.json.tmp" 2>/dev/null; then
-		mv -f "$dir/stats.json.tmp" "$dir/stats.json"
-	else
-		rm -f "$dir/stats.json.tmp"
-	fi
-}

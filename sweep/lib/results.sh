@@ -2,7 +2,7 @@
 # results.sh - results: one run's result.json, the aggregation over
 # repeats, the ceiling and the best pick, summary.csv and best-aio.json.
 #
-# Owns: result_json (jq/result.jq), collect, aggregate_json (medians, CV,
+# Owns: result_json (tswap.results.result), collect, aggregate_json (medians, CV,
 # % of ceiling, cache and CV flags, the best read/write/combined points and
 # the libaio point best-aio.json comes from: tswap.stats.aggregate), plan_json
 # (tswap.plan.points), write_csv (tswap.report.csv; a fleet's: its jq),
@@ -14,65 +14,15 @@
 
 # result_json DIR RUNKEY REPEAT FIO_RC WALL PLANLINE: DIR/result.json and
 # DIR/progress.txt (its progress line: "GB/s<TAB>op/s  p99 ms", or
-# "ERROR: text"), in one jq run (jq/result.jq, which prints the line
-# last): fio's JSON is the whole of DIR/fio.stdout, or
-# the part from its first line that opens an object when fio printed notes
-# first; result.jq checks it (an object with a jobs array) and, when it
-# holds, it becomes DIR/fio.json (the notes stay in fio.stdout). The
-# bandwidth logs (bwlog.sh) go in as result.jq's input lines.
+# "ERROR: text") from what fio and the engine left in DIR (fio.stdout,
+# fio.stderr, stats.json or the ranks' stats.job*.json, bw_bw.*.log); fio's
+# JSON becomes DIR/fio.json (tswap.results.result; python3 -m tswap result
+# --help says which file is read how).
 result_json() {
-	local dir=$1 runkey=$2 rep=$3 rc=$4 wall=$5 line=$6
-	local key kind rw be t b q s w p d n first='' fiotext=/dev/null stats=/dev/null targets tail errtail=''
-	local -a last=() out=() logs=("$dir"/bw_bw.*.log)
-	[ -f "${logs[0]}" ] || logs=()
-	IFS=$'\t' read -r key kind rw be t b q s w p d n <<<"$line"
-	merge_rank_stats "$dir"
-	if [ -s "$dir/fio.stdout" ]; then
-		IFS= read -r first <"$dir/fio.stdout" || true
-		if [[ $first == '{'* ]]; then
-			fiotext=$dir/fio.stdout
-		else
-			sed -n '/^{/,$p' "$dir/fio.stdout" >"$dir/fio.json.tmp"
-			fiotext=$dir/fio.json.tmp
-		fi
-	elif [ -f "$dir/fio.json" ]; then
-		fiotext=$dir/fio.json
-	fi
-	[ ! -s "$dir/stats.json" ] || stats="$dir/stats.json"
-	# for an error: fio's last two lines on stderr that are not blank, else
-	# its notes before the JSON on stdout (where it says why a file would
-	# not open: "err=30 ... Read-only file system"); not "${last[@]: -2}":
-	# with one line, that offset is out of range and gives nothing
-	[ ! -s "$dir/fio.stderr" ] || mapfile -t last < <(grep -v '^[[:space:]]*$' "$dir/fio.stderr" || true)
-	if [ "${#last[@]}" -eq 0 ] && [ -s "$dir/fio.stdout" ]; then
-		mapfile -t last < <(sed -n -e '/^{/q' -e '/^[[:space:]]*$/!p' "$dir/fio.stdout")
-	fi
-	if [ "${#last[@]}" -gt 0 ]; then
-		[ "${#last[@]}" -le 2 ] || last=("${last[@]:${#last[@]}-2}")
-		printf -v tail '%s ' "${last[@]}"
-		errtail=": ${tail:0:300}"
-	fi
+	local targets
 	targets=$(targets_json)
-	jq -n -r -R -L "$JQ_DIR" \
-		--arg runkey "$runkey" --arg point "$key" --argjson repeat "$rep" --arg kind "$kind" \
-		--arg rw "$rw" --arg backend "$be" --argjson tensor "$t" --argjson block "$b" \
-		--argjson qd "$q" --arg submit "$s" --arg window "$w" --argjson threads "$p" \
-		--argjson iodepth "$d" --argjson rc "$rc" --arg errtail "$errtail" --argjson wall "$wall" \
-		--argjson ranks "${n:-1}" --argjson targets "$targets" \
-		--rawfile fiotext "$fiotext" --rawfile stats "$stats" \
-		--argjson ms "$BWLOG_MSEC" --argjson min "$BWLOG_MIN_SAMPLES" --argjson lim "$DROP_PCT" \
-		-f "$JQ_DIR/result.jq" "${logs[@]}" </dev/null >"$dir/result.json.tmp"
-	mapfile -t out <"$dir/result.json.tmp"
-	printf '%s\n' "${out[@]:0:${#out[@]}-1}" >"$dir/result.json.tmp"
-	printf '%s\n' "${out[-1]}" >"$dir/progress.txt"
-	if [ "$fiotext" != /dev/null ] && [ "$fiotext" != "$dir/fio.json" ]; then
-		if grep -q '^  "error": "fio gave no JSON' "$dir/result.json.tmp"; then
-			rm -f "$dir/fio.json.tmp"
-		else
-			mv -f "$fiotext" "$dir/fio.json"
-		fi
-	fi
-	mv -f "$dir/result.json.tmp" "$dir/result.json"
+	py result "$1" --runkey "$2" --repeat "$3" --rc "$4" --wall "$5" --line "$6" --targets "$targets" \
+		--bwlog-ms "$BWLOG_MSEC" --bwlog-min "$BWLOG_MIN_SAMPLES" --drop-pct "$DROP_PCT"
 }
 
 # collect [DEPTH SORT]: RUN/results.json, every result.json DEPTH levels

@@ -7,7 +7,7 @@
 # once a second (steadystate.c steadystate_check), fits a line through the
 # last SS_DUR samples and ends the job as soon as the slope is within the
 # limit; a job that never gets there runs to the runtime and is "not
-# steady" (tswap.stats.pick flags, never picked). result.jq records steady and
+# steady" (tswap.stats.pick flags, never picked). result_json records steady and
 # steady_s per run.
 #
 # fio 3.33 facts this follows:

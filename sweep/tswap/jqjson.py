@@ -145,3 +145,104 @@ def jround(x: float) -> float:
     f = math.floor(a)
     r = f + 1 if a - f >= 0.5 else f
     return math.copysign(r, x)
+
+
+def fixed(x: float, p: int) -> str:
+    """x as text with p (0 to 6) decimals, as sweep/jq/fixed.jq's
+    fixed(p) wrote it (C's printf("%.pf"): the binary value rounded, exact
+    ties to even), step for step in doubles (Dekker's split makes x * 10^p
+    exact enough to see a tie)."""
+    m = (1, 10, 100, 1000, 10000, 100000, 1000000)[p]
+    s = '-' if x < 0 else ''
+    x = -x if x < 0 else x
+    t = 134217729 * x
+    hi = t - (t - x)
+    lo = x - hi
+    lo_m = float(math.floor(x * m))
+    r = (hi * m - (lo_m + 0.5)) + lo * m
+    c = lo_m + 1 if r > 0 or (r == 0 and int(lo_m) % 2 == 1) else lo_m
+    out = s + number(float(math.floor(c / m)))
+    if p > 0:
+        f = number(float(int(c) % m))
+        out += '.' + '0' * (p - len(f)) + f
+    return out
+
+
+def sort_key(v: Any) -> tuple:
+    """A key that orders values as jq's sort does: null, false, true,
+    numbers (nan first), strings (by code point), arrays (element-wise), objects (by
+    their sorted keys, then the values in that key order)."""
+    if v is None:
+        return (0,)
+    if v is False:
+        return (1,)
+    if v is True:
+        return (2,)
+    if isinstance(v, (int, float)):
+        return (3, 0, v) if v == v else (3, -1)  # nan below every number
+    if isinstance(v, str):
+        return (4, v)
+    if isinstance(v, (list, tuple)):
+        return (5, tuple(sort_key(x) for x in v))
+    ks = sorted(v)
+    return (6, tuple(ks), tuple(sort_key(v[k]) for k in ks))
+
+
+def jmax(xs: list) -> Any:
+    """jq's max: the largest by jq's order, a later one on a tie; None
+    for []."""
+    best = None
+    for i, x in enumerate(xs):
+        if i == 0 or sort_key(x) >= sort_key(best):
+            best = x
+    return best
+
+
+def jmin(xs: list) -> Any:
+    """jq's min: the smallest by jq's order, the first on a tie; None for []."""
+    best = None
+    for i, x in enumerate(xs):
+        if i == 0 or sort_key(x) < sort_key(best):
+            best = x
+    return best
+
+
+def add(xs: list) -> Any:
+    """jq's add: left to right from the first value (null adds nothing);
+    None for []."""
+    acc = None
+    for x in xs:
+        if acc is None:
+            acc = x
+        elif x is not None:
+            acc = acc + x
+    return acc
+
+
+def group_by(xs: list, key: Any) -> list[list]:
+    """jq's group_by(f): the values sorted by jq's order of key(x)
+    (stable), runs of equal keys as groups."""
+    out: list[list] = []
+    last = None
+    for x in sorted(xs, key=lambda y: sort_key(key(y))):
+        k = sort_key(key(x))
+        if out and k == last:
+            out[-1].append(x)
+        else:
+            out.append([x])
+            last = k
+    return out
+
+
+def unique(xs: list) -> list:
+    """jq's unique: sorted by jq's order, without repeats."""
+    return [g[0] for g in group_by(xs, lambda y: y)]
+
+
+def jmax_by(xs: list, key: Any) -> Any:
+    """jq's max_by(f): a later one wins a tie; None for []."""
+    best = None
+    for i, x in enumerate(xs):
+        if i == 0 or sort_key(key(x)) >= sort_key(key(best)):
+            best = x
+    return best

@@ -17,7 +17,7 @@ from .. import jqjson
 
 STAGES = ('aggregate', 'budget-plan', 'budget-prune', 'budget-round', 'budget-check', 'plan',
           'sweep-config', 'best-aio', 'summary-csv', 'report', 'summary', 'compare', 'verdict',
-          'thresholds')
+          'thresholds', 'result', 'bwlog', 'meta', 'plot-data', 'load-done')
 
 PROG = 'tswap'
 

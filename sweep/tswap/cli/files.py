@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Files as the shell sweep found and wrote them: a glob in the shell's
+order, a file replaced whole (written beside it, then renamed)."""
+
+from __future__ import annotations
+
+import glob
+import locale
+import os
+
+
+def shell_glob(pattern: str) -> list[str]:
+    """The regular files matching pattern, in the order bash's glob gives
+    them (sorted by the collation of the environment's locale, LC_COLLATE:
+    bw_bw.10.log before bw_bw.1.log in en_US, after it in C)."""
+    try:
+        locale.setlocale(locale.LC_COLLATE, '')
+    except locale.Error:
+        locale.setlocale(locale.LC_COLLATE, 'C')
+    return sorted((f for f in glob.glob(glob.escape(os.path.dirname(pattern)) + '/' + os.path.basename(pattern))
+                   if os.path.isfile(f)), key=locale.strxfrm)
+
+
+def read_bytes(path: str) -> bytes:
+    """path's bytes, b'' when it does not exist."""
+    try:
+        with open(path, 'rb') as f:
+            return f.read()
+    except FileNotFoundError:
+        return b''
+
+
+def write_text(path: str, text: str) -> None:
+    """path replaced by text (UTF-8) through path.tmp and a rename."""
+    with open(path + '.tmp', 'w', encoding='utf-8') as f:
+        f.write(text)
+    os.replace(path + '.tmp', path)

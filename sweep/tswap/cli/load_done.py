@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""load-done POINTS: "RUNKEY<TAB>GB/s" (a fleet's: "RUNKEY/HOSTID<TAB>GB/s")
+for every result.json one or two levels below POINTS/KEY.rN that says ok
+(tswap.results.result done_entry); directories not renamed into place
+(.tmp-*) do not count, nor do files that are not JSON."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from .. import jqjson
+from ..results.result import done_entry
+
+HELP = 'the runs a --resume does not redo (pipeline.sh load_done)'
+
+
+def setup(p: argparse.ArgumentParser) -> None:
+    p.add_argument('points')
+
+
+def run(a: argparse.Namespace) -> int:
+    out = []
+    for top, dirs, files in os.walk(a.points):
+        depth = 0 if top == a.points else top[len(a.points):].strip('/').count('/') + 1
+        dirs[:] = [] if depth >= 2 else [d for d in dirs if not d.startswith('.tmp-')]
+        if depth >= 1 and 'result.json' in files:
+            try:
+                with open(os.path.join(top, 'result.json'), encoding='utf-8', errors='replace') as f:
+                    e = done_entry(jqjson.loads(f.read()))
+            except (OSError, ValueError):
+                continue
+            if e:
+                out.append('%s\t%s\n' % e)
+    sys.stdout.write(''.join(out))
+    return 0
