@@ -246,3 +246,34 @@ def jmax_by(xs: list, key: Any) -> Any:
         if i == 0 or sort_key(key(x)) >= sort_key(key(best)):
             best = x
     return best
+
+
+def truthy(v: Any) -> bool:
+    """jq's truth: everything but null and false (0 and "" are true)."""
+    return v is not None and v is not False
+
+
+def equal(a: Any, b: Any) -> bool:
+    """jq's a == b (true is not 1; 1 and 1.0 alike; objects equal whatever
+    their key order)."""
+    return sort_key(a) == sort_key(b)
+
+
+def join(xs: list[Any], sep: str) -> str:
+    """jq 1.6's join: null as "", numbers and booleans as JSON."""
+    return sep.join('' if x is None else text(x) for x in xs)
+
+
+def get(v: Any, *path: Any) -> Any:
+    """jq's .a.b[0] on v: null through null (a missing key or index)."""
+    for k in path:
+        if v is None:
+            return None
+        if isinstance(k, str) and isinstance(v, dict):
+            v = v.get(k)
+        elif not isinstance(k, str) and isinstance(v, list):
+            i = int(k)
+            v = v[i] if -len(v) <= i < len(v) else None
+        else:
+            raise TypeError('cannot index %s with %s' % (type(v).__name__, dumps(k, compact=True)))
+    return v
