@@ -17,7 +17,9 @@ from .. import jqjson
 
 STAGES = ('aggregate', 'budget-plan', 'budget-prune', 'budget-round', 'budget-check', 'plan',
           'sweep-config', 'best-aio', 'summary-csv', 'report', 'summary', 'compare', 'verdict',
-          'thresholds', 'result', 'bwlog', 'meta', 'plot-data', 'load-done')
+          'thresholds', 'result', 'bwlog', 'meta', 'plot-data', 'load-done',
+          'fleet-results', 'fleet-verdicts', 'fleet-checks', 'fleet-csv', 'fleet-report',
+          'fleet-summary', 'fleet-progress')
 
 PROG = 'tswap'
 

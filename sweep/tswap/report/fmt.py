@@ -103,3 +103,16 @@ def maxby(xs: list[Any], f: Any) -> Optional[Any]:
         if best is None or key(f(x)) >= key(f(best)):
             best = x
     return best
+
+
+def md(x: Any) -> str:
+    """x as a Markdown table cell (jq: tostring | gsub("\\\\|"; "\\\\|") |
+    gsub("\\n"; " ")): | escaped, newlines as blanks."""
+    return text(x).replace('|', '\\|').replace('\n', ' ')
+
+
+def p0(x: Any) -> str:
+    """A percentage: one decimal below 10, else whole; "-" for null."""
+    if x is None:
+        return '-'
+    return text(jround(x * 10) / 10 if x < 10 else jround(x))
