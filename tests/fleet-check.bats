@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # tests/fleet-check.bats - the stack checks of a fleet run (docs/fleet.md,
 # "Checks"): tswap-check's checks of each host, from the metadata the
-# probe brings back, judged across the fleet (sweep/jq/fleet-check.jq),
+# probe brings back, judged across the fleet (tswap.stats.fleet_check),
 # in report.md and junit.xml. Each fio server reads its own sysfs/procfs
 # fixture tree (tests/check.bash) through TSWAP_SYSROOT; the servers are
 # tests/fleet.bash's. About 30 s.
@@ -96,7 +96,7 @@ stack_fails() {
 	assert_equal "$(xmllint --xpath 'string(/testsuites/@failures)' "$RD/junit.xml")" 4
 }
 
-@test "fleet checks (jq): a warn is a fail only when most hosts pass; firmware is compared within a model" {
+@test "fleet checks (tswap.stats.fleet_check): a warn is a fail only when most hosts pass; firmware is compared within a model" {
 	local n
 	for n in 1 2 3; do
 		sysroot_pcie "$SCRATCH/r$n"
@@ -112,16 +112,16 @@ stack_fails() {
 	done
 	local settings='{"block_size": 1048576, "queue_depth": 8, "threads": 1, "backend": "libaio", "from": "test"}'
 	# two hosts: one ok of two is no majority, the warn stays a warn
-	jq -s . "$SCRATCH/c1.json" "$SCRATCH/c2.json" >"$SCRATCH/hc2.json"
-	run -0 jq -r --slurpfile hc "$SCRATCH/hc2.json" --argjson settings "$settings" -f "$REPO/sweep/jq/fleet-check.jq" \
-		<<<'{"directions": [], "hosts": [{"label": "a"}, {"label": "b"}]}'
+	printf '%s\n' '{"directions": [], "hosts": [{"label": "a"}, {"label": "b"}]}' >"$SCRATCH/fl2.json"
+	run -0 fleet_py_stage fleet-checks "$SCRATCH/fl2.json" --settings "$settings" \
+		< <(cat "$SCRATCH/c1.json" "$SCRATCH/c2.json")
 	assert_equal "$(jq -r '.hosts[1].stack_checks[] | select(.id == "numa.node") | .verdict' <<<"$output")" warn
 	# three: the warn is a fail; r3's model warns, its firmware has no peer
-	jq -s . "$SCRATCH/c1.json" "$SCRATCH/c2.json" "$SCRATCH/c3.json" >"$SCRATCH/hc3.json"
-	run -0 jq -r --slurpfile hc "$SCRATCH/hc3.json" --argjson settings "$settings" -f "$REPO/sweep/jq/fleet-check.jq" \
-		<<<'{"directions": ["read"], "hosts": [{"label": "a", "best": {"read": {"gbs": 2}}, "pct_of_median": {"read": 100}},
+	printf '%s\n' '{"directions": ["read"], "hosts": [{"label": "a", "best": {"read": {"gbs": 2}}, "pct_of_median": {"read": 100}},
 			{"label": "b", "best": {"read": {"gbs": 1}}, "pct_of_median": {"read": 50}},
-			{"label": "c", "best": {"read": {"gbs": 2.2}}, "pct_of_median": {"read": 110}}]}'
+			{"label": "c", "best": {"read": {"gbs": 2.2}}, "pct_of_median": {"read": 110}}]}' >"$SCRATCH/fl3.json"
+	run -0 fleet_py_stage fleet-checks "$SCRATCH/fl3.json" --settings "$settings" \
+		< <(cat "$SCRATCH/c1.json" "$SCRATCH/c2.json" "$SCRATCH/c3.json")
 	local out=$output
 	assert_equal "$(jq -r '.hosts[1].stack_checks[] | select(.id == "numa.node") | "\(.verdict) \(.escalated)"' <<<"${out}")" "fail warn"
 	assert_equal "$(jq -r '.hosts[2].stack_checks[] | select(.id | startswith("fleet.")) | "\(.id) \(.verdict)"' <<<"${out}" | xargs)" \
@@ -131,7 +131,8 @@ stack_fails() {
 	assert_equal "$(jq -c '.check_groups | map(.field)' <<<"${out}")" '["model","firmware","numa"]'
 	assert_equal "$(jq -c '.check_summary' <<<"${out}")" '{"fail":1,"warn":1,"hosts":["b"]}'
 	# the report: the slowest host first, next to what differs on it
-	run -0 jq -r -f "$REPO/sweep/jq/fleet-check-report.jq" <<<"${out}"
+	run -0 fleet_py 'from tswap.report.fleet_text import check_report; print("\n".join(check_report(doc(1))))' \
+		<(printf '%s\n' "${out}")
 	assert_equal "$(sed -n '/^### Hosts by GB\/s/,$p' <<<"${output}" | grep '^| [abc] ' | cut -d '|' -f 2-5)" \
 		"$(printf '%s\n' ' b | 1 (50%) | NUMA remote (fleet: local) | `numa.node` ' \
 			' a | 2 (100%) | - | - ' ' c | 2.2 (110%) | model MODEL B (fleet: MODEL A) | - ')"

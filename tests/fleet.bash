@@ -30,6 +30,9 @@
 #   expect_ok_rows FILE N  N rows of FILE say ok (else show it)
 #   hosts_file LINE...     $SCRATCH/hosts.txt, one host line each
 #   SMALL                  sweep options for small, fast points
+#   fleet_py CODE FILE...  python3 CODE with the checkout's tswap package,
+#                          doc(N): FILE N as JSON, out(DOC): DOC as jq prints it
+#   fleet_py_stage STAGE ARGS...  python3 -m tswap STAGE of the checkout
 
 setup_file() {
 	local g
@@ -242,4 +245,20 @@ expect_ok_rows() {
 
 hosts_file() {
 	printf '%s\n' "$@" >"$SCRATCH/hosts.txt"
+}
+
+# --- the sweep's Python package (units the tests call directly) ---------------------
+
+fleet_py() {
+	local code=$1
+	shift
+	PYTHONPATH=$REPO/sweep python3 -B -c "import sys
+from tswap import jqjson
+def doc(n): return jqjson.loads(open(sys.argv[n]).read())
+def out(d): print(jqjson.dumps(d))
+$code" "$@"
+}
+
+fleet_py_stage() {
+	PYTHONPATH=$REPO/sweep python3 -B -m tswap "$@"
 }

@@ -144,7 +144,8 @@ load fleet
 		| if $i == 7 then {collected: false, note: "metadata: not collected (no answer to the probe)"} else . + {collected: true} end]' \
 		"$SCRATCH/meta.json" >"$SCRATCH/metas.json"
 	jq -n '{hosts: ([("a", "b", "c", "d") as $l | {label: $l, verdict: "PASS"}] + [("e", "f", "g", "h") as $l | {label: $l, verdict: "FAIL"}])}' >"$SCRATCH/fleet.json"
-	jq --slurpfile metas "$SCRATCH/metas.json" -f "$REPO/sweep/jq/fleet-meta.jq" "$SCRATCH/fleet.json" >"$SCRATCH/out.json"
+	fleet_py 'from tswap.stats.fleet_meta import with_meta; out(with_meta(doc(1), doc(2)))' \
+		"$SCRATCH/fleet.json" "$SCRATCH/metas.json" >"$SCRATCH/out.json"
 	run -0 jq -r '.slow_groups[].text' "$SCRATCH/out.json"
 	assert_output "$(printf '%s\n' '3 of 4 slow hosts: PCIe x2 instead of x4 (e, f, g)' \
 		'1 of 4 slow hosts: scheduler none instead of mq-deadline (g)' \
@@ -154,7 +155,8 @@ load fleet
 	assert_equal "$(jq -c '.hosts[4].differences' "$SCRATCH/out.json")" '[{"field":"pcie_width","value":2,"majority":4}]'
 	assert_equal "$(jq -c '.hosts[0].differences, .hosts[7].differences' "$SCRATCH/out.json" | tr '\n' ' ')" '[] null '
 	# the report: the differing fields bold, the host without metadata says why
-	jq -r -f "$REPO/sweep/jq/fleet-meta-report.jq" "$SCRATCH/out.json" >"$SCRATCH/report.md"
+	fleet_py 'from tswap.report.fleet_text import meta_report; print("\n".join(meta_report(doc(1))))' \
+		"$SCRATCH/out.json" >"$SCRATCH/report.md"
 	grep -q '^| g | .* PCIe \*\*x2\*\* (16.0 GT/s PCIe x4) | .* | \*\*none\*\*, ' "$SCRATCH/report.md" || fail "$(cat "$SCRATCH/report.md")"
 	grep -qF '| h | metadata: not collected (no answer to the probe) |' "$SCRATCH/report.md" || fail "$(cat "$SCRATCH/report.md")"
 	grep -qxF -- '- 3 of 4 slow hosts: PCIe x2 instead of x4 (e, f, g)' "$SCRATCH/report.md" || fail "$(cat "$SCRATCH/report.md")"

@@ -128,7 +128,7 @@ exec_run() {
 exec_result_text() {
 	local runkey=$1 label=$2 eta=$3 res h n
 	shift 3
-	res=$(jq -rs -f "$JQ_DIR/fleet-progress.jq" "$RUN/points/$runkey"/*/result.json)
+	res=$(py fleet-progress "$RUN/points/$runkey"/*/result.json)
 	if [ "$#" -lt "${#H_ADDR[@]}" ]; then
 		res="$res ($# run now, $((${#H_ADDR[@]} - $#)) done earlier)"
 	fi

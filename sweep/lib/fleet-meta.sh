@@ -27,7 +27,7 @@
 # meta.json says "not collected" and why, and the outputs show that.
 #
 # Owns: fleet_meta_name, fleet_meta_job, fleet_meta_fetch, fleet_meta_read,
-# fleet_meta_lost, fleet_metas. Reads: the H_* arrays, RUN, ENGINE,
+# fleet_meta_lost. Reads: the H_* arrays, RUN, ENGINE,
 # CONNECT_TIMEOUT, SWEEP_HOME. Writes: RUN/preflight/ID/meta.json (and
 # meta.client.out, meta.stderr, meta.kv next to it).
 # shellcheck disable=SC2016 # $(...) in the prerun command runs on the host
@@ -90,19 +90,4 @@ fleet_meta_read() {
 		return 0
 	fi
 	mv -f "$dir/meta.json.tmp" "$dir/meta.json"
-}
-
-# fleet_metas: each host's meta.json, or a "not collected" object, as one
-# JSON array in host order (for jq/fleet-meta.jq).
-fleet_metas() {
-	local h f all=''
-	for ((h = 0; h < ${#H_ADDR[@]}; h++)); do
-		f="$RUN/preflight/${H_ID[h]}/meta.json"
-		if [ -f "$f" ]; then
-			all+=$(<"$f")$'\n'
-		else
-			all+=$'{"collected": false, "note": "metadata: not collected (the host was not probed in this run)"}\n'
-		fi
-	done
-	jq -s . <<<"$all"
 }
