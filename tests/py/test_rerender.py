@@ -23,9 +23,11 @@ import pytest
 from tswap import jqjson
 from tswap.report.best_aio import best_aio
 from tswap.report.csv import summary_csv
+from tswap.report.fleet_text import summary_csv as fleet_csv
 from tswap.report.md import RunLines, notes, report_md
 from tswap.report.summary import compare_md
 from tswap.report.verdict import Thresholds, thresholds
+from tswap.results.fleet import host_runs
 from tswap.stats.aggregate import Limits, aggregate
 
 REPO = Path(__file__).resolve().parents[2]
@@ -135,9 +137,10 @@ def render_best_aio(run: Path, rel: str) -> str:
 
 
 def render_summary_csv(run: Path, rel: str) -> str:
-    """summary.csv of one host (results.sh write_csv)."""
+    """summary.csv of one host (results.sh write_csv) or of a fleet
+    (fleet-report.sh write_csv_fleet: every host's runs with its metadata)."""
     if is_fleet(run):
-        raise Pending('summary.csv of a fleet (jq/fleet-csv.jq)')
+        return ''.join(x + '\n' for x in fleet_csv(load(run / 'results.json'), load(run / 'fleet.json')))
     return summary_csv(load(run / 'results.json'), load(run / 'aggregate.json'))
 
 
@@ -160,7 +163,7 @@ def shell_lines(recorded: str) -> tuple[str, str, str, str]:
 def render_report(run: Path, rel: str) -> str:
     """report.md of one host (report.sh write_report)."""
     if is_fleet(run):
-        raise Pending('report.md of a fleet (jq/fleet-report.jq)')
+        raise Pending('report.md of a fleet (its Plots section and Files line: fleet-report.sh)')
     steady, bwlog, pre, plots = shell_lines((run / rel).read_text(encoding='utf-8'))
     agg = load(run / 'aggregate.json')
     nt = run / 'notes.txt'
@@ -182,6 +185,17 @@ def render_compare(run: Path, rel: str) -> str:
                       load(FIXTURES / Path(other).name / 'aggregate.json'))
 
 
+def host_ids(run: Path) -> list[str]:
+    return [h['id'] for h in load(run / 'sweep.json')['fleet']['hosts']]
+
+
+def render_fleet_results(run: Path, rel: str) -> str:
+    """fleet-results.json (fleet-report.sh collect_fleet): each host's
+    medians as one run per host and point."""
+    return json_text(host_runs([load(run / 'hosts' / i / 'aggregate.json') for i in host_ids(run)],
+                               load(run / 'plan.json')['points']))
+
+
 RENDERERS: dict[str, Callable[[Path, str], str]] = {
     'aggregate.json': render_aggregate,
     'hosts/*/aggregate.json': render_host_aggregate,
@@ -189,6 +203,7 @@ RENDERERS: dict[str, Callable[[Path, str], str]] = {
     'summary.csv': render_summary_csv,
     'report.md': render_report,
     'compare.md': render_compare,
+    'fleet-results.json': render_fleet_results,
 }
 
 
