@@ -4,7 +4,8 @@ compare.md and the run verdict say in each case (docs/sweep.md, Outputs,
 exit codes, "How the pick is made"). Every verdict form is reached here."""
 from tswap.report import head, md, sections, summary, verdict
 from tswap.report.csv import HEADER, summary_csv
-from tswap.report.fmt import key, sz
+from tswap.jqjson import sort_key
+from tswap.report.fmt import sz
 
 
 def pt(name, rw='read', gbs=1.0, **kw):
@@ -110,7 +111,7 @@ def test_ranks_section_only_with_several_handles():
 
 def test_jq_sort_order_of_mixed_types():
     xs = ['a', 2.0, None, [1.0], True, False, {'k': 1}]
-    assert sorted(xs, key=key) == [None, False, True, 2.0, 'a', [1.0], {'k': 1}]
+    assert sorted(xs, key=sort_key) == [None, False, True, 2.0, 'a', [1.0], {'k': 1}]
 
 
 def test_csv_rows_quote_strings_and_write_missing_numbers_as_empty_strings():

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..jqjson import jround, number, text
-from .fmt import alt, tr
+from ..jqjson import jround, number, text, truthy
+from .fmt import alt
 
 HEADER = ('point,repeat,status,direction,backend,tensor_size,block_size,queue_depth,submit,'
           'window,threads,iodepth,gbs,ops_per_s,clat_p50_us,clat_p99_us,clat_p999_us,'
@@ -41,7 +41,7 @@ def row(r: dict[str, Any], ceiling: Any) -> str:
     ck = r.get('rw') if alt(r.get('ranks'), 1) == 1 else '%s-n%s' % (text(r.get('rw')), text(r.get('ranks')))
     c = ceiling.get(ck) if isinstance(ceiling, dict) else None
     # a ceiling of 0 GB/s has no percentage (jq divided by zero)
-    pct = _r(100 * r['gbs'] / c, 10) if tr(c) and c != 0 and tr(r.get('gbs')) else ''
+    pct = _r(100 * r['gbs'] / c, 10) if truthy(c) and c != 0 and truthy(r.get('gbs')) else ''
     cols = [r.get('point'), r.get('repeat'), r.get('status'), r.get('rw'), r.get('backend'),
             r.get('tensor'), r.get('block'), r.get('qd'), r.get('submit'), r.get('window'),
             r.get('threads'), r.get('iodepth'), _r(r.get('gbs'), 10000),

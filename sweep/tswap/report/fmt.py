@@ -4,19 +4,16 @@ rely on (truthiness, `//`, sort order), as jq 1.6 has them."""
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
-from ..jqjson import jround, text
+from ..jqjson import jround, text, truthy
 
 
-def tr(x: Any) -> bool:
-    """jq's truthiness: all but null and false are true (0 and "" too)."""
-    return x is not None and x is not False
 
 
 def alt(x: Any, y: Any) -> Any:
     """jq's `x // y`: y when x is null or false."""
-    return x if tr(x) else y
+    return x if truthy(x) else y
 
 
 def num(x: Any) -> bool:
@@ -71,38 +68,10 @@ def sz(x: Any) -> str:
     return text(x)
 
 
-def join(xs: list[Any], sep: str) -> str:
-    """jq 1.6's join: null as "", numbers and booleans as JSON."""
-    return sep.join('' if x is None else text(x) for x in xs)
 
 
-def key(x: Any) -> tuple:
-    """A sort key in jq's order: null < false < true < numbers < strings
-    < arrays < objects; arrays element by element, objects by their
-    sorted keys then values."""
-    if x is None:
-        return (0,)
-    if x is False:
-        return (1,)
-    if x is True:
-        return (2,)
-    if num(x):
-        return (3, x)
-    if isinstance(x, str):
-        return (4, x)
-    if isinstance(x, list):
-        return (5, tuple(key(e) for e in x))
-    ks = sorted(x)
-    return (6, tuple(ks), tuple(key(x[k]) for k in ks))
 
 
-def maxby(xs: list[Any], f: Any) -> Optional[Any]:
-    """jq's max_by(f): a later maximum wins a tie; None when empty."""
-    best = None
-    for x in xs:
-        if best is None or key(f(x)) >= key(f(best)):
-            best = x
-    return best
 
 
 def md(x: Any) -> str:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..jqjson import text
+from ..jqjson import text, truthy
 from ..stats.pick import none_why
-from .fmt import alt, g, gib, p1, sz, tr, v
+from .fmt import alt, g, gib, p1, sz, v
 
 Doc = dict[str, Any]
 
@@ -53,7 +53,7 @@ def budget_caution(budget: Any) -> Optional[str]:
     if w is None or not alt(last.get('runtime'), 0) < w:
         return None
     more = ('; --budget %s gives the final round the window' % text(b['steady_budget_s'])
-            if tr(b.get('steady_budget_s')) else '')
+            if truthy(b.get('steady_budget_s')) else '')
     return ('- caution: the budget\'s final round ran %s s per run, fixed: shorter than fio\'s '
             'steady-state window (%s s), so the pick ranks each point\'s first seconds (such as '
             'a write cache\'s burst) and no point could be flagged not steady%s' % (
@@ -68,7 +68,7 @@ def report_pick(agg: Doc) -> list[str]:
     b = _o(agg.get('best'))
     trust = _o(agg.get('trust'))
     src = b.get('aio_source')
-    if tr(src):
+    if truthy(src):
         out = ['**Pick** (best-aio.json): %s; %s: %s' % (cfgtext(src), text(src.get('why')), ival(src)),
                '- verdict: %s' % text(src.get('verdict'))]
     elif alt(trust.get('trusted'), 0) == 0 and alt(trust.get('flagged'), 0) > 0:
@@ -81,7 +81,7 @@ def report_pick(agg: Doc) -> list[str]:
     if c is not None:
         out.append(c)
     for d in ('read', 'write'):
-        if tr(b.get(d)):
+        if truthy(b.get(d)):
             out.append('- best %s: %s: %s' % (d, ival(b[d]), text(b[d].get('verdict'))))
         else:
             why = none_why(agg, d)
@@ -92,7 +92,7 @@ def report_pick(agg: Doc) -> list[str]:
 
 
 def _pc(p: Doc) -> str:
-    return p1(p.get('pct_ceiling')) + (' (above the ceiling: see Warnings)' if tr(p.get('above_ceiling')) else '')
+    return p1(p.get('pct_ceiling')) + (' (above the ceiling: see Warnings)' if truthy(p.get('above_ceiling')) else '')
 
 
 def _row(p: Doc) -> str:
@@ -131,7 +131,7 @@ def report_head(cfg: Doc, agg: Doc, notes: str, dropped: bool) -> list[str]:
                'flight as the deepest point, same target): ' % (
                    t(cfg.get('ceiling_bs')), t(cfg.get('ceiling_qd')), split)
                + ('read %s GB/s, write %s GB/s' % (g(ceil.get('read')), g(ceil.get('write')))
-                  if tr(cfg.get('ceiling')) else 'not measured (--no-ceiling)'))
+                  if truthy(cfg.get('ceiling')) else 'not measured (--no-ceiling)'))
     if dropped:
         out.append('- page cache: dropped (sync; echo 3 > /proc/sys/vm/drop_caches) before every read point')
     if notes != '':
@@ -141,12 +141,12 @@ def report_head(cfg: Doc, agg: Doc, notes: str, dropped: bool) -> list[str]:
             '|---|---|---|---|---|---|---|---|---|---|---|']
     for d in ('read', 'write'):
         p = best.get(d)
-        out.append('| best %s | %s | %s %s' % (d, g(p.get('gbs')), _pc(p), _row(p)) if tr(p) else
+        out.append('| best %s | %s | %s %s' % (d, g(p.get('gbs')), _pc(p), _row(p)) if truthy(p) else
                    '| best %s | no trustworthy %s point (none succeeded, or all are flagged: '
                    'Warnings) | | | | | | | | | |' % (d, d))
     c = best.get('combined')
     out.append('| best combined | %s = %s read + %s write | - %s' % (
-        g(c.get('sum_gbs')), g(c.get('read_gbs')), g(c.get('write_gbs')), _row(c)) if tr(c) else
+        g(c.get('sum_gbs')), g(c.get('read_gbs')), g(c.get('write_gbs')), _row(c)) if truthy(c) else
         '| best combined | needs a read and a write of the same settings | | | | | | | | | |')
     out += ['', 'Best combined ranks settings by the **sum** of read and write GB/s, as DeepSpeed\'s '
             'ds_nvme_tune does; a job that mostly reads (inference weight streaming) should take '
@@ -162,34 +162,34 @@ def meta_report(m: Doc) -> list[str]:
     out = ['## What was measured', '', '| | |', '|---|---|',
            '| target | `%s` (%s) |' % (t(tg.get('path')), t(tg.get('kind')))]
     fs = tg.get('filesystem')
-    if tr(fs):
-        out.append('| filesystem | %s |' % t(fs.get('note')) if tr(fs.get('note')) else
+    if truthy(fs):
+        out.append('| filesystem | %s |' % t(fs.get('note')) if truthy(fs.get('note')) else
                    '| filesystem | %s on `%s`, mounted at `%s` (%s) |' % (
                        t(fs.get('type')), t(fs.get('source')), t(fs.get('mountpoint')), t(fs.get('options'))))
-    if tr(dev.get('note')):
+    if truthy(dev.get('note')):
         out.append('| device | %s |' % t(dev['note']))
     else:
         out += ['| device | `%s` (%s of %s): model %s, firmware %s, serial sha256 %s, %s, %s, transport %s |' % (
                     t(dev.get('path')), t(dev.get('type')), t(dev.get('disk')), v(dev.get('model')),
                     v(dev.get('firmware')), v(dev.get('serial_sha256_12')), gib(dev.get('capacity_bytes')),
-                    'rotational' if tr(dev.get('rotational')) else 'non-rotational', v(dev.get('transport'))),
+                    'rotational' if truthy(dev.get('rotational')) else 'non-rotational', v(dev.get('transport'))),
                 '| block sizes | logical %s B, physical %s B |' % (
                     t(dev.get('logical_block_size')), t(dev.get('physical_block_size')))]
-    if tr(q):
+    if truthy(q):
         out.append('| queue | scheduler %s, nr_requests %s, max_sectors_kb %s (hw %s), io_poll %s, nvme poll_queues %s |' % (
             v(q.get('scheduler')), v(q.get('nr_requests')), v(q.get('max_sectors_kb')),
             v(q.get('max_hw_sectors_kb')), v(q.get('io_poll')), v(q.get('nvme_poll_queues'))))
-    if tr(pcie.get('current_link_speed')):
+    if truthy(pcie.get('current_link_speed')):
         out.append('| PCIe | %s: %s x%s of max %s x%s%s |' % (
             t(pcie.get('address')), t(pcie['current_link_speed']), t(pcie.get('current_link_width')),
             t(pcie.get('max_link_speed')), t(pcie.get('max_link_width')),
-            ' **(below the maximum)**' if tr(pcie.get('downgraded')) else ''))
+            ' **(below the maximum)**' if truthy(pcie.get('downgraded')) else ''))
     else:
         out.append('| PCIe | %s |' % t(pcie.get('note')))
     out.append('| NUMA | device node %s%s; CPUs allowed %s; nodes online %s |' % (
-        v(numa.get('device_node')), ' (%s)' % t(numa['note']) if tr(numa.get('note')) else '',
+        v(numa.get('device_node')), ' (%s)' % t(numa['note']) if truthy(numa.get('note')) else '',
         v(numa.get('cpus_allowed')), v(numa.get('online_nodes'))))
-    out.append('| NVMe | %s |' % t(nvme['note']) if tr(nvme.get('note')) else
+    out.append('| NVMe | %s |' % t(nvme['note']) if truthy(nvme.get('note')) else
                '| NVMe | %s firmware %s, MDTS %s |' % (t(nvme.get('model')), t(nvme.get('firmware')), v(nvme.get('mdts'))))
     out += ['| host | `%s`, kernel %s, %s x %s CPUs, %s memory, fs.aio-max-nr %s, kernel.io_uring_disabled %s |' % (
                 t(host.get('name')), t(host.get('kernel')), v(host.get('cpu_model')), v(host.get('cpus')),

@@ -8,8 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ..jqjson import text
-from .fmt import tr
+from ..jqjson import text, truthy
 from .head import meta_report, report_head, report_pick
 from .sections import (report_budget, report_other_backend, report_points,
                        report_ranks, report_warnings)
@@ -120,7 +119,7 @@ def report_md(agg: Doc, cfg: Doc, best: Any, aio_text: str, meta: Optional[Doc],
     out += ['## How the points ran', '']
     out += [x for x in (run.steady, budget_line(budget), run.bwlog, run.precondition) if x != '']
     out.append('')
-    if tr(meta):
+    if truthy(meta):
         out += meta_report(meta)
     out += report_budget(agg)
     out += ['## DeepSpeed aio config (best-aio.json)', '']

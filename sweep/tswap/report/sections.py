@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..jqjson import jround, text
-from .fmt import alt, g, join, key, maxby, ms, p1, r1, tr
+from ..jqjson import jmax_by, join, jround, sort_key, text, truthy
+from .fmt import alt, g, ms, p1, r1
 
 Doc = dict[str, Any]
 
@@ -35,7 +35,7 @@ def _round(r: Doc) -> str:
     groups = ', '.join('%s %s' % (k, text(n)) for k, n in (r.get('groups') or {}).items())
     ceil = ' + %s ceiling' % text(r['ceilings']) if r.get('ceilings') is not None and r['ceilings'] > 0 else ''
     return '| %s%s | %s | %s | %s | %s%s | %s | %s | %s | %s | %s |' % (
-        text(r.get('round')), ' (final)' if tr(r.get('final')) else '', text(r.get('runtime')),
+        text(r.get('round')), ' (final)' if truthy(r.get('final')) else '', text(r.get('runtime')),
         text(r.get('ramp')), text(r.get('repeats')), groups, ceil, text(r.get('runs')),
         text(r.get('planned_s')), text(r.get('wall_s')), text(r.get('overhead_s')), _pruned(r))
 
@@ -63,7 +63,7 @@ def report_budget(agg: Doc) -> list[str]:
     if b is None:
         return []
     how = (' (chosen by default: the exhaustive run of this grid would take more than an hour; '
-           '--exhaustive runs every point)' if tr(b.get('chosen_by_default')) else ' (--budget)')
+           '--exhaustive runs every point)' if truthy(b.get('chosen_by_default')) else ' (--budget)')
     out = ['## Budget: successive halving', '',
            'Budget %s s%s; %s s used when the report was written (runs started at %s s, after the '
            'target\'s preparation). %s Fio start-up was planned at %s s per run and re-planned with '
@@ -78,7 +78,7 @@ def report_budget(agg: Doc) -> list[str]:
     out += [_round(r) for r in rounds]
     out.append('')
     for r in rounds:
-        if tr(r.get('stopped')):
+        if truthy(r.get('stopped')):
             out += ['Stopped in round %s: %s.' % (text(r.get('round')), text(r['stopped'].get('why'))), '']
     out += ['Final margins:', '']
     fm = b.get('final_margins') or {}
@@ -93,14 +93,14 @@ def report_other_backend(agg: Doc) -> Optional[str]:
     """report.md's note when another backend beat the best libaio point
     (DeepSpeed's aio handle uses libaio); None otherwise."""
     pts = agg.get('points') or []
-    o = maxby([p for p in pts if p.get('backend') != 'libaio' and p.get('gbs') is not None],
+    o = jmax_by([p for p in pts if p.get('backend') != 'libaio' and p.get('gbs') is not None],
               lambda p: p.get('gbs'))
     if o is None:
         return None
     lib = [p['gbs'] for p in pts
            if p.get('backend') == 'libaio' and p.get('rw') == o.get('rw') and p.get('gbs') is not None]
-    top = max(lib, key=key) if lib else 0
-    if not key(o['gbs']) > key(top):
+    top = max(lib, key=sort_key) if lib else 0
+    if not sort_key(o['gbs']) > sort_key(top):
         return None
     return ('Note: the %s backend did better (%s GB/s %s); DeepSpeed\'s aio handle uses libaio, so '
             'the config above is the best libaio point.\n' % (
@@ -119,12 +119,12 @@ def report_warnings(agg: Doc, cvflag: float) -> list[str]:
 
     w = ['- **%s**: %s GB/s is more than 10%% above the device ceiling: the page cache or a cache '
          'in the device is serving reads (the error behind DeepSpeed issue #998); do not trust '
-         'this point.' % (text(p.get('point')), g3(p['gbs'])) for p in pts if tr(p.get('above_ceiling'))]
+         'this point.' % (text(p.get('point')), g3(p['gbs'])) for p in pts if truthy(p.get('above_ceiling'))]
     w += ['- %s: coefficient of variation %s%% over %s repeats (> %s%%: 5%%, or twice the median CV '
           'of the run\'s other points when that is more, at most 20%%: docs/sweep.md): not repeatable' % (
               text(p.get('point')), text(jround(p['cv'] * 1000) / 10), text(p.get('ok_runs')),
               text(jround(alt(p.get('cv_limit'), cvflag) * 1000) / 10))
-          for p in pts if tr(p.get('cv_flag'))]
+          for p in pts if truthy(p.get('cv_flag'))]
     w += ['- %s: not steady: fio\'s steady-state detection did not attain within the runtime in some '
           'repeat, and the last window moved by more than one tensor op (the drive was still '
           'changing speed); not picked' % text(p.get('point')) for p in pts if p.get('steady') is False]
@@ -134,7 +134,7 @@ def report_warnings(agg: Doc, cvflag: float) -> list[str]:
               text(p.get('point')), text(jround(p['drop_pct'])), text(p.get('point')))
           for p in pts if p.get('drops') is True]
     w += ['- %s: %s: %s' % (text(p.get('point')), text(p.get('status')),
-                            join(sorted(set(p.get('errors') or []), key=key), '; '))
+                            join(sorted(set(p.get('errors') or []), key=sort_key), '; '))
           for p in pts if p.get('status') != 'ok' and p.get('status') != 'pruned']
     return w or ['None.']
 
@@ -142,14 +142,14 @@ def report_warnings(agg: Doc, cvflag: float) -> list[str]:
 def report_points(agg: Doc) -> list[str]:
     """report.md's table of all points, by direction then GB/s."""
     out = []
-    for p in sorted(agg.get('points') or [], key=lambda p: key([p.get('rw'), -alt(p.get('gbs'), -1)])):
+    for p in sorted(agg.get('points') or [], key=lambda p: sort_key([p.get('rw'), -alt(p.get('gbs'), -1)])):
         iv = ' (%s-%s)' % (g(p.get('lo')), g(p.get('hi'))) if alt(p.get('ok_runs'), 0) > 1 else ''
-        cv = '-' if p.get('cv') is None else p1(p['cv'] * 100) + (' !' if tr(p.get('cv_flag')) else '')
+        cv = '-' if p.get('cv') is None else p1(p['cv'] * 100) + (' !' if truthy(p.get('cv_flag')) else '')
         fl = alt(p.get('flags'), [])
         flagged = ', flagged: %s' % join(fl, ', ') if fl != [] and p.get('gbs') is not None else ''
         out.append('| %s | %s%s | %s | %s%s | %s | %s | %s | %s | %s | %s%s |' % (
             text(p.get('point')), g(p.get('gbs')), iv, cv, p1(p.get('pct_ceiling')),
-            ' !' if tr(p.get('above_ceiling')) else '', p1(p.get('ops_per_s')),
+            ' !' if truthy(p.get('above_ceiling')) else '', p1(p.get('ops_per_s')),
             ms(p.get('clat_p50_us')), ms(p.get('clat_p99_us')), ms(p.get('clat_p999_us')),
             p1(p.get('submit_per_gb')), text(p.get('status')), flagged))
     return out
@@ -171,7 +171,7 @@ def report_ranks(agg: Doc) -> list[str]:
            '| point | ranks | aggregate GB/s | slowest rank GB/s | read GB/s | write GB/s | per '
            'target GB/s | % of ceiling | status |',
            '|---|---|---|---|---|---|---|---|---|']
-    for p in sorted(m, key=lambda p: key([p.get('rw'), p.get('ranks'), -alt(p.get('gbs'), -1)])):
+    for p in sorted(m, key=lambda p: sort_key([p.get('rw'), p.get('ranks'), -alt(p.get('gbs'), -1)])):
         tg = ['`%s` %s' % (text(t.get('target')), g(t.get('gbs'))) for t in alt(p.get('targets'), [])]
         out.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
             text(p.get('point')), text(alt(p.get('ranks'), 1)), g(p.get('gbs')),

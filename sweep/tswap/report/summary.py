@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..jqjson import dumps, jround, text
+from ..jqjson import dumps, jround, text, truthy
 from ..stats.pick import none_why
-from .fmt import alt, g, tr
+from .fmt import alt, g
 
 Doc = dict[str, Any]
 
@@ -23,7 +23,7 @@ def summary_text(agg: Doc, run: str, best_aio: Any) -> str:
     for d in ('read', 'write'):
         b = best.get(d)
         pad = '  ' if d == 'read' else ' '
-        if tr(b):
+        if truthy(b):
             s = '%s GB/s (%s)' % (g(b.get('gbs')), text(b.get('point')))
         else:
             why = none_why(agg, d)
@@ -62,7 +62,7 @@ def compare_md(run: str, other: str, a: Doc, b: Doc) -> str:
            'run only are listed with "-".', '', '| point | A GB/s | B GB/s | A / B |', '|---|---|---|---|']
     for k in sorted(set(A) | set(B)):
         x, y = A.get(k), B.get(k)
-        ratio = text(jround(x / y * 1000) / 1000) if tr(x) and tr(y) and y > 0 else '-'
+        ratio = text(jround(x / y * 1000) / 1000) if truthy(x) and truthy(y) and y > 0 else '-'
         out.append('| %s | %s | %s | %s |' % (k, g(x), g(y), ratio))
     out += ['', '| ceiling | A GB/s | B GB/s |', '|---|---|---|']
     ca, cb = (a or {}).get('ceiling') or {}, (b or {}).get('ceiling') or {}

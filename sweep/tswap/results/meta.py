@@ -16,6 +16,7 @@ import re
 from typing import Any, Optional
 
 from .. import jqjson
+from .result import parse_object
 
 _SYSFS = re.compile(r'queue\..*|pci\..*|size_sectors|poll_queues', re.S)
 _NUM = re.compile(r'[ \t\r\n]*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[ \t\r\n]*')
@@ -39,13 +40,8 @@ def kv_lines(text: str) -> Optional[dict[str, str]]:
 
 def _obj(text: str, absent: Any) -> Any:
     """text as a JSON object; absent when it is empty or not one."""
-    if text == '':
-        return absent
-    try:
-        v = jqjson.loads(text)
-    except ValueError:
-        return absent
-    return v if isinstance(v, dict) else absent
+    v = parse_object(text)
+    return absent if v is None else v
 
 
 def num(v: Any) -> Any:
