@@ -5,7 +5,7 @@
 # Owns: collect_fleet (tswap.results.fleet), fleet_verdicts
 # (tswap.stats.fleet, tswap.stats.fleet_meta), fleet_checks (jq/check.jq
 # per host, tswap.stats.fleet_check), write_csv_fleet, write_junit
-# (jq/junit.jq), write_fleet_report (tswap.report.fleet, fleet_text),
+# (tswap.report.junit), write_fleet_report (tswap.report.fleet, fleet_text),
 # print_fleet_summary (tswap.report.fleet_text). Reads: RUN/points/*/*/result.json,
 # RUN/preflight/, RUN/sweep.json, the H_* arrays, MIN_READ, MIN_WRITE,
 # OUTLIER_PCT. Writes: RUN/results.json, hosts/ID/{results,aggregate}.json,
@@ -86,7 +86,7 @@ write_csv_fleet() {
 # (run, DIR_min_gbs, DIR_vs_fleet): pass, <failure> (below the bar, or an
 # outlier) or <error> (the host or its runs failed).
 write_junit() {
-	jq -r --slurpfile cfg "$RUN/sweep.json" -f "$JQ_DIR/junit.jq" "$RUN/fleet.json" >"$RUN/junit.xml.tmp"
+	py junit "$RUN/fleet.json" "$RUN/sweep.json" >"$RUN/junit.xml.tmp"
 	mv -f "$RUN/junit.xml.tmp" "$RUN/junit.xml"
 }
 

@@ -20,6 +20,7 @@ from typing import Any, Callable, Optional
 
 import pytest
 
+from tswap.report.junit import junit
 from tswap import jqjson
 from tswap.report.best_aio import best_aio
 from tswap.report.csv import summary_csv
@@ -196,6 +197,12 @@ def render_fleet_results(run: Path, rel: str) -> str:
                                load(run / 'plan.json')['points']))
 
 
+def render_junit(run: Path, rel: str) -> str:
+    """a fleet's junit.xml (fleet-report.sh write_junit), from fleet.json
+    and sweep.json's created."""
+    return junit(load(run / 'fleet.json'), load(run / 'sweep.json').get('created'))
+
+
 RENDERERS: dict[str, Callable[[Path, str], str]] = {
     'aggregate.json': render_aggregate,
     'hosts/*/aggregate.json': render_host_aggregate,
@@ -204,6 +211,7 @@ RENDERERS: dict[str, Callable[[Path, str], str]] = {
     'report.md': render_report,
     'compare.md': render_compare,
     'fleet-results.json': render_fleet_results,
+    'junit.xml': render_junit,
 }
 
 
