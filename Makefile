@@ -261,7 +261,7 @@ lint:
 	shellcheck -x sweep/tswap-zero sweep/zero/*.sh
 	shellcheck -x -o all sweep/tswap-check jobs/run-grid
 	shellcheck -x -P SCRIPTDIR tests/*.bats
-	pyflakes3 sweep/tswap tests/py tests/bench/ds-driver/fastpersist_driver.py
+	pyflakes3 sweep/tswap tests/py tests/bench/ds-driver/fastpersist_driver.py tests/bench/sweep-overhead
 	@for f in sweep/zero/*.jq; do \
 		if jq -n --arg mode x --arg engine x --arg header x --arg step x --arg dtype x --argjson dirs '[]' --argjson unit 1 \
 			--argjson scale 1 --argjson params 1 --argjson world 1 --argjson ranks 1 \
