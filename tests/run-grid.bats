@@ -3,8 +3,9 @@
 # generated grid job file (POSIX sh, run by dash here as Debian's /bin/sh
 # runs it): one line per section, the fastest, and what it refuses.
 
-# output, stderr and status are set by bats' run.
-# shellcheck disable=SC2154
+# output, stderr and status are set by bats' run; ${TSWAP_TARGET} in
+# single quotes is fio's to expand.
+# shellcheck disable=SC2154,SC2016
 
 bats_require_minimum_version 1.5.0
 
@@ -81,4 +82,67 @@ teardown() { common_teardown; }
 	assert_failure 3
 	assert_equal "$(grep -c '^read-[^ ]* FAILED: fio: ' <<<"$output")" "$n"
 	refute_output --partial fastest
+}
+
+@test "run-grid: a target written as fio's '\\:' escape is the file fio opens: refused without --destructive" {
+	local t=$SCRATCH/v:2 sum
+	printf precious >"$t"
+	sum=$(sha256sum <"$t")
+	TSWAP_TARGET=$SCRATCH/v\\:2 run --separate-stderr dash "$RUN_GRID" "$REPO/jobs/grid/quick-write.fio" "$SCRATCH/out"
+	assert_failure 2
+	assert_equal "$stderr" "run-grid: $REPO/jobs/grid/quick-write.fio writes TSWAP_TARGET=$SCRATCH/v\\:2, which exists: give --destructive to overwrite it"
+	assert_equal "$(sha256sum <"$t")" "$sum"
+}
+
+@test "run-grid: any write mode is a write (randwrite, rw, readwrite=, spaces, CRLF); only read and randread are not" {
+	local mode sum
+	printf precious >"$TSWAP_TARGET"
+	sum=$(sha256sum <"$TSWAP_TARGET")
+	for mode in 'rw=randwrite' 'rw = rw' 'readwrite=randrw' 'rw=trimwrite' $'rw=write\r'; do
+		printf '[global]\nfilename=${TSWAP_TARGET}\nsize=1m\n[p]\n%s\nbs=64k\n' "$mode" >"$SCRATCH/g.fio"
+		run --separate-stderr dash "$RUN_GRID" "$SCRATCH/g.fio" "$SCRATCH/out"
+		assert_failure 2
+		assert_equal "$(sha256sum <"$TSWAP_TARGET")" "$sum"
+	done
+	# a read grid: fio would extend the 8-byte file to TSWAP_SIZE
+	printf '[global]\nfilename=${TSWAP_TARGET}\nsize=1m\n[p]\nrw=randread\nbs=64k\nioengine=psync\n' >"$SCRATCH/g.fio"
+	TSWAP_SIZE=1m run --separate-stderr dash "$RUN_GRID" "$SCRATCH/g.fio" "$SCRATCH/out"
+	assert_failure 2
+	assert_equal "$stderr" "run-grid: TSWAP_TARGET=$TSWAP_TARGET exists and is not a block device or a file of TSWAP_SIZE=1m or more: fio would extend it; give --destructive"
+	assert_equal "$(sha256sum <"$TSWAP_TARGET")" "$sum"
+	# one of TSWAP_SIZE bytes is read as it is
+	head -c 1048576 /dev/urandom >"$TSWAP_TARGET"
+	sum=$(sha256sum <"$TSWAP_TARGET")
+	TSWAP_SIZE=1m run --separate-stderr dash "$RUN_GRID" "$SCRATCH/g.fio" "$SCRATCH/out"
+	assert_success
+	assert_equal "$(sha256sum <"$TSWAP_TARGET")" "$sum"
+}
+
+@test "run-grid: a grid with no job sections, an odd section name or a leading dash is refused, not run" {
+	: >"$SCRATCH/empty.fio"
+	run --separate-stderr dash "$RUN_GRID" "$SCRATCH/empty.fio" "$SCRATCH/out"
+	assert_failure 2
+	assert_equal "$stderr" "run-grid: GRID.fio: $SCRATCH/empty.fio has no job sections"
+	printf '[global]\nsize=1m\n[a/b]\nrw=read\n' >"$SCRATCH/odd.fio"
+	run --separate-stderr dash "$RUN_GRID" "$SCRATCH/odd.fio" "$SCRATCH/out"
+	assert_failure 2
+	assert_equal "$stderr" "run-grid: GRID.fio: section [a/b]: only letters, digits, '.', '_' and '-'"
+	[ ! -e "$SCRATCH/out" ] || fail "OUTDIR was made"
+	# a path that starts with a dash is a file, not an option of grep or sed
+	cp "$REPO/jobs/grid/quick-write.fio" "$SCRATCH/-g.fio"
+	printf precious >"$TSWAP_TARGET"
+	cd "$SCRATCH"
+	run --separate-stderr dash "$RUN_GRID" -g.fio out
+	assert_failure 2
+	assert_equal "$stderr" "run-grid: ./-g.fio writes TSWAP_TARGET=$TSWAP_TARGET, which exists: give --destructive to overwrite it"
+}
+
+@test "run-grid: a CRLF grid runs its sections; several jobs of a section are one line, their sum" {
+	sed 's/$/\r/' "$REPO/jobs/grid/quick-read.fio" >"$SCRATCH/crlf.fio"
+	printf '[two]\nrw=read\nbs=16m\niodepth=2\nnumjobs=2\n' >>"$SCRATCH/crlf.fio"
+	run --separate-stderr timeout 300 dash "$RUN_GRID" "$SCRATCH/crlf.fio" "$SCRATCH/out"
+	assert_success
+	assert_equal "$(grep -c '^read-.* [0-9.]*$' <<<"$output")" "$(grep -c '^\[read-' "$REPO/jobs/grid/quick-read.fio")"
+	assert_equal "$(grep -c '^two ' <<<"$output")" 1
+	assert_line --regexp '^fastest: '
 }
