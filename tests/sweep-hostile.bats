@@ -341,6 +341,14 @@ refused_line() {
 	# a dry run too: it would say nothing of the comparison it cannot make
 	refused_line "tswap-sweep: --compare: $WORK/old has no aggregate.json (not a finished tswap-sweep run)" \
 		--grid "$GRID" "${ONE[@]}" --target t.swap --compare old --dry-run
+	# a damaged one: not JSON, or JSON of another shape (the old code ran
+	# every point, then failed with a traceback)
+	local bad
+	for bad in '{' '[1, 2]' '{"points": "x"}' '{"points": [1]}'; do
+		printf '%s\n' "$bad" >old/aggregate.json
+		refused_line "tswap-sweep: --compare: $WORK/old/aggregate.json is not a tswap-sweep aggregate.json (not JSON, or no points array): damaged?" \
+			--grid "$GRID" "${ONE[@]}" --target t.swap --compare old
+	done
 }
 
 @test "sweep refuses early: --emit-jobs on a user's file, under a file, on a user's job file or empty: refused, the files unchanged" {
@@ -439,6 +447,11 @@ refused_line() {
 			refused_line "tswap-sweep: $opt: not a positive number of GB/s (1e9 B/s, e.g. 2.5): $v (see --help)" \
 				--grid "$GRID" "${ONE[@]}" --target t.swap "$opt" "$v"
 		done
+		# empty turns no bar off (a CI's unset variable): refused
+		refused_line "tswap-sweep: $opt: empty; a positive number of GB/s (1e9 B/s, e.g. 2.5) (see --help)" \
+			--grid "$GRID" "${ONE[@]}" --target t.swap "$opt" ''
+		refused_line "tswap-sweep: $opt: empty; a positive number of GB/s (1e9 B/s, e.g. 2.5) (see --help)" \
+			--grid "$GRID" "${ONE[@]}" --target t.swap "$opt" 500 "$opt" ''
 		hsweep --grid "$GRID" "${ONE[@]}" --target t.swap "$opt" 0.5 --dry-run
 		assert_equal "$status" 0
 	done

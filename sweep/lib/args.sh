@@ -217,8 +217,11 @@ parse_args() {
 				OUT=$val
 				;;
 			--resume) RESUME=$val ;;
-			--min-read-gbs) MIN_READ=$val ;;
-			--min-write-gbs) MIN_WRITE=$val ;;
+			--min-read-gbs | --min-write-gbs)
+				# empty would turn the bar off: a CI's unset variable
+				[ -n "$val" ] || usage_error "$opt: empty; a positive number of GB/s (1e9 B/s, e.g. 2.5)"
+				if [ "$opt" = --min-read-gbs ]; then MIN_READ=$val; else MIN_WRITE=$val; fi
+				;;
 			--compare) COMPARE=$val ;;
 			--engine) ENGINE=$val ;;
 			--emit-jobs)
@@ -329,6 +332,11 @@ paths_check() {
 		[ -e "$d" ] || die "$EXIT_USAGE" "--compare: $d does not exist (not a finished tswap-sweep run)"
 		[ -d "$d" ] || die "$EXIT_USAGE" "--compare: $d is not a directory (not a finished tswap-sweep run)"
 		[ -f "$d/aggregate.json" ] || die "$EXIT_USAGE" "--compare: $d has no aggregate.json (not a finished tswap-sweep run)"
+		# its shape too (jq missing: need_tools says so next)
+		! command -v jq >/dev/null 2>&1 || jq -e 'type == "object" and (.points | type) == "array"
+			and all(.points[]; type == "object") and ((.ceiling // {}) | type) == "object"' \
+			"$d/aggregate.json" >/dev/null 2>&1 ||
+			die "$EXIT_USAGE" "--compare: $d/aggregate.json is not a tswap-sweep aggregate.json (not JSON, or no points array): damaged?"
 	fi
 	if [ -n "$EMIT_DIR" ]; then
 		why=$(dir_makeable "$EMIT_DIR") ||
