@@ -125,7 +125,11 @@ def test_progress_line():
 def test_done_entry_ok_runs_only():
     # pipeline.sh load_done: FINISHED[RUNKEY] (a fleet's RUNKEY/HOSTID) = GB/s
     assert done_entry({'status': 'ok', 'runkey': 'p.r1', 'gbs': 1.2345}) == ('p.r1', '1.235')
-    assert done_entry({'status': 'ok', 'runkey': 'p.r1', 'gbs': None, 'host_id': 'h2'}) == ('p.r1/h2', '0')
+    assert done_entry({'status': 'ok', 'runkey': 'p.r1', 'gbs': 0.5, 'host_id': 'h2'}) == ('p.r1/h2', '0.5')
+    # a damaged or hand-edited result is redone, never trusted on --resume:
+    # a negative or zero, NaN (read as null), infinite or non-number GB/s
+    for g in (None, -5.0, 0.0, float('inf'), '1.2', True):
+        assert done_entry({'status': 'ok', 'runkey': 'p.r1', 'gbs': g}) is None
     assert done_entry({'status': 'error', 'runkey': 'p.r1'}) is None
     assert done_entry([1]) is None
 

@@ -274,10 +274,15 @@ def progress_line(doc: dict) -> str:
 
 def done_entry(doc: Any) -> Optional[tuple[str, str]]:
     """(RUNKEY or RUNKEY/HOSTID, GB/s to 3 decimals) of a result that says
-    ok, the run --resume does not redo (pipeline.sh load_done); None for
-    any other."""
+    ok with a positive, finite GB/s: the run --resume does not redo
+    (pipeline.sh load_done); None for any other."""
     if not isinstance(doc, dict) or doc.get('status') != 'ok':
+        return None
+    # a figure that cannot be a measurement (a damaged or hand-edited
+    # file: negative, NaN, not a number) is not done: the run is redone
+    g = doc.get('gbs')
+    if isinstance(g, bool) or not isinstance(g, (int, float)) or not 0 < g < float('inf'):
         return None
     host = doc.get('host_id')
     key = jqjson.text(doc.get('runkey')) + ('/' + jqjson.text(host) if host not in (None, False) else '')
-    return key, jqjson.number(jqjson.jround(_or(doc.get('gbs'), 0) * 1000) / 1000)
+    return key, jqjson.number(jqjson.jround(g * 1000) / 1000)
