@@ -14,7 +14,7 @@
 #   TSWAP_SIZE    bytes of the target to use      default: 1g (fio size notation)
 #   TSWAP_FP_*, TSWAP_THREADS, TSWAP_BLOCK_SIZE, ...  fastpersist-checkpoint.fio's
 #                 plan, unless TSWAP_FP_DRAIN is set: a 1 GiB checkpoint
-#                 at DeepSpeed's defaults (jobs/fastpersist-plan)
+#                 at DeepSpeed's defaults, TSWAP_THREADS kept (default 1)
 #   TSWAP_ZERO_DIR  folder for the zero-infinity-step-*.fio swap files
 #                                                 default: <checkout>/build/scratch/zero
 #                                                 (installed copy: ./tswap-zero)
@@ -54,8 +54,8 @@ fi
 export TSWAP_ENGINE TSWAP_TARGET TSWAP_SIZE TSWAP_ZERO_DIR
 # fastpersist-checkpoint.fio's sizes, unless a plan is set already: one
 # 1 GiB checkpoint file at DeepSpeed's checkpoint.writer defaults
-# (io_buffer_size 64 MiB, double buffered, 1 thread)
+# (io_buffer_size 64 MiB, double buffered), TSWAP_THREADS threads (1)
 if [ -z "${TSWAP_FP_DRAIN:-}" ]; then
-	eval "$("$_tswap_jobs_dir/fastpersist-plan" 1073741824 67108864 1 1)"
+	eval "$("$_tswap_jobs_dir/fastpersist-plan" 1073741824 67108864 1 "${TSWAP_THREADS:-1}")"
 fi
 unset _tswap_jobs_dir _tswap_root

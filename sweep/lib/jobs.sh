@@ -178,7 +178,7 @@ emit_jobs() {
 				tswap_options "$be" "$b" "$q" "$s" "$w" "$p"
 			done <<<"$PLAN_TEXT"
 		} >"$tmp"
-		mv -f "$tmp" "$file"
+		mv -f -- "$tmp" "$file"
 		say "$file: $n point(s)"
 	done
 }
