@@ -27,9 +27,14 @@
  * hook for it instead of using iomem= (then refused by fio), and calls
  * iomem_free after every io_u_free.  Here: one posix_memalign of the size
  * fio asks (its total_mem: the region and its alignment slack), page
- * alignment, one mlock of all of it, each result checked; fio carves the
- * buffers from td->orig_buffer as it does its own.  Neither zeroed nor
- * touched here (mlock faults every page in); fio fills write buffers.
+ * alignment, and one mlock of the region fio carves from it: on a
+ * page-aligned buffer, mem_align + iodepth x max bs from its start
+ * (init_io_u_buffers' PTR_ALIGN moves nothing), rounded up to a page;
+ * DeepSpeed locks exactly its buffers' bytes too, and the slack would
+ * count against RLIMIT_MEMLOCK for nothing.  Each result checked; fio
+ * carves the buffers from td->orig_buffer as it does its own.  Neither
+ * zeroed nor touched here (mlock faults the locked pages in); fio fills
+ * write buffers.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -73,6 +78,7 @@ int tswap_iomem_alloc(struct thread_data *td, size_t total_mem)
 	struct tswap_data *ld = td->io_ops_data;
 	long page = sysconf(_SC_PAGESIZE);
 	void *p = NULL;
+	size_t len;
 	int err;
 
 	if (!ld)
@@ -85,13 +91,18 @@ int tswap_iomem_alloc(struct thread_data *td, size_t total_mem)
 		return tswap_fail(td, err,
 				  "tswap_alloc=deepspeed: posix_memalign of %zu bytes of I/O buffers: %s; lower iodepth or bs",
 				  total_mem, strerror(err));
-	if (mlock(p, total_mem)) {
+	/* the region fio uses (mem_align + iodepth x max bs), in whole pages */
+	len = (size_t)td->o.mem_align + (size_t)td->o.iodepth * (size_t)td_max_bs(td);
+	len = (len + (size_t)page - 1) & ~((size_t)page - 1);
+	if (len > total_mem)
+		len = total_mem;
+	if (mlock(p, len)) {
 		err = errno;
 		free(p);
-		return mlock_failed(td, total_mem, err);
+		return mlock_failed(td, len, err);
 	}
 	ld->alloc_buf = p;
-	ld->alloc_len = total_mem;
+	ld->alloc_len = len;
 	ld->alloc_failed = false;
 	ld->pin_locked = true;
 	td->orig_buffer = p;

@@ -321,7 +321,7 @@ struct fio_option tswap_option_table[] = {
 		.lname	= "tswap I/O buffer allocator",
 		.type	= FIO_OPT_STR,
 		.off1	= offsetof(struct tswap_options, alloc),
-		.help	= "Who allocates fio's I/O buffers (one region, iodepth x bs): fio (iomem/mem), or deepspeed: the engine, as DeepSpeed 0.19.4+ allocates its swap buffers (PR #8212, the process-wide pinned-tensor manager: new_cpu_locked_tensor -> deepspeed_pin_tensor_t::alloc, csrc/aio/py_lib/deepspeed_pin_tensor.cpp -> ds_page_aligned_alloc, csrc/aio/common/deepspeed_aio_utils.cpp): page-aligned posix_memalign, then mlock of all of it; a failed mlock fails the job before any I/O, naming RLIMIT_MEMLOCK (the region's bytes unless CAP_IPC_LOCK); not with iomem/mem, tswap_pin=0, tswap_bounce=1",
+		.help	= "Who allocates fio's I/O buffers (one region, iodepth x bs): fio (iomem/mem), or deepspeed: the engine, as DeepSpeed 0.19.4+ allocates its swap buffers (PR #8212, the process-wide pinned-tensor manager: new_cpu_locked_tensor -> deepspeed_pin_tensor_t::alloc, csrc/aio/py_lib/deepspeed_pin_tensor.cpp -> ds_page_aligned_alloc, csrc/aio/common/deepspeed_aio_utils.cpp): page-aligned posix_memalign, then mlock of the buffers (iodepth x bs in whole pages, not fio's alignment slack); a failed mlock fails the job before any I/O, naming RLIMIT_MEMLOCK (the region's bytes unless CAP_IPC_LOCK); not with iomem/mem, tswap_pin=0, tswap_bounce=1",
 		.def	= "fio",
 		.posval = {
 			  { .ival = "fio",

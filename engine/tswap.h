@@ -96,7 +96,7 @@ struct tswap_data {
 	bool pinned;			/* tswap_pin: fio's buffers mlock'd now */
 	bool pin_locked;		/* they were locked for the job (stats) */
 	void *alloc_buf;		/* tswap_alloc=deepspeed: the buffers */
-	size_t alloc_len;		/* their bytes, all locked */
+	size_t alloc_len;		/* the bytes locked: the region fio carves */
 	bool alloc_failed;		/* tswap_iomem_alloc failed (post_init) */
 	struct tswap_bounce_stats bounce;
 	uint64_t ops, op_errors, op_short;

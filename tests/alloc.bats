@@ -5,10 +5,10 @@
 # deepspeed: the engine, as DeepSpeed 0.19.4+ allocates its swap buffers
 # (PR #8212: new_cpu_locked_tensor -> deepspeed_pin_tensor_t::alloc ->
 # ds_page_aligned_alloc: posix_memalign with the page size, then mlock):
-#   - one mlock of the whole region fio asks for (its total_mem: iodepth x
-#     bs plus fio's alignment slack, twice a page less one byte with
-#     direct=1), at a page-aligned address, before the first submit; one
-#     munlock of it after the last wait; tswap_pin adds no lock of its own;
+#   - one mlock of the buffers fio carves (iodepth x bs, in whole pages:
+#     not fio's alignment slack, which DeepSpeed has no part of), at a
+#     page-aligned address, before the first submit; one munlock of it
+#     after the last wait; tswap_pin adds no lock of its own;
 #   - data written, verified and read back through those buffers, also
 #     with io_uring's registered buffers;
 #   - VmLck of the job process covers the region while the job runs;
@@ -43,13 +43,14 @@ alloc_trace() {
 		/^io_p?getevents\(/ { print "wait" }' | uniq -c | awk '{ $1 = $1 } 1')
 }
 
-@test "tswap_alloc=deepspeed: one page-aligned mlock of fio's whole region before the first submit, one munlock after the last wait" {
+@test "tswap_alloc=deepspeed: one page-aligned mlock of fio's buffers before the first submit, one munlock after the last wait" {
 	requires strace
 	local page len pin
 	page=$(getconf PAGESIZE)
-	# fio's total_mem with direct=1: iodepth x bs, plus page_mask for the
-	# region (init_io_u_buffers) and again for its allocator (allocate_io_mem).
-	len=$((2 * 2097152 + 2 * (page - 1)))
+	# iodepth x bs: fio allocates total_mem (with twice a page less one
+	# byte of alignment slack, direct=1) but uses, and the engine locks,
+	# only its buffers: DeepSpeed locks exactly its buffers' bytes
+	len=$((2 * 2097152))
 	for pin in "" 1; do
 		alloc_trace "ds$pin" --tswap_alloc=deepspeed ${pin:+--tswap_pin="$pin"}
 		# Exactly one lock and one unlock, of the same region, and no
@@ -168,7 +169,7 @@ vmlck_max() {
 	no_ipc_lock
 	local f=$SCRATCH/limit.file page need pin
 	page=$(getconf PAGESIZE)
-	need=$((4194304 + 2 * (page - 1)))
+	need=4194304
 	dd if=/dev/zero of="$f" bs=1M count=8 status=none
 	for pin in "" auto 1; do
 		fio_argv "$ENGINE" --filename="$f" --size=8m --bs=4m --rw=write \
@@ -188,7 +189,7 @@ vmlck_max() {
 	no_ipc_lock
 	local f=$SCRATCH/fits.file st=$SCRATCH/fits.json
 	rm -f "$f"
-	# 2 x 256k of buffers (+ fio's slack) fit in the 1 MiB limit.
+	# 2 x 256k of buffers fit in the 1 MiB limit.
 	fio_argv "$ENGINE" --filename="$f" --size=4m --bs=256k --iodepth=2 --rw=write \
 		--tswap_block_size=128k --verify=crc32c --do_verify=1 \
 		--tswap_alloc=deepspeed --tswap_stats="$st"
@@ -199,6 +200,16 @@ vmlck_max() {
 		fail "tswap_alloc=deepspeed failed within RLIMIT_MEMLOCK (exit $status)"
 	fi
 	assert_equal "$stderr" ""
+	run -0 jq -r '"\(.alloc) \(.pinned) \(.op_errors)"' "$st"
+	assert_output "deepspeed true 0"
+	# buffers of exactly the limit (2 x 512k): fio's alignment slack is not
+	# locked, as DeepSpeed locks exactly its buffers (it once failed here)
+	rm -f "$f" "$st"
+	fio_argv "$ENGINE" --filename="$f" --size=4m --bs=512k --iodepth=2 --rw=write \
+		--tswap_alloc=deepspeed --tswap_stats="$st"
+	FIO_ARGV=("${LIMITED[@]}" "${FIO_ARGV[@]}")
+	run --separate-stderr "${FIO_ARGV[@]}"
+	[ "$status" -eq 0 ] || { show_fio; fail "buffers of exactly RLIMIT_MEMLOCK failed (exit $status)"; }
 	run -0 jq -r '"\(.alloc) \(.pinned) \(.op_errors)"' "$st"
 	assert_output "deepspeed true 0"
 }
