@@ -472,3 +472,29 @@ refused_line() {
 	hsweep --resume "$SCRATCH/ro/run" --dry-run
 	assert_equal "$status" 0
 }
+
+@test "sweep: --resume of a run whose plan.json is damaged or edited by hand: one line naming the point and field, exit 3" {
+	local -A bad=(
+		['.points[0].tensor = "abc"']='point 1 (ceiling-read-fio-libaio-bs1m-qd64): tensor: not a whole number of 0 or more: "abc"'
+		['.points[1].backend = "lib\naio"']='point 2 (read-libaio-t4m-b1m-q4-block-overlap-p1-d2): backend: not a setting: "lib\naio"'
+		['.points = []']='no points'
+		['.points[1].qd = -8']='point 2 (read-libaio-t4m-b1m-q4-block-overlap-p1-d2): qd: not a whole number of 0 or more: -8'
+		['.points[0].point = "../x"']='point 1: point: not a name: "../x"'
+	)
+	local edit
+	for edit in "${!bad[@]}"; do
+		rm -rf run
+		mkdir run
+		cp "$REPO/tests/fixtures/runs/single/sweep.json" run/
+		jq "$edit" "$REPO/tests/fixtures/runs/single/plan.json" >run/plan.json
+		hsweep --resume run
+		[ "$status" -eq 3 ] || { show_sweep; fail "$edit: expected exit 3, got $status"; }
+		assert_equal "$stderr" "tswap: $WORK/run/plan.json: ${bad[$edit]} (damaged or edited by hand)"
+		[ ! -e run/points ] || fail "$edit: the run went on"
+	done
+	# not JSON at all
+	printf '{\n' >run/plan.json
+	hsweep --resume run
+	assert_equal "$status" 3
+	assert_equal "${#stderr_lines[@]}" 1
+}

@@ -147,6 +147,8 @@ load_config() {
 	# runs from before steady state: fixed runtime, no preconditioning
 	STEADY=${f[14]} FIXED_RUNTIME=${f[15]} PRECONDITION=${f[16]}
 	TARGETS=("${f[@]:18}")
+	# a damaged or hand-edited plan.json: one line (py's), exit 3
+	[ ! -f "$RUN/plan.json" ] || py plan --check "$RUN/plan.json" || exit "$EXIT_ERROR"
 	PLAN_TEXT=$(plan_load "$RUN")
 	if [ "${f[17]}" = 1 ]; then
 		fleet_load_config "$cfg"

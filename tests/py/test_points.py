@@ -58,3 +58,18 @@ def test_sweep_json_steady_fields_only_with_steady_state_on():
     assert (on['ss'], on['ss_dur'], on['ds_version']) == ('bw_slope:2%', 5, '0.16.4')
     assert on['ceiling'] is True and on['fixed_runtime'] is False
     assert 'fleet' not in on and sweep_json(settings(fleet={'hosts': []}))['fleet'] == {'hosts': []}
+
+
+def test_damage_names_the_point_and_field_of_a_hand_edited_plan():
+    # settings.sh load_config refuses such a plan.json on --resume
+    from tswap.plan.points import damage
+    good = {'points': parse(LINE + '\n')}
+    assert damage(good) is None
+    assert damage({'points': []}) == 'no points'
+    assert damage([]) == 'not {"points": [...]}'
+    bad = {'points': [dict(good['points'][0], qd=-8.0)]}
+    assert damage(bad) == 'point 1 (read-x): qd: not a whole number of 0 or more: -8'
+    bad = {'points': [dict(good['points'][0], rw='randrw')]}
+    assert damage(bad) == 'point 1 (read-x): rw: not one of read, write, readwrite: "randrw"'
+    bad = {'points': [dict(good['points'][0], tensor=1.5)]}
+    assert damage(bad).endswith('tensor: not a whole number of 0 or more: 1.5')

@@ -9,9 +9,9 @@ ceiling in aggregate.json: rw, or rw-nN for N ranks."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
-from ..jqjson import text
+from ..jqjson import dumps, text
 
 Point = dict[str, Any]
 
@@ -62,3 +62,41 @@ def facts(plan_text: str) -> list[str]:
             out.append('%s\twrite' % text(float(i)))
         i += 1
     return out
+
+
+_ENUMS = (('kind', ('tswap', 'ceiling')), ('rw', ('read', 'write', 'readwrite')))
+_COUNTS = ('tensor', 'block', 'qd', 'threads', 'iodepth', 'ranks')
+
+
+def damage(doc: Any) -> Optional[str]:
+    """What makes a plan.json document unusable (hand-edited or damaged),
+    in words, or None when every point is whole: a {"points": [...]}
+    object, at least one point, each with a name (no tab or newline, used
+    as a directory and a job section), kind and rw from their sets, text
+    settings without tabs or newlines, and whole numbers of 0 to 2^62 for
+    its sizes and counts (a ceiling's block and threads are 0)."""
+    if not isinstance(doc, dict) or not isinstance(doc.get('points'), list):
+        return 'not {"points": [...]}'
+    if not doc['points']:
+        return 'no points'
+    for i, p in enumerate(doc['points']):
+        where = 'point %d' % (i + 1)
+        if not isinstance(p, dict):
+            return '%s: not an object' % where
+        name = p.get('point')
+        if not isinstance(name, str) or not name or '\t' in name or '\n' in name or '/' in name:
+            return '%s: point: not a name: %s' % (where, dumps(name, compact=True))
+        where = '%s (%s)' % (where, name)
+        for k, allowed in _ENUMS:
+            if p.get(k) not in allowed:
+                return '%s: %s: not one of %s: %s' % (where, k, ', '.join(allowed), dumps(p.get(k), compact=True))
+        for k in ('backend', 'submit', 'window'):
+            v = p.get(k)
+            if not isinstance(v, str) or not v or '\t' in v or '\n' in v:
+                return '%s: %s: not a setting: %s' % (where, k, dumps(v, compact=True))
+        for k in _COUNTS:
+            v = p.get(k, 1 if k == 'ranks' else None)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v or \
+                    not 0 <= v < 2 ** 62 or v != int(v):
+                return '%s: %s: not a whole number of 0 or more: %s' % (where, k, dumps(v, compact=True))
+    return None
