@@ -334,7 +334,7 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 
 @test "--ds-version: a string that is not a release, or a release without an aio section, is one line and exit 2" {
 	local v
-	for v in '' 0 v0.16.4 0.16.4.1 0.16.x 0.16.04 '0.16 ' 0.3 0.3.14; do
+	for v in '' 0 v0.16.4 0.16.4.1 0.16.x 0.16.04 '0.16 ' $'0.15.0\n0.16' 0.3 0.3.14; do
 		run -2 --separate-stderr "$SWEEP_HOME/tswap-sweep" --ds-version "$v" --dry-run
 		# shellcheck disable=SC2154 # stderr_lines: set by bats' run --separate-stderr
 		assert_equal "${#stderr_lines[@]}" 1

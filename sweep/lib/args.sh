@@ -276,7 +276,7 @@ parse_args() {
 	fi
 	if [ -n "$DS_VERSION" ]; then
 		[[ $DS_VERSION =~ ^(0|[1-9][0-9]{0,3})\.(0|[1-9][0-9]{0,3})(\.(0|[1-9][0-9]{0,3}))?$ ]] ||
-			usage_error "--ds-version: not a DeepSpeed release MAJOR.MINOR[.PATCH] (e.g. 0.16.4): $DS_VERSION"
+			usage_error "--ds-version: not a DeepSpeed release MAJOR.MINOR[.PATCH] (e.g. 0.16.4): ${DS_VERSION//$'\n'/\\n}"
 		# the aio section appears in 0.3.15 (deepspeed/runtime/swap_tensor/aio_config.py)
 		IFS=. read -r ma mi pa <<<"$DS_VERSION"
 		((ma > 0 || mi > 3 || (mi == 3 && ${pa:-0} >= 15))) ||
