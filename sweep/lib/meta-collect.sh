@@ -36,6 +36,15 @@ kv() { printf '%s\t%s\n' "$1" "$2"; }
 # oneline: JSON without its layout newlines
 oneline() { tr -d '\n\r'; }
 
+# rd FILE...: the contents of those of FILE... that are regular files:
+# nothing else is opened (a FIFO or a device in a fixture tree would
+# block the read; sysfs and procfs values are regular files)
+rd() {
+	for rd_f in "$@"; do
+		[ ! -f "$rd_f" ] || cat -- "$rd_f"
+	done
+}
+
 # trim: leading and trailing blanks off stdin's one line
 trim() { sed 's/^[[:space:]]*//; s/[[:space:]]*$//'; }
 
@@ -52,6 +61,7 @@ mounts() {
 		return
 	fi
 	p=$1
+	[ -f "$R/proc/self/mountinfo" ] || return 1
 	until findmnt -J -F "$R/proc/self/mountinfo" -M "$p" -o TARGET,SOURCE,FSTYPE,OPTIONS; do
 		[ "$p" != / ] && [ "$p" != . ] || return 1
 		p=$(dirname -- "$p")
@@ -68,7 +78,7 @@ nvmf() {
 	*/nvme-subsystem/*)
 		sub=$(dirname -- "$head")
 		kv nvmf.subsystem "${sub##*/}"
-		kv nvmf.iopolicy "$(cat -- "$sub/iopolicy")"
+		kv nvmf.iopolicy "$(rd "$sub/iopolicy")"
 		for c in "$sub"/nvme*; do
 			n=${c##*/}
 			case $n in
@@ -76,9 +86,9 @@ nvmf() {
 			*) ;;
 			esac
 			for a in transport state address; do
-				kv "nvmf.path.$n.$a" "$(cat -- "$c/$a")"
+				kv "nvmf.path.$n.$a" "$(rd "$c/$a")"
 			done
-			kv "nvmf.path.$n.ana_state" "$(cat -- "$c/${1%n*}c"*"n${1##*n}/ana_state")"
+			kv "nvmf.path.$n.ana_state" "$(rd "$c/${1%n*}c"*"n${1##*n}/ana_state")"
 		done
 		;;
 	*)
@@ -86,9 +96,9 @@ nvmf() {
 		n=${c##*/}
 		[ -f "$c/transport" ] || return 0
 		for a in transport state address; do
-			kv "nvmf.path.$n.$a" "$(cat -- "$c/$a")"
+			kv "nvmf.path.$n.$a" "$(rd "$c/$a")"
 		done
-		kv "nvmf.path.$n.ana_state" "$(cat -- "$R/sys/block/$1/ana_state")"
+		kv "nvmf.path.$n.ana_state" "$(rd "$R/sys/block/$1/ana_state")"
 		;;
 	esac
 }
@@ -167,39 +177,43 @@ collect() {
 	sys=${disk:+$R/sys/block/$disk}
 	for f in logical_block_size physical_block_size rotational scheduler nr_requests \
 		max_sectors_kb max_hw_sectors_kb io_poll dma_alignment; do
-		kv "queue.$f" "$([ -z "$sys" ] || cat -- "$sys/queue/$f")"
+		kv "queue.$f" "$([ -z "$sys" ] || rd "$sys/queue/$f")"
 	done
-	kv size_sectors "$([ -z "$sys" ] || cat -- "$sys/size")"
+	kv size_sectors "$([ -z "$sys" ] || rd "$sys/size")"
 	# model and firmware as sysfs has them (NVMe: the controller's
 	# firmware_rev; SCSI: rev): without nvme-cli, and in fixture trees
-	kv dev.model "$([ -z "$sys" ] || trim <"$sys/device/model")"
-	kv dev.firmware "$([ -z "$sys" ] || cat -- "$sys/device/firmware_rev" "$sys/device/rev" | head -n 1 | trim)"
-	kv poll_queues "$(cat "$R/sys/module/nvme/parameters/poll_queues")"
+	kv dev.model "$([ -z "$sys" ] || rd "$sys/device/model" | trim)"
+	kv dev.firmware "$([ -z "$sys" ] || rd "$sys/device/firmware_rev" "$sys/device/rev" | head -n 1 | trim)"
+	kv poll_queues "$(rd "$R/sys/module/nvme/parameters/poll_queues")"
 	for f in current_link_speed current_link_width max_link_speed max_link_width numa_node; do
-		kv "pci.$f" "$([ -z "$pci" ] || cat -- "$pci/$f")"
+		kv "pci.$f" "$([ -z "$pci" ] || rd "$pci/$f")"
 	done
 	kv pci.address "${pci##*/}"
 	if [ -n "$R" ]; then
-		cpus=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$R/proc/self/status")
+		cpus=$(rd "$R/proc/self/status" | sed -n 's/^Cpus_allowed_list:[[:space:]]*//p')
 	else
 		cpus=$(taskset -pc "$$")
 	fi
 	kv cpus_allowed "${cpus##*: }"
-	kv online_nodes "$(cat "$R/sys/devices/system/node/online")"
+	kv online_nodes "$(rd "$R/sys/devices/system/node/online")"
 	kv lscpu "$(lscpu -J ${R:+--sysroot "$R"} | oneline)"
 	kv kernel "$(uname -r)"
 	kv host "$(uname -n)"
-	mem=$(sed -n 's/^MemTotal: *\([0-9]*\) kB$/\1/p' "$R/proc/meminfo")
+	mem=$(rd "$R/proc/meminfo" | sed -n 's/^MemTotal: *\([0-9]*\) kB$/\1/p')
 	kv memtotal "${mem:+$((mem * 1024))}"
-	kv aio_max_nr "$(cat "$R/proc/sys/fs/aio-max-nr")"
-	kv io_uring_disabled "$(cat "$R/proc/sys/kernel/io_uring_disabled")"
+	kv aio_max_nr "$(rd "$R/proc/sys/fs/aio-max-nr")"
+	kv io_uring_disabled "$(rd "$R/proc/sys/kernel/io_uring_disabled")"
 	# what tswap-check reads besides (not in meta.json)
 	kv disk "$disk"
-	kv aio_nr "$(cat "$R/proc/sys/fs/aio-nr")"
-	kv memlock "$(sed -n 's/^Max locked memory *\([0-9a-z]*\) .*/\1/p' "$R/proc/self/limits")"
-	kv cap_eff "$(sed -n 's/^CapEff:[[:space:]]*//p' "$R/proc/self/status")"
-	node=$([ -z "$pci" ] || cat -- "$pci/numa_node")
-	kv numa.cpulist "$([ "${node:--1}" -lt 0 ] || cat -- "$R/sys/devices/system/node/node$node/cpulist")"
+	kv aio_nr "$(rd "$R/proc/sys/fs/aio-nr")"
+	kv memlock "$(rd "$R/proc/self/limits" | sed -n 's/^Max locked memory *\([0-9a-z]*\) .*/\1/p')"
+	kv cap_eff "$(rd "$R/proc/self/status" | sed -n 's/^CapEff:[[:space:]]*//p')"
+	node=$([ -z "$pci" ] || rd "$pci/numa_node")
+	# (a node that is not a number names no folder)
+	case $node in
+	'' | *[!0-9]*) kv numa.cpulist '' ;;
+	*) kv numa.cpulist "$(rd "$R/sys/devices/system/node/node$node/cpulist")" ;;
+	esac
 	case $disk in
 	nvme*) nvmf "$disk" ;;
 	*) ;;
