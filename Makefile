@@ -285,7 +285,7 @@ $(BUILD)/man/tswap-zero.1: sweep/tswap-zero sweep/zero/version.sh
 	@mkdir -p $(BUILD)/man
 	$(HELP2MAN) --name='plan and replay one ZeRO-Infinity training step from a ds_config' \
 		--output=$@ sweep/tswap-zero
-$(BUILD)/man/tswap-check.1: sweep/tswap-check
+$(BUILD)/man/tswap-check.1: sweep/tswap-check sweep/tswap/cli/check_main.py
 	@mkdir -p $(BUILD)/man
 	$(HELP2MAN) --name='check a host storage stack for DeepSpeed NVMe tensor swapping' \
 		--output=$@ sweep/tswap-check

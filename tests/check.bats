@@ -222,6 +222,72 @@ only_bad() {
 	[[ "$(verdict pcie.link_width)" = ok ]]
 }
 
+@test "hostile: garbage in Cpus_allowed_list is numa.node n/a with a note, in table, JSON and JUnit" {
+	sysroot_pcie "${R}"
+	status_line "${R}" Cpus_allowed_list '0-3,zz'
+	check_sys --junit "${BATS_TEST_TMPDIR}/junit.xml"
+	assert_success
+	[[ "$(verdict numa.node)" = n/a ]]
+	run field numa.node advice
+	assert_output --partial "Cpus_allowed_list '0-3,zz' is not a CPU list"
+	run --separate-stderr env TSWAP_SYSROOT="${R}" "${CHECK}" --target /data/swap
+	assert_line --regexp '^n/a +numa\.node '
+	assert_line --partial "not applicable: Cpus_allowed_list '0-3,zz' is not a CPU list"
+	run grep -c '<testcase classname="tswap-check.[^"]*" name="numa.node" time="0"><skipped message="Cpus_allowed_list' \
+		"${BATS_TEST_TMPDIR}/junit.xml"
+	assert_output 1
+}
+
+@test "hostile: a CPU list of 0-1000000 is read as ranges, never expanded" {
+	sysroot_pcie "${R}"
+	status_line "${R}" Cpus_allowed_list 0-1000000
+	# (timeout: a hang guard only; the jq version expanded the list and
+	# ran for minutes)
+	run --separate-stderr timeout 120 env TSWAP_SYSROOT="${R}" "${CHECK}" --target /data/swap --json "${OUT}"
+	assert_success
+	[[ "$(verdict numa.node)" = warn ]]
+	[[ "$(field numa.node value)" = "node 0; CPUs 0-1000000" ]]
+	run field numa.node advice
+	assert_output --partial 'partly remote: CPUs 4-1000000 are off node 0'
+}
+
+@test "hostile: a FIFO in place of current_link_width is not read (never blocks): n/a" {
+	sysroot_pcie "${R}"
+	rm "$(pcie_dev "${R}")/current_link_width"
+	mkfifo "$(pcie_dev "${R}")/current_link_width"
+	# (timeout: a hang guard only; the FIFO is never opened)
+	run --separate-stderr timeout 120 env TSWAP_SYSROOT="${R}" "${CHECK}" --target /data/swap --json "${OUT}"
+	assert_success
+	[[ "$(verdict pcie.link_width)" = n/a ]]
+	[[ "$(verdict pcie.link_speed)" = n/a ]]
+	[[ "$(verdict numa.node)" = ok ]]
+	[[ -p "$(pcie_dev "${R}")/current_link_width" ]]
+}
+
+@test "hostile: link width 1e+23 and nr_requests 1e+23 are n/a with a note; x16 on an x4 link fails" {
+	sysroot_pcie "${R}"
+	put "$(pcie_dev "${R}")/current_link_width" 1e+23
+	put "$(pcie_dev "${R}")/nvme/nvme0/nvme0n1/queue/nr_requests" 1e+23
+	check_sys
+	assert_success
+	[[ "$(verdict pcie.link_width)" = n/a ]]
+	[[ "$(verdict pcie.link_speed)" = n/a ]]
+	run field pcie.link_width advice
+	assert_output --partial "current_link_width '1e+23' is not an integer 1 to 32"
+	[[ "$(verdict queue.nr_requests)" = n/a ]]
+	run field queue.nr_requests advice
+	assert_output --partial "nr_requests '1e+23' is not an integer 1 to 4294967295"
+	put "$(pcie_dev "${R}")/current_link_width" 16
+	put "$(pcie_dev "${R}")/nvme/nvme0/nvme0n1/queue/nr_requests" 1023
+	check_sys
+	assert_failure 1
+	only_bad pcie.link_width
+	[[ "$(field pcie.link_width value)" = x16 ]]
+	[[ "$(field pcie.link_width expected)" = x4 ]]
+	run field pcie.link_width advice
+	assert_output --partial 'reports x16 on a link of at most x4'
+}
+
 @test "--json: one object per check with id, verdict, value, expected, advice, source" {
 	sysroot_nvmf "${R}"
 	check_sys

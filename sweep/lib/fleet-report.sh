@@ -3,7 +3,7 @@
 # the verdicts, summary.csv, junit.xml, report.md and the summary on stdout.
 #
 # Owns: collect_fleet (tswap.results.fleet), fleet_verdicts
-# (tswap.stats.fleet, tswap.stats.fleet_meta), fleet_checks (jq/check.jq
+# (tswap.stats.fleet, tswap.stats.fleet_meta), fleet_checks (tswap.stats.check
 # per host, tswap.stats.fleet_check), write_csv_fleet, write_junit
 # (tswap.report.junit), write_fleet_report (tswap.report.fleet, fleet_text),
 # print_fleet_summary (tswap.report.fleet_text). Reads: RUN/points/*/*/result.json,
@@ -45,25 +45,20 @@ fleet_verdicts() {
 	mv -f "$RUN/fleet.json.tmp" "$RUN/fleet.json"
 }
 
-# fleet_checks: fleet.json with each host's stack checks: jq/check.jq (as
-# tswap-check) on the collector's output the probe brought back
+# fleet_checks: fleet.json with each host's stack checks: tswap.stats.check
+# (as tswap-check) on the collector's output the probe brought back
 # (preflight/ID/target/meta.kv; nothing more runs on the host), against
-# the settings of jq/check-settings.jq, then judged across the fleet
-# (tswap.stats.fleet_check).
+# the settings of tswap.stats.check settings_for, then judged across the
+# fleet (tswap.stats.fleet_check).
 fleet_checks() {
 	local h dir settings plan c all=''
-	local -a s=()
 	plan=$(plan_json "$RUN/plan.json")
-	settings=$(jq -c --slurpfile plan /dev/stdin -f "$JQ_DIR/check-settings.jq" "$RUN/best-aio.json" <<<"$plan")
-	c=$(jq -r '.block_size, .queue_depth, .threads, .backend' <<<"$settings")
-	mapfile -t s <<<"$c"
+	settings=$(py check-settings "$RUN/best-aio.json" <<<"$plan")
 	for ((h = 0; h < ${#H_ADDR[@]}; h++)); do
 		dir="$RUN/preflight/${H_ID[h]}"
 		# shellcheck disable=SC2310 # a host whose checks do not run has none
 		if jq -e '.collected == true' "$dir/meta.json" >/dev/null 2>&1 &&
-			c=$(jq -R -n --arg target "${H_TARGET[h]}" --argjson bs "${s[0]}" --argjson qd "${s[1]}" \
-				--argjson threads "${s[2]}" --arg backend "${s[3]}" --arg sysroot '' \
-				-f "$JQ_DIR/check.jq" <"$dir/target/meta.kv" 2>/dev/null); then
+			c=$(py check --target "${H_TARGET[h]}" --settings "$settings" <"$dir/target/meta.kv" 2>/dev/null); then
 			all+=$c$'\n'
 		elif [ -f "$dir/meta.json" ]; then
 			all+=$(jq -c '{collected: false, note: (if .collected == false then .note else "metadata: the checks could not read it" end)}' "$dir/meta.json")$'\n'

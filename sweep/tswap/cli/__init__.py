@@ -19,7 +19,7 @@ STAGES = ('aggregate', 'budget-plan', 'budget-prune', 'budget-round', 'budget-ch
           'sweep-config', 'best-aio', 'summary-csv', 'report', 'summary', 'compare', 'verdict',
           'thresholds', 'result', 'bwlog', 'meta', 'plot-data', 'load-done',
           'fleet-results', 'fleet-verdicts', 'fleet-checks', 'fleet-csv', 'fleet-report',
-          'fleet-summary', 'fleet-progress', 'junit')
+          'fleet-summary', 'fleet-progress', 'junit', 'check', 'check-settings')
 
 PROG = 'tswap'
 
