@@ -188,30 +188,26 @@ vmlck_max() {
 @test "tswap_alloc=deepspeed within RLIMIT_MEMLOCK locks without CAP_IPC_LOCK, data verified" {
 	no_ipc_lock
 	local f=$SCRATCH/fits.file st=$SCRATCH/fits.json
-	rm -f "$f"
-	# 2 x 256k of buffers fit in the 1 MiB limit.
-	fio_argv "$ENGINE" --filename="$f" --size=4m --bs=256k --iodepth=2 --rw=write \
-		--tswap_block_size=128k --verify=crc32c --do_verify=1 \
-		--tswap_alloc=deepspeed --tswap_stats="$st"
-	FIO_ARGV=("${LIMITED[@]}" "${FIO_ARGV[@]}")
-	run --separate-stderr "${FIO_ARGV[@]}"
-	if [ "$status" -ne 0 ]; then
-		show_fio
-		fail "tswap_alloc=deepspeed failed within RLIMIT_MEMLOCK (exit $status)"
-	fi
-	assert_equal "$stderr" ""
-	run -0 jq -r '"\(.alloc) \(.pinned) \(.op_errors)"' "$st"
-	assert_output "deepspeed true 0"
+	# limited_ok WHAT FIO_ARGS...: the job runs under the 1 MiB limit
+	limited_ok() {
+		local what=$1
+		shift
+		rm -f "$f" "$st"
+		fio_argv "$ENGINE" --filename="$f" --size=4m --rw=write --tswap_alloc=deepspeed \
+			--tswap_stats="$st" "$@"
+		FIO_ARGV=("${LIMITED[@]}" "${FIO_ARGV[@]}")
+		run --separate-stderr "${FIO_ARGV[@]}"
+		[ "$status" -eq 0 ] || { show_fio; fail "$what failed within RLIMIT_MEMLOCK (exit $status)"; }
+		assert_equal "$stderr" ""
+		run -0 jq -r '"\(.alloc) \(.pinned) \(.op_errors)"' "$st"
+		assert_output "deepspeed true 0"
+	}
+	# 2 x 256k of buffers fit in the 1 MiB limit
+	limited_ok "2 x 256k, verified" --bs=256k --iodepth=2 --tswap_block_size=128k \
+		--verify=crc32c --do_verify=1
 	# buffers of exactly the limit (2 x 512k): fio's alignment slack is not
 	# locked, as DeepSpeed locks exactly its buffers (it once failed here)
-	rm -f "$f" "$st"
-	fio_argv "$ENGINE" --filename="$f" --size=4m --bs=512k --iodepth=2 --rw=write \
-		--tswap_alloc=deepspeed --tswap_stats="$st"
-	FIO_ARGV=("${LIMITED[@]}" "${FIO_ARGV[@]}")
-	run --separate-stderr "${FIO_ARGV[@]}"
-	[ "$status" -eq 0 ] || { show_fio; fail "buffers of exactly RLIMIT_MEMLOCK failed (exit $status)"; }
-	run -0 jq -r '"\(.alloc) \(.pinned) \(.op_errors)"' "$st"
-	assert_output "deepspeed true 0"
+	limited_ok "buffers of exactly the limit (2 x 512k)" --bs=512k --iodepth=2
 }
 
 @test "tswap_alloc=fio is the default, keeps iomem=, also beside a deepspeed job in the same process (thread=1)" {
