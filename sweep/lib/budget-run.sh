@@ -3,7 +3,7 @@
 # docs/sweep.md "Budget"), re-planned from the wall time they use.
 #
 # Owns: run_budget and its helpers. Reads: BUDGET, BUDGET_T0, PLAN_TEXT,
-# RAMP, RUN, JQ_DIR, CV_FLAG. Writes: BUDGET_SWEEP_S; RUN/budget.json,
+# RAMP, RUN, CV_FLAG. Writes: BUDGET_SWEEP_S; RUN/budget.json,
 # RUN/rounds/KEY.sN/, RUN/points/.
 # shellcheck disable=SC2016 # $NAME in single quotes: jq's
 # shellcheck disable=SC2034 # RUNTIME, RAMP for run_point; BUDGET_SWEEP_S (budget.sh)

@@ -66,18 +66,10 @@ plan_json() {
 	fi
 }
 
-# write_csv [HEADER PROGRAM JQ-ARGS...]: summary.csv: one host's
-# (tswap.report.csv), or HEADER then the jq PROGRAM's rows from
-# results.json (a fleet's: fleet-report.sh).
+# write_csv: one host's summary.csv (tswap.report.csv; a fleet's:
+# fleet-report.sh write_csv_fleet).
 write_csv() {
-	if [ "$#" -gt 0 ]; then
-		{
-			printf '%s\n' "$1"
-			jq -r "${@:3}" -f "$JQ_DIR/$2" "$RUN/results.json"
-		} >"$RUN/summary.csv.tmp"
-	else
-		py summary-csv "$RUN/results.json" "$RUN/aggregate.json" >"$RUN/summary.csv.tmp"
-	fi
+	py summary-csv "$RUN/results.json" "$RUN/aggregate.json" >"$RUN/summary.csv.tmp"
 	mv -f "$RUN/summary.csv.tmp" "$RUN/summary.csv"
 }
 

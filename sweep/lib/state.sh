@@ -54,8 +54,6 @@ readonly SS_CRIT=bw_slope:2% SS_DUR=5
 readonly BWLOG_MSEC=250 DROP_PCT=20 BWLOG_MIN_SAMPLES=8
 # Preconditioning (precondition.sh): fio libaio sequential writes, passes.
 readonly PRECOND_BS=1m PRECOND_QD=32 PRECOND_LOOPS=2
-# The jq programs (jq/*.jq, run with jq -f).
-readonly JQ_DIR="$SWEEP_HOME/jq"
 
 # ROOT: the checkout when the script runs from one (sweep/../Makefile and
 # engine/), else empty (installed): it picks the defaults (paths.sh).
