@@ -300,20 +300,20 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	assert_output --partial '4 no trustworthy'
 }
 
-@test "--ds-version: best-aio.json has exactly the aio keys that DeepSpeed release reads, and says the range (0.14, 0.15, 0.16.3, 0.16.4+)" {
+@test "--ds-version: best-aio.json has exactly the aio keys that DeepSpeed release reads, and says the range (0.14, 0.15, 0.16.3, 0.16.4 to 0.19.5)" {
 	grid_from 'rw read' 'tensor 16m' 'qd 8' 'threads 2'
 	PLAN_TEXT=$(expand_grid)
 	runs "$(P read 8 2)" 1.5 | agg
 	local base='"block_size":1048576,"queue_depth":8'
 	local tail='"single_submit":false,"overlap_events":true'
-	# the default: the newest releases (intra_op_parallelism from 0.16.4)
+	# the default: the newest known, 0.19.5 (intra_op_parallelism from 0.16.4)
 	DS_VERSION='' write_best_aio
 	# with the pick's verdict as "reason", which DeepSpeed ignores
 	run -0 jq -r .reason "$RUN/best-aio.json"
 	assert_output "$(P read 8 2) is the only trustworthy point: nothing to compare it with"
 	run -0 jq -c 'del(.reason)' "$RUN/best-aio.json"
 	assert_output "{\"deepspeed_versions\":\">=0.16.4\",\"aio\":{$base,\"intra_op_parallelism\":2,$tail,\"use_gds\":false}}"
-	for v in 0.16.4 0.17 1.0.0; do
+	for v in 0.16.4 0.17 0.19.5; do
 		DS_VERSION=$v write_best_aio
 		assert_equal "$(jq -c '[.deepspeed_versions, (.aio | keys_unsorted)]' "$RUN/best-aio.json")" \
 			'[">=0.16.4",["block_size","queue_depth","intra_op_parallelism","single_submit","overlap_events","use_gds"]]'
@@ -343,4 +343,15 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 		[[ $stderr == *--ds-version* ]] || fail "no option named for '$v': $stderr"
 	done
 	assert_equal "$stderr" "tswap-sweep: --ds-version: DeepSpeed 0.3.14 has no aio section (it appears in 0.3.15) (see --help)"
+}
+
+@test "--ds-version: a release newer than the newest tswap knows (0.19.5) is refused in one line, exit 2" {
+	local v
+	for v in 0.19.6 0.20 1.0.0; do
+		run -2 --separate-stderr "$SWEEP_HOME/tswap-sweep" --ds-version "$v" --dry-run
+		assert_output ''
+		assert_equal "$stderr" "tswap-sweep: --ds-version: DeepSpeed $v is newer than 0.19.5, the newest release tswap knows (its aio keys and rules are unchecked) (see --help)"
+	done
+	# the newest known release itself is taken
+	run -0 --separate-stderr "$SWEEP_HOME/tswap-sweep" --ds-version 0.19.5 --dry-run --grid quick
 }

@@ -77,9 +77,9 @@ Pass/fail
 
 DeepSpeed
   --ds-version X       best-aio.json with the aio keys DeepSpeed X reads
-                       (MAJOR.MINOR[.PATCH], from 0.3.15): thread_count
+                       (MAJOR.MINOR[.PATCH], 0.3.15 to 0.19.5): thread_count
                        before 0.16.4, intra_op_parallelism from it; use_gds
-                       from 0.15.0 (default: the newest releases)
+                       from 0.15.0 (default: 0.19.5)
 
 Safety
   --destructive        allow writes to a block device (destroys its data)
@@ -136,7 +136,7 @@ secs_max() {
 }
 
 parse_args() {
-	local opt val v ma mi pa
+	local opt val v
 	while [ "$#" -gt 0 ]; do
 		opt=$1
 		val=
@@ -277,10 +277,8 @@ parse_args() {
 	if [ -n "$DS_VERSION" ]; then
 		[[ $DS_VERSION =~ ^(0|[1-9][0-9]{0,3})\.(0|[1-9][0-9]{0,3})(\.(0|[1-9][0-9]{0,3}))?$ ]] ||
 			usage_error "--ds-version: not a DeepSpeed release MAJOR.MINOR[.PATCH] (e.g. 0.16.4): ${DS_VERSION//$'\n'/\\n}"
-		# the aio section appears in 0.3.15 (deepspeed/runtime/swap_tensor/aio_config.py)
-		IFS=. read -r ma mi pa <<<"$DS_VERSION"
-		((ma > 0 || mi > 3 || (mi == 3 && ${pa:-0} >= 15))) ||
-			usage_error "--ds-version: DeepSpeed $DS_VERSION has no aio section (it appears in 0.3.15)"
+		# from 0.3.15 (the aio section) to the newest known: tswap.plan.deepspeed
+		v=$(py ds-release --check -- "$DS_VERSION" 2>&1) || usage_error "${v#tswap: }"
 	fi
 	[ -z "$SIZE" ] || size_to_bytes "$SIZE" >/dev/null || usage_error "--size: not a size: $SIZE"
 	[ -z "$IO_SIZE" ] || [ -z "$RUNTIME" ] || usage_error "--runtime and --io-size exclude each other"

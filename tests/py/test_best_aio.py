@@ -1,19 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """tswap.report.best_aio: best-aio.json's key set per DeepSpeed release
-(deepspeed/runtime/swap_tensor/constants.py and aio_config.py
-get_aio_config at each tag) and its three forms (docs/deepspeed.md,
-docs/sweep.md exit code 4)."""
+(tswap.plan.deepspeed: deepspeed/runtime/swap_tensor/constants.py and
+aio_config.py get_aio_config at each tag) and its three forms
+(docs/deepspeed.md, docs/sweep.md exit code 4)."""
 import pytest
 
-from tswap.report.best_aio import UNTRUSTED, best_aio, key_set, version
+from tswap.plan.deepspeed import ReleaseError
+from tswap.report.best_aio import UNTRUSTED, best_aio
 
 SRC = {'block': 1048576.0, 'qd': 8.0, 'threads': 2.0, 'submit': 'block',
        'window': 'overlap', 'verdict': 'a is the best'}
 
 
 @pytest.mark.parametrize('ds,rng,threads,gds', [
-    ('', '>=0.16.4', 'intra_op_parallelism', True),      # the newest releases
-    ('1.0', '>=0.16.4', 'intra_op_parallelism', True),
+    ('', '>=0.16.4', 'intra_op_parallelism', True),      # the newest known, 0.19.5
+    ('0.19.5', '>=0.16.4', 'intra_op_parallelism', True),
     ('0.16.4', '>=0.16.4', 'intra_op_parallelism', True),  # c9da4892a renamed thread_count
     ('0.17', '>=0.16.4', 'intra_op_parallelism', True),
     ('0.16.3', '>=0.15.0,<0.16.4', 'thread_count', True),
@@ -23,16 +24,17 @@ SRC = {'block': 1048576.0, 'qd': 8.0, 'threads': 2.0, 'submit': 'block',
     ('0.3.15', '>=0.3.15,<0.15.0', 'thread_count', False),
 ])
 def test_key_set_per_release_range(ds, rng, threads, gds):
-    k = key_set(ds)
-    assert (k.range, k.threads, k.gds) == (rng, threads, gds)
-    aio = best_aio({'best': {'aio_source': SRC}}, ds)['aio']
+    doc = best_aio({'best': {'aio_source': SRC}}, ds)
+    assert doc['deepspeed_versions'] == rng
+    aio = doc['aio']
     assert list(aio) == ['block_size', 'queue_depth', threads, 'single_submit',
                          'overlap_events'] + (['use_gds'] if gds else [])
 
 
-def test_versions_compare_numerically_not_as_text():
-    assert version('0.10') > version('0.9.9')
-    assert key_set('0.100').range == '>=0.16.4'    # minor 100, not 0.1
+def test_a_release_newer_than_the_newest_known_is_refused():
+    # 0.100 is minor 100, not 0.1: newer than 0.19.5
+    with pytest.raises(ReleaseError, match='--ds-version: DeepSpeed 0.100 is newer than 0.19.5'):
+        best_aio({'best': {'aio_source': SRC}}, '0.100')
 
 
 def test_aio_block_from_the_pick():

@@ -16,7 +16,7 @@ from typing import Any, Optional
 from .. import jqjson
 
 STAGES = ('aggregate', 'budget-plan', 'budget-prune', 'budget-round', 'budget-check', 'plan',
-          'sweep-config', 'best-aio', 'summary-csv', 'report', 'summary', 'compare', 'verdict',
+          'sweep-config', 'best-aio', 'ds-release', 'summary-csv', 'report', 'summary', 'compare', 'verdict',
           'thresholds', 'result', 'bwlog', 'meta', 'plot-data', 'load-done',
           'fleet-results', 'fleet-verdicts', 'fleet-checks', 'fleet-csv', 'fleet-report',
           'fleet-summary', 'fleet-progress', 'junit', 'check', 'check-settings')

@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """best-aio AGGREGATE [--ds-version V]: best-aio.json on stdout
 (tswap.report.best_aio): DeepSpeed's aio keys of release V (MAJOR.MINOR
-[.PATCH], checked by the entry point; absent or "": the newest)."""
+[.PATCH], tswap.plan.deepspeed; absent or "": the newest it knows). A
+release it does not know (a resumed run's) is one line, exit 3."""
 
 from __future__ import annotations
 
 import argparse
 
+from ..plan.deepspeed import ReleaseError
 from ..report.best_aio import best_aio
-from . import read_json, write_json
+from . import StageError, read_json, write_json
 
 HELP = 'best-aio.json from aggregate.json (tswap.report.best_aio)'
 
@@ -19,5 +21,9 @@ def setup(p: argparse.ArgumentParser) -> None:
 
 
 def run(a: argparse.Namespace) -> int:
-    write_json(best_aio(read_json(a.aggregate, 'aggregate'), a.ds_version))
+    try:
+        doc = best_aio(read_json(a.aggregate, 'aggregate'), a.ds_version)
+    except ReleaseError as e:
+        raise StageError(str(e)) from None
+    write_json(doc)
     return 0
