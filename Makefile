@@ -150,7 +150,7 @@ run: deps
 # offload settings, 8 ranks, tensors scaled down to fit a scratch folder;
 # 70b in 1e8-element tensors: with 5e7 DeepSpeed's default
 # offload_param.buffer_count 5 cannot hold the 10 kept for backward).
-GRIDS := quick deepspeed deepspeed-full full
+GRIDS := quick deepspeed deepspeed-0.17 deepspeed-full full
 jobs:
 	@rm -f jobs/grid/*.fio
 	@for g in $(GRIDS); do sweep/tswap-sweep --grid "$$g" --emit-jobs jobs/grid || exit 1; done

@@ -80,7 +80,7 @@ csv_rows() {
 @test "jobs: make jobs output is up to date with sweep/grids" {
 	local out=$BATS_TEST_TMPDIR/grid g
 	mkdir -p "$out"
-	for g in quick deepspeed deepspeed-full full; do
+	for g in quick deepspeed deepspeed-0.17 deepspeed-full full; do
 		run "$SWEEP" --grid "$g" --emit-jobs "$out"
 		assert_success
 	done
@@ -88,6 +88,41 @@ csv_rows() {
 	if [ "$status" -ne 0 ]; then
 		fail "jobs/grid/ is stale: run 'make jobs' and commit ($(head -c 400 <<<"$output"))"
 	fi
+}
+
+@test "grid deepspeed-0.17: ds_nvme_tune's 64 points per direction since v0.17.1, mapped as ds_io builds its handle" {
+	local out=$BATS_TEST_TMPDIR/grid rw bs qd seq single p want
+	mkdir -p "$out"
+	run -0 --separate-stderr "$SWEEP" --grid deepspeed-0.17 --emit-jobs "$out"
+	for rw in read write; do
+		# deepspeed/nvme/perf_run_sweep.py DEFAULT_SWEEP_CONFIG (v0.17.1, #7215),
+		# each point as deepspeed/nvme/ds_aio_handle.py _create_context makes
+		# its handle: aio_handle(block_size, queue_depth, single_submit,
+		# not sequential_requests, io_parallel), i.e. overlap_events = not
+		# sequential_requests and intra_op_parallelism = io_parallel
+		# (csrc/aio/py_lib/py_ds_aio.cpp); 400 MiB (--io_size 400M), one at a time
+		want=''
+		for bs in 1m 8m; do
+			for qd in 32 128; do
+				for seq in true false; do
+					for single in false true; do
+						for p in 1 2 4 8; do
+							want+="$rw 400m 1 libaio $bs $qd $([ "$single" = true ] && echo single || echo block)"
+							want+=" $([ "$seq" = true ] && echo sequential || echo overlap) $p"$'\n'
+						done
+					done
+				done
+			done
+		done
+		run -0 awk -F= '
+			function flush() { if (n) print v["rw"], v["bs"], v["iodepth"], v["tswap_backend"], v["tswap_block_size"],
+				v["tswap_queue_depth"], v["tswap_submit"], v["tswap_window"], v["tswap_threads"]; n = 0; delete v }
+			/^\[/ { flush(); n = ($0 != "[global]"); next }
+			n && NF == 2 { v[$1] = $2 }
+			END { flush() }' "$out/deepspeed-0.17-$rw.fio"
+		assert_equal "${#lines[@]}" 64
+		assert_equal "$(sort <<<"$output")" "$(sort <<<"${want%$'\n'}")"
+	done
 }
 
 @test "jobs: every job file in jobs/ passes fio --parse-only" {

@@ -26,8 +26,9 @@ Target and sizes
                        the checkout, or PREFIX/lib/fio/tswap.so)
 
 Grid
-  --grid NAME|FILE     quick (default), deepspeed, deepspeed-full, full, or
-                       a grid file (format: docs/sweep.md)
+  --grid NAME|FILE     quick (default), deepspeed, deepspeed-0.17,
+                       deepspeed-full, full, or a grid file (format:
+                       docs/sweep.md)
   --list-grids         print the built-in grids and exit
   --rw LIST            directions, comma separated: read,write,readwrite
                        (readwrite: a read and a write handle at once)
