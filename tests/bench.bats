@@ -134,6 +134,35 @@ ds_source() {
 	done
 }
 
+@test "bench-deepspeed: a locked disk row's tswap side allocates as DeepSpeed 0.19.4+ (tswap_alloc=deepspeed); ram and plain rows do not" {
+	[ -f "$ENGINE" ] || skip "requires the engine: $ENGINE is missing (run make)"
+	# side_cmd (tests/bench/lib/ds-sides.bash) as run_row calls it, per
+	# target and buffer: tswap's buffer options in the fio command
+	# shellcheck disable=SC2016 # the script's own $1, $2
+	run -0 bash -c 'set -euo pipefail
+		PROG=t EXIT_ERROR=3 ENGINE=$2 PATTERN=0xdeadbeef SIDE=cpp
+		. "$1/tests/bench/bench-lib.bash"
+		. "$1/tests/bench/lib/ds-sides.bash"
+		for CUR_TARGET in disk ram loop; do
+			for buf in locked plain; do
+				side_cmd tswap /x 64m read 32m 1m 32 block overlap 1 async "$buf"
+				echo "$CUR_TARGET $buf" $(printf "%s\n" "${CMD[@]}" | grep -E "^--tswap_(pin|alloc|bounce)=")
+			done
+		done' _ "$REPO" "$ENGINE"
+	assert_line "disk locked --tswap_pin=1 --tswap_alloc=deepspeed"
+	assert_line "disk plain --tswap_pin=0 --tswap_bounce=1"
+	assert_line "ram locked --tswap_pin=1"
+	assert_line "loop locked --tswap_pin=1"
+	# an engine without the option: one line naming it, exit 3
+	# shellcheck disable=SC2016 # the script's own $1
+	run -3 --separate-stderr bash -c 'set -euo pipefail
+		PROG=t EXIT_ERROR=3 ENGINE=/nonexistent.so PATTERN=0xdeadbeef SIDE=cpp CUR_TARGET=disk
+		. "$1/tests/bench/bench-lib.bash"
+		. "$1/tests/bench/lib/ds-sides.bash"
+		side_cmd tswap /x 64m read 32m 1m 32 block overlap 1 async locked' _ "$REPO"
+	assert_equal "$stderr" "t: disk rows need tswap_alloc=deepspeed; /nonexistent.so has no tswap_alloc (run make, or pass --engine)"
+}
+
 @test "bench-deepspeed: --side python lists the Python path's rows (P 1 and 8, locked and plain, A/A)" {
 	run -0 --separate-stderr "$DS_BENCH" --list --side python --targets ram,disk
 	assert_equal "${#lines[@]}" 18
@@ -231,6 +260,9 @@ python_torch() {
 	# 32m tensors of 1m blocks, Q=32, sequential: one io_submit of 32 per
 	# tensor on both sides, same bytes written and read back.
 	assert_output "$(printf 'tswap\tds\ttrue\ttrue\t2\ttrue\ttrue\ttrue\tyes\ttrue\t32:8\t32:8')"
+	# the disk rows' tswap buffer is allocated as DeepSpeed 0.19.4+'s swap buffers
+	run -0 jq -r '.jobs[0]."job options" | "\(.tswap_alloc) \(.tswap_pin)"' "$out/runs/disk.$row.tswap.timed.1.json"
+	assert_output "deepspeed 1"
 	run -0 jq -r '.meta.ds_version' "$out/results.json"
 	assert_output v0.16.4
 }

@@ -5,13 +5,20 @@
 # check.  Sourced by tests/bench/tswap-bench-deepspeed, never run.
 #
 # Reads: SIDE (cpp|python), ENGINE, DRIVER, PYTHON, DS_SRC, PY_EXT,
-# PATTERN, RUNTIME, OUT, CUR_T, CUR_RW, DEV_NAME, TIMES_FILE, RUNS_JSONL.
+# PATTERN, RUNTIME, OUT, CUR_T, CUR_RW, CUR_TARGET, DEV_NAME, TIMES_FILE,
+# RUNS_JSONL.
 # Writes: CMD (side_cmd), lines of RUNS_JSONL (record), OUT/runs/*.
 
 # engine_has_bounce: 0 when ENGINE has tswap_bounce (DeepSpeed's bounce
 # buffer for tensors that are not page-locked; docs/performance.md).
 engine_has_bounce() {
 	fio --enghelp="$ENGINE" 2>/dev/null | grep -q '^ *tswap_bounce'
+}
+
+# engine_has_alloc: 0 when ENGINE has tswap_alloc (buffers allocated as
+# DeepSpeed 0.19.4+'s pinned-tensor manager does; docs/engine.md).
+engine_has_alloc() {
+	fio --enghelp="$ENGINE" 2>/dev/null | grep -q '^ *tswap_alloc'
 }
 
 # dev_requests NAME RW: "REQUESTS SECTORS", the requests of direction RW
@@ -32,13 +39,23 @@ dev_requests() {
 # for one run, completed by the caller with its length; SIDE tswap or ds
 # (the C++ driver, or the Python one with SIDE=python).  A plain-buffer row
 # runs tswap unlocked, with tswap_bounce=1 when the engine has it (each
-# run's JSON says which: fio's job options).
+# run's JSON says which: fio's job options).  A locked row on the disk
+# target allocates tswap's buffer as DeepSpeed 0.19.4+ allocates every swap
+# buffer (tswap_alloc=deepspeed: swap_tensor/utils.py SwapBufferManager
+# from the handle's new_cpu_locked_tensor, #8212), as side B's buffer is:
+# on a disk the buffer's page runs set the request sizes
+# (docs/performance.md, "The disk gap").
 side_cmd() {
 	local side=$1 path=$2 size=$3 rw=$4 T=$5 B=$6 Q=$7 sub=$8 win=$9 p=${10} mode=${11} buf=${12}
 	if [ "$side" = tswap ]; then
 		local handoff=worker
 		local -a mem=(--tswap_pin=1)
 		[ "$mode" = sync ] && handoff=inline
+		if [ "$buf" = locked ] && [ "$CUR_TARGET" = disk ]; then
+			engine_has_alloc ||
+				die "$EXIT_ERROR" "disk rows need tswap_alloc=deepspeed; $ENGINE has no tswap_alloc (run make, or pass --engine)"
+			mem+=(--tswap_alloc=deepspeed)
+		fi
 		if [ "$buf" = plain ]; then
 			mem=(--tswap_pin=0)
 			if engine_has_bounce; then mem+=(--tswap_bounce=1); fi
