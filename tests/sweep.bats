@@ -305,7 +305,7 @@ csv_rows() {
 		assert_equal "$(sed -n 3p "$rd/report.md" | cut -c1-30)" '**Pick** (best-aio.json): liba'
 		# one verdict: the pick won outside the noise, or it is the cheapest
 		# of a tie (with no margin), never both
-		sed -n 4p "$rd/report.md" | grep -qE '^- verdict: read-[^ ]+( is the best: [0-9.]+% above the runner-up read-[^ ]+, outside the noise|(, read-[^ ]+)*( and read-[^ ]+)? tie within noise.*; read-[^ ]+ is the cheapest of| is the only trustworthy point| leads the runner-up)' ||
+		sed -n 4p "$rd/report.md" | grep -qE '^- verdict: read-[^ ]+( is the best: [0-9.]+% above the runner-up read-[^ ]+, outside the noise|(, read-[^ ]+)*( and read-[^ ]+)? tie within noise.*; read-[^ ]+ (is the cheapest of|is picked: read-[^ ]+ (is|and .* are) cheaper, but)| is the only trustworthy point| leads the runner-up)' ||
 			fail "line 4 of report.md: $(sed -n 4p "$rd/report.md")"
 		if sed -n 4p "$rd/report.md" | grep -q 'tie within noise'; then
 			sed -n 4p "$rd/report.md" | grep -qv '% above' || fail "a tie with a margin: $(sed -n 4p "$rd/report.md")"

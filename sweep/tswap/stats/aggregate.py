@@ -235,19 +235,14 @@ def aggregate(results: list[Doc], plan: Any, lim: Limits,
     good = [p for p in trusted if (p.get('ranks') or 1) == r0]
     tol = lim.costtol
 
-    def only(x: Optional[Doc]) -> Optional[Doc]:
+    def flagged(rw: str) -> int:
         # a pick with no other candidate says how many points of its
-        # direction are flagged
-        if x is not None and x.get('confidence') == 'only':
-            k = len([p for p in out_points if p.get('rw') == x.get('rw')
-                     and p.get('gbs') is not None and not p['trusted']])
-            if k > 0:
-                x = dict(x)
-                x['verdict'] += ' (%d other %s point(s) flagged: Warnings)' % (k, x['rw'])
-        return x
+        # direction are flagged (tswap.stats.sentence, the "only" form)
+        return len([p for p in out_points if p.get('rw') == rw
+                    and p.get('gbs') is not None and not p['trusted']])
 
     def best(rw: str) -> Optional[Doc]:
-        return only(pick([p for p in good if p.get('rw') == rw], tol))
+        return pick([p for p in good if p.get('rw') == rw], tol, flagged(rw))
 
     writes = {}
     for w in good:
@@ -279,7 +274,7 @@ def aggregate(results: list[Doc], plan: Any, lim: Limits,
             groups.setdefault(p['rw'], []).append(p)
     aio_one = None
     for rw in sorted(groups):
-        x = only(pick(groups[rw], tol))
+        x = pick(groups[rw], tol, flagged(rw))
         # jq max_by: a later maximum wins a tie
         if aio_one is None or x['gbs'] >= aio_one['gbs']:
             aio_one = x

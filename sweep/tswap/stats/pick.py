@@ -11,7 +11,8 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any, Optional
 
-from ..jqjson import jround, text
+from ..jqjson import text
+from .sentence import Decision, Out, sentence
 
 Point = dict[str, Any]
 
@@ -55,24 +56,6 @@ def pct(a: float, b: Optional[float]) -> Optional[float]:
     return 100 * (a - b) / b
 
 
-def r1(x: Optional[float]) -> Optional[float]:
-    """x rounded to one decimal (jq: . * 10 | round / 10); None stays
-    None (a runner-up at 0 GB/s has no margin)."""
-    return None if x is None else jround(x * 10) / 10
-
-
-def g3(x: Optional[float]) -> Optional[float]:
-    """x rounded to three decimals; None stays None."""
-    return None if x is None else jround(x * 1000) / 1000
-
-
-def names(xs: list[str]) -> str:
-    """"a", "a and b", "a, b and c"."""
-    if len(xs) <= 1:
-        return xs[0] if xs else ''
-    return ', '.join(xs[:-1]) + ' and ' + xs[-1]
-
-
 def _tlo(p: Point) -> float:
     return p['tlo'] if p.get('tlo') is not None else p.get('lo')
 
@@ -85,7 +68,7 @@ def _widened(p: Point) -> bool:
     return _tlo(p) < p['lo'] or _thi(p) > p['hi']
 
 
-def pick(cands: list[Point], tol: float) -> Optional[Point]:
+def pick(cands: list[Point], tol: float, flagged: int = 0) -> Optional[Point]:
     """The pick over trustworthy candidates (each with point, gbs: the
     median, lo/hi: min and max over the ok repeats, tlo/thi: the same
     widened by one tensor op of each run, ok_runs and the settings): the
@@ -94,7 +77,9 @@ def pick(cands: list[Point], tol: float) -> Optional[Point]:
     cheapest (cost) of the tied whose median is at least (1 - tol) x the
     highest. Adds tie, tied, runner_up, margin_pct, confidence ("clear",
     "tie", "low": under 3 repeats, "only": no other candidate) and one
-    verdict sentence. None on no candidates."""
+    verdict sentence (tswap.stats.sentence; flagged: the points of the
+    direction with a result that are flagged, named by the "only" form).
+    None on no candidates."""
     if not cands:
         return None
     s = sorted(cands, key=lambda c: -c['gbs'])
@@ -114,33 +99,20 @@ def pick(cands: list[Point], tol: float) -> Optional[Point]:
         conf = 'low'
     else:
         conf = 'clear'
-    if conf == 'only':
-        verdict = '%s is the only trustworthy point: nothing to compare it with' % p['point']
-    elif conf == 'tie':
-        order = [p['point']] + [c['point'] for c in tied if c['point'] != p['point']]
-        widened = ' (min-max intervals widened by one tensor op)' \
-            if any(_widened(c) for c in tied) else ''
-        if len(near) == len(tied):
-            among = 'them'
-        else:
-            among = 'the %d within %s%% of the fastest median' % (len(near), text(r1(tol * 100)))
-        verdict = '%s tie within noise%s; %s is the cheapest of %s' % (
-            names(order), widened, p['point'], among)
-    elif conf == 'low':
-        verdict = ('%s leads the runner-up %s by %s%% on %s repeat(s) per point: '
-                   'too few to tell a win from a tie (use --repeat 3 or more)') % (
-            p['point'], ru['point'], text(r1(pct(p['gbs'], ru['gbs']))), text(n))
-    else:
-        if _widened(p) or _widened(ru):
-            beat = (' less one tensor op, %s GB/s, beats the runner-up\'s fastest plus one, %s GB/s'
-                    % (text(g3(_tlo(p))), text(g3(_thi(ru)))))
-        else:
-            beat = (', %s GB/s, beats the runner-up\'s fastest, %s GB/s'
-                    % (text(g3(p['lo'])), text(g3(ru['hi']))))
-        verdict = ('%s is the best: %s%% above the runner-up %s, outside the noise '
-                   '(its slowest of %s repeats%s)') % (
-            p['point'], text(r1(pct(p['gbs'], ru['gbs']))), ru['point'],
-            text(p['ok_runs']), beat)
+    widened = any(_widened(c) for c in tied) if conf == 'tie' else \
+        bool(ru) and (_widened(p) or _widened(ru))
+    out_ = sorted((c for c in tied if c not in near and cost(c) < cost(p)), key=cost)
+    d = Decision(
+        rw=p.get('rw'), point=p['point'], confidence=conf,
+        tied=tuple([p['point']] + [c['point'] for c in tied if c['point'] != p['point']]),
+        within=len(near), out=tuple(Out(c['point'], c['gbs']) for c in out_),
+        top=top['point'], top_gbs=top['gbs'], tol_pct=tol * 100, widened=widened,
+        runner_up=ru['point'] if ru else None,
+        margin_pct=pct(p['gbs'], ru['gbs']) if ru else None,
+        repeats=n, ok_runs=p['ok_runs'],
+        slow=_tlo(p) if widened else p['lo'],
+        fast=(_thi(ru) if widened else ru['hi']) if ru else None,
+        flagged=flagged)
     out = dict(p)
     out.update({
         'tie': len(tied) > 1,
@@ -149,7 +121,7 @@ def pick(cands: list[Point], tol: float) -> Optional[Point]:
                        'hi': ru.get('hi')} if ru else None),
         'margin_pct': pct(p['gbs'], ru['gbs']) if ru else None,
         'confidence': conf,
-        'verdict': verdict,
+        'verdict': sentence(d),
     })
     return out
 
