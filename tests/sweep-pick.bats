@@ -112,7 +112,7 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	assert_output --regexp '^[0-9]+ false$'
 }
 
-@test "pick: a point's CV limit is 5% or twice the median CV of the run's other points, at most 20%: alike noisy points tie (the cheapest within 3% of the fastest is picked), one far noisier is flagged" {
+@test "pick: a point's CV limit is 5% or twice the median CV of the run's other points, at most 20%: alike noisy points tie (the cheapest whose interval reaches within 3% of the fastest median is picked), one far noisier is flagged" {
 	grid_from 'rw read' 'tensor 16m' 'qd 2 4 8 16 32'
 	PLAN_TEXT=$(expand_grid)
 	{
@@ -129,15 +129,16 @@ P() { # P RW QD [THREADS [SUBMIT [BLOCK]]]: a point name of the test grids
 	# q32's limit: twice the median of the other four CVs, not 5%
 	run -0 jq -r --arg p "$(P read 32)" '.points[] | select(.point == $p) | .cv_limit * 1000 | round' "$TMP/aggregate.json"
 	assert_output 170
-	# the alike points tie; the pick is the cheapest of those within 3%
-	# of the fastest median (q16, 1.85): q4 (1.80), not q2 (1.75, 5.4%
-	# below) or q8 (1.70)
+	# the alike points tie; the pick is the cheapest of those whose
+	# interval reaches within 3% of the fastest median (q16, 1.85: 1.7945):
+	# q2, whose fastest repeat is 1.90 though its median is 1.75 (a window
+	# on the medians picked q4; docs/sweep.md, How the pick is made)
 	run -0 jq -r '.best.read | .point, .tie, (.tied | length), .confidence, .verdict' "$TMP/aggregate.json"
-	assert_line --index 0 "$(P read 4)"
+	assert_line --index 0 "$(P read 2)"
 	assert_line --index 1 true
 	assert_line --index 2 4
 	assert_line --index 3 tie
-	assert_line --index 4 "$(P read 4), $(P read 16), $(P read 2) and $(P read 8) tie within noise; $(P read 4) is the cheapest of the 2 within 3% of the fastest median"
+	assert_line --index 4 "$(P read 2), $(P read 16), $(P read 4) and $(P read 8) tie within noise; $(P read 2) is the cheapest of them"
 	run -0 report_lines report_warnings "$TMP/aggregate.json" "$CV_FLAG"
 	assert_output --partial "$(P read 32): coefficient of variation 40.2% over 3 repeats (> 17%: 5%, or twice the median CV of the run's other points when that is more, at most 20%"
 	# quiet others keep the 5% floor, even with only two points: a point's

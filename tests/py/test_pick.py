@@ -97,3 +97,42 @@ def test_none_why_counts_flags_most_first_and_advises():
     ran_out = {'points': [{'rw': 'write', 'gbs': None, 'status': 'not run',
                            'errors': ['the budget ran out before it ran']}]}
     assert none_why(ran_out, 'write') == 'no write point ran: the budget ran out first (Budget)'
+
+
+def _runs(name, gbs, opq, block):
+    # a point as aggregate.json gives it: median, min-max, widened by one op
+    s = sorted(gbs)
+    return pt(name, s[len(s) // 2], s[0], s[-1], block=block,
+              tlo=s[0] * (1 - opq), thi=s[-1] * (1 + opq))
+
+
+def test_tie_at_a_cap_goes_to_the_cheapest_block_despite_the_start_up_burst():
+    # tests/drive-sweep.bats "bandwidth-bound" beside other work (issue 38):
+    # 4m, 1m, 256k at medians 0.312, 0.302, 0.301 GB/s against a 0.300
+    # cap, all tied; 4 MiB tensors for 2 s at 0.3 GB/s: 143 ops, one op
+    # 0.7%. A 3% window on the medians held only 4m (0.97 x 0.312 =
+    # 0.3026) and picked the costliest block; the intervals reach it.
+    opq = 4 * 2**20 / (0.3e9 * 2)
+    b4m = _runs('4m', [0.300, 0.312, 0.320], opq, 4 << 20)
+    b1m = _runs('1m', [0.298, 0.302, 0.304], opq, 1 << 20)
+    b256k = _runs('256k', [0.297, 0.301, 0.302], opq, 256 << 10)
+    p = pick([b4m, b1m, b256k], 0.03)
+    assert p['tied'] == ['4m', '1m', '256k']
+    assert p['point'] == '256k' and p['confidence'] == 'tie'
+    assert p['verdict'] == ('256k, 4m and 1m tie within noise (min-max intervals widened by one '
+                            'tensor op); 256k is the cheapest of them')
+
+
+def test_tie_leaves_out_a_point_whose_every_repeat_is_beyond_the_tolerance():
+    # docs/sweep.md step 3: tied, but even b's fastest repeat plus one op
+    # is more than 3% below the fastest median: b is not picked
+    a = pt('a', 1.00, 0.80, 1.20, threads=4)
+    b = pt('b', 0.90, 0.85, 0.95, threads=1, thi=0.96)
+    p = pick([a, b], 0.03)
+    assert p['point'] == 'a'
+    assert p['verdict'] == ('a and b tie within noise (min-max intervals widened by one tensor op); '
+                            'a is picked: b is cheaper, but its fastest repeat plus one op, 0.96 GB/s, '
+                            'is more than 3% below the fastest median, 1 GB/s (a)')
+    # within the tolerance by its interval, not its median: picked
+    c = pt('c', 0.90, 0.85, 0.975, threads=1)
+    assert pick([a, c], 0.03)['point'] == 'c'

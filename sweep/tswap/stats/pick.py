@@ -68,16 +68,28 @@ def _widened(p: Point) -> bool:
     return _tlo(p) < p['lo'] or _thi(p) > p['hi']
 
 
+def within(c: Point, top: Point, tol: float) -> bool:
+    """Whether tied point c is within the cost tolerance tol (a fraction)
+    of the fastest median top: its interval (thi: its fastest repeat,
+    widened by one tensor op) reaches (1 - tol) x top's median. Only a
+    point whose every repeat is more than tol below is left out: a window
+    on the medians (c.gbs >= (1 - tol) x top.gbs) let a throttled drive's
+    start-up burst, which favours large blocks on a short run, decide a
+    tie at the cap (tests/drive-sweep.bats "bandwidth-bound": 4m, 1m, 256k
+    at 0.312, 0.302, 0.301 GB/s against a 0.300 cap; docs/sweep.md "How
+    the pick is made", step 3)."""
+    return _thi(c) >= (1 - tol) * top['gbs']
+
+
 def pick(cands: list[Point], tol: float, flagged: int = 0) -> Optional[Point]:
     """The pick over trustworthy candidates (each with point, gbs: the
     median, lo/hi: min and max over the ok repeats, tlo/thi: the same
     widened by one tensor op of each run, ok_runs and the settings): the
     highest median; every candidate whose widened interval reaches that
     one's (thi >= top.tlo) is tied with it within noise; the pick is the
-    cheapest (cost) of the tied whose median is at least (1 - tol) x the
-    highest. Adds tie, tied, runner_up, margin_pct, confidence ("clear",
-    "tie", "low": under 3 repeats, "only": no other candidate) and one
-    verdict sentence (tswap.stats.sentence; flagged: the points of the
+    cheapest (cost) of the tied within the tolerance (within()). Adds
+    tie, tied, runner_up, margin_pct, confidence ("clear", "tie", "low":
+    under 3 repeats, "only": no other candidate) and one verdict sentence (tswap.stats.sentence; flagged: the points of the
     direction with a result that are flagged, named by the "only" form).
     None on no candidates."""
     if not cands:
@@ -85,7 +97,7 @@ def pick(cands: list[Point], tol: float, flagged: int = 0) -> Optional[Point]:
     s = sorted(cands, key=lambda c: -c['gbs'])
     top = s[0]
     tied = [c for c in s if _thi(c) >= _tlo(top)]
-    near = [c for c in tied if c['gbs'] >= (1 - tol) * top['gbs']]
+    near = [c for c in tied if within(c, top, tol)]
     p = sorted(near, key=cost)[0]
     others = [c for c in s if c['point'] != p['point']]
     ru = others[0] if others else None
@@ -105,7 +117,7 @@ def pick(cands: list[Point], tol: float, flagged: int = 0) -> Optional[Point]:
     d = Decision(
         rw=p.get('rw'), point=p['point'], confidence=conf,
         tied=tuple([p['point']] + [c['point'] for c in tied if c['point'] != p['point']]),
-        within=len(near), out=tuple(Out(c['point'], c['gbs']) for c in out_),
+        within=len(near), out=tuple(Out(c['point'], _thi(c)) for c in out_),
         top=top['point'], top_gbs=top['gbs'], tol_pct=tol * 100, widened=widened,
         runner_up=ru['point'] if ru else None,
         margin_pct=pct(p['gbs'], ru['gbs']) if ru else None,

@@ -88,7 +88,7 @@ def _tie(d: Decision) -> str:
         # left out costlier ones)
         return head + '%s is the cheapest of them' % d.point
     one = len(d.out) == 1
-    reach = 'median' if one else 'medians'
+    reach = ('fastest repeat' if one else 'fastest repeats') + (' plus one op' if d.widened else '')
     outs = names([o.point for o in d.out])
     fig = text(g3(max(o.reach for o in d.out)))
     why = ('%s %s cheaper, but %s %s, %s%s GB/s, %s more than %s%% below the fastest median, '
