@@ -280,6 +280,13 @@ csv_rows() {
 		grep -q "^| best combined | needs a read and a write" "$rd/report.md" || fail "report.md does not say why there is no best combined"
 	fi
 	grep -q 'device ceiling.*read [0-9.]* GB/s, write [0-9.]* GB/s' "$rd/report.md" || fail "report.md has no ceiling"
+	# the first write into the new file is preparation, not a repeat
+	# (docs/sweep.md, What a run does): one run in ceiling-prep/, a note,
+	# and the write ceiling's one repeat in results.json
+	run -0 jq -e '[.[] | select(.point | startswith("ceiling-write-"))] | length == 1' "$rd/results.json"
+	run -0 jq -e '.status == "ok"' "$rd"/ceiling-prep/ceiling-write-*.prep/result.json
+	grep -q '^- note: the first write into the new target file ran before the write ceiling as preparation, not a repeat: [0-9.]* GB/s' \
+		"$rd/report.md" || fail "report.md does not note the ceiling's preparation"
 	# each point kept its job file, fio JSON, stderr and the engine's stats
 	local p
 	for p in "$rd"/points/read-*.r1 "$rd"/points/write-*.r1; do

@@ -44,7 +44,28 @@ exec_begin() { rm -rf -- "$RUN"/points/.tmp-*; }
 exec_todo() { [ -n "${FINISHED[$1]+set}" ] || printf '0\n'; }
 exec_done_text() { printf 'done earlier: %s GB/s\n' "${FINISHED[$1]}"; }
 # exec_run WALLVAR LINE RUNKEY REP LABEL
-exec_run() { run_point "$1" "$2" "$3" "$4" points "$5"; }
+exec_run() {
+	ceiling_prep "$2" "$4" "$5"
+	run_point "$1" "$2" "$3" "$4" points "$5"
+}
+
+# ceiling_prep LINE REP LABEL: the first write into a fresh file is
+# preparation, not a repeat (docs/sweep.md, What a run does, step 2):
+# before the first repeat of the first ceiling that writes the single
+# target, when this run created and filled that file (RUN/prepare/done)
+# and does not precondition it, the ceiling runs once more into
+# RUN/ceiling-prep/ (not points/: no result, no repeat); notes.txt gets
+# its GB/s.
+ceiling_prep() {
+	local key kind rw n wall res dir=$RUN/ceiling-prep
+	IFS=$'\t' read -r key kind rw _ _ _ _ _ _ _ _ n <<<"$1"
+	[ "$kind" = ceiling ] && [ "$rw" = write ] && [ "${n:-1}" = 1 ] && [ "$2" = 1 ] || return 0
+	[ "$TARGET_KIND" = file ] && [ -f "$RUN/prepare/done" ] && [ ! -e "$dir" ] || return 0
+	! precondition_wanted || return 0
+	run_point wall "$1" "$key.prep" 0 ceiling-prep "$3 (preparation)"
+	IFS=$'\t' read -r res _ <"$dir/$key.prep/progress.txt" || res='no result'
+	note "the first write into the new target file ran before the write ceiling as preparation, not a repeat: $res in $wall s (ceiling-prep/)"
+}
 
 # exec_result_text RUNKEY LABEL ETA (the run's progress.txt: result_json)
 exec_result_text() {

@@ -60,6 +60,31 @@ def budget_caution(budget: Any) -> Optional[str]:
                 text(last.get('runtime')), text(w), more))
 
 
+CEILING_ADVICE = ('measure it again with --precondition (the first writes into a new file '
+                  'are slow), a longer --runtime, or on a block device')
+
+
+def ceiling_cautions(agg: Doc) -> list[str]:
+    """A sentence per ceiling that does not repeat (aggregate.json's
+    ceiling_unrepeated: tswap.stats.aggregate.ceiling_unrepeated): its
+    repeats, why, that it flags no point and what to do; [] when every
+    ceiling repeats."""
+    out = []
+    for k, c in sorted(_o(agg.get('ceiling_unrepeated')).items()):
+        c = _o(c)
+        why = []
+        if 'cv' in (c.get('why') or []):
+            why.append('CV %s%% over %s repeats (%s-%s GB/s) > %s%%' % (
+                p1(alt(c.get('cv'), 0) * 100), text(c.get('ok_runs')), g(c.get('lo')), g(c.get('hi')),
+                p1(alt(c.get('cv_limit'), 0) * 100)))
+        if 'not steady' in (c.get('why') or []):
+            why.append("fio's steady state not attained")
+        out.append('the %s ceiling does not repeat (%s): its median, %s GB/s, is not the device\'s '
+                   'rate, so no point is flagged above it; %s' % (
+                       k, '; '.join(why), g(c.get('gbs')), CEILING_ADVICE))
+    return out
+
+
 def report_pick(agg: Doc) -> list[str]:
     """report.md's first lines: the pick best-aio.json comes from, its
     interval and verdict (tswap.stats.pick), the caution of a short budget
@@ -132,6 +157,7 @@ def report_head(cfg: Doc, agg: Doc, notes: str, dropped: bool) -> list[str]:
                    t(cfg.get('ceiling_bs')), t(cfg.get('ceiling_qd')), split)
                + ('read %s GB/s, write %s GB/s' % (g(ceil.get('read')), g(ceil.get('write')))
                   if truthy(cfg.get('ceiling')) else 'not measured (--no-ceiling)'))
+    out += ['- caution: ' + c for c in ceiling_cautions(agg)]
     if dropped:
         out.append('- page cache: dropped (sync; echo 3 > /proc/sys/vm/drop_caches) before every read point')
     if notes != '':

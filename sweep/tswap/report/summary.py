@@ -9,6 +9,7 @@ from typing import Any
 from ..jqjson import dumps, jround, text, truthy
 from ..stats.pick import none_why
 from .fmt import alt, g
+from .head import ceiling_cautions
 
 Doc = dict[str, Any]
 
@@ -37,6 +38,7 @@ def summary_text(agg: Doc, run: str, best_aio: Any) -> str:
     c = agg.get('ceiling')
     out.append('ceiling:    ' + ('not measured' if c == {} else 'read %s GB/s, write %s GB/s' % (
         g((c or {}).get('read')), g((c or {}).get('write')))))
+    out += ['caution:    ' + x for x in ceiling_cautions(agg)]
     aio = best_aio.get('aio') if isinstance(best_aio, dict) else None
     out += ['report:     %s/report.md' % run, 'csv:        %s/summary.csv' % run,
             'best-aio:   %s/best-aio.json %s' % (

@@ -181,6 +181,35 @@ def cv_limit(p: Doc, cvs: list[float], lim: Limits) -> float:
     return min(max(c), lim.cvmax)
 
 
+def ceiling_unrepeated(c: Doc, cvs: list[float], lim: Limits) -> Optional[Doc]:
+    """Why ceiling c (a ceiling point's statistics, point_stats) does not
+    repeat, None when it does. A ceiling is measured like a point
+    (docs/sweep.md "What a run does", step 2): its repeats' CV above the
+    limit a point gets (cv_limit; the median CV is the run's points',
+    the ceiling not among them), or fio's steady state not attained in
+    some repeat. One that does not repeat flags no point "above ceiling":
+    its median is not the device's rate (issue 38: 0.041, 3.12 and 4.015
+    GB/s, median 3.12, flagged the two fastest writes). The answer is what
+    aggregate.json's ceiling_unrepeated holds per key: gbs (median), lo,
+    hi (GB/s), cv, cv_limit (fractions), ok_runs, steady, why ("cv", "not
+    steady"). A single run cannot be judged and counts as repeating; nor
+    is a fleet-wide ceiling's CV (lim.cvtrust false: the spread between
+    hosts) a repeat's."""
+    m = median(cvs)
+    limit = min(max([lim.cvflag, c.get('opq') or 0] + ([lim.cvrel * m] if m is not None else [])),
+                lim.cvmax)
+    why = []
+    if lim.cvtrust and c.get('cv') is not None and c['cv'] > limit:
+        why.append('cv')
+    if c.get('steady') is False:
+        why.append('not steady')
+    if not why:
+        return None
+    return {'point': c.get('point'), 'gbs': c.get('gbs'), 'lo': c.get('lo'), 'hi': c.get('hi'),
+            'cv': c.get('cv'), 'cv_limit': limit, 'ok_runs': c.get('ok_runs'),
+            'steady': c.get('steady'), 'why': why}
+
+
 def _cfg(p: Doc) -> Doc:
     return {k: p.get(k) for k in ('backend', 'tensor', 'block', 'qd', 'submit',
                                   'window', 'threads', 'iodepth')}
@@ -206,17 +235,22 @@ def aggregate(results: list[Doc], plan: Any, lim: Limits,
     points = plan['points'] if isinstance(plan, dict) else plan
     pts = [point_stats(p, by.get(p['point'], [])) for p in points]
     cvs = sorted(p['cv'] for p in pts if p.get('kind') == 'tswap' and p.get('cv') is not None)
-    ceil: dict[str, float] = {}
+    cpt: dict[str, Doc] = {}
     for p in pts:
         if p.get('kind') == 'ceiling' and p.get('gbs') is not None:
             k = p.get('ckey') or p.get('rw')
-            ceil[k] = max(ceil[k], p['gbs']) if k in ceil else p['gbs']
-    ceiling = dict(sorted(ceil.items()))
+            # the faster of a key's ceilings (1 job, J jobs); the first of equals
+            if k not in cpt or p['gbs'] > cpt[k]['gbs']:
+                cpt[k] = p
+    ceiling = {k: cpt[k]['gbs'] for k in sorted(cpt)}
+    noisy = {k: x for k, x in ((k, ceiling_unrepeated(cpt[k], cvs, lim)) for k in sorted(cpt))
+             if x is not None}
     out_points = []
     for p in pts:
         if p.get('kind') != 'tswap':
             continue
-        c = ceiling.get(p.get('ckey') or p.get('rw'))
+        ck = p.get('ckey') or p.get('rw')
+        c = ceiling.get(ck)
         limit = cv_limit(p, cvs, lim)
         q = dict(p)
         have = c is not None and p.get('gbs') is not None
@@ -224,12 +258,16 @@ def aggregate(results: list[Doc], plan: Any, lim: Limits,
             'pct_ceiling': 100 * p['gbs'] / c if have else None,
             'cv_limit': limit,
             'cv_flag': (p.get('cv') or 0) > limit,
-            'above_ceiling': p['gbs'] > lim.cache * c if have else False,
+            # a ceiling that does not repeat flags nothing
+            'above_ceiling': p['gbs'] > lim.cache * c if have and ck not in noisy else False,
         })
         q['flags'] = [f for f in flags(q) if lim.cvtrust or f != 'cv']
         q['trusted'] = q.get('gbs') is not None and not q['flags']
         out_points.append(q)
-    doc: Doc = {'ceiling': ceiling, 'cv_median': median(cvs), 'points': out_points}
+    doc: Doc = {'ceiling': ceiling}
+    if noisy:
+        doc['ceiling_unrepeated'] = noisy
+    doc.update({'cv_median': median(cvs), 'points': out_points})
     trusted = [p for p in out_points if p['trusted']]
     r0 = min((p.get('ranks') or 1 for p in trusted), default=1)
     good = [p for p in trusted if (p.get('ranks') or 1) == r0]

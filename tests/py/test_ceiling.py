@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The ceiling measured like a point (docs/sweep.md "What a run does",
+step 2; issue 38, item 1): one that does not repeat flags nothing, and
+report.md and the summary say so and what to do."""
+from tswap.report.head import ceiling_cautions, report_head
+from tswap.report.summary import summary_text
+from tswap.stats.aggregate import Limits, aggregate
+
+LIM = Limits(cvflag=0.05, cvrel=2, cvmax=0.2, cache=1.1, costtol=0.03)
+CKEY = 'ceiling-write-fio-libaio-bs1m-qd64'
+
+
+def plan():
+    return [{'point': CKEY, 'kind': 'ceiling', 'rw': 'write'},
+            {'point': 'write-a', 'kind': 'tswap', 'rw': 'write', 'threads': 1, 'qd': 8,
+             'block': 1 << 20, 'submit': 'block'},
+            {'point': 'write-b', 'kind': 'tswap', 'rw': 'write', 'threads': 1, 'qd': 32,
+             'block': 4 << 20, 'submit': 'block'}]
+
+
+def runs(ceiling, a, b):
+    out = [{'point': CKEY, 'repeat': i + 1, 'status': 'ok', 'gbs': g} for i, g in enumerate(ceiling)]
+    for k, gs in (('write-a', a), ('write-b', b)):
+        out += [{'point': k, 'repeat': i + 1, 'status': 'ok', 'gbs': g} for i, g in enumerate(gs)]
+    return out
+
+
+def test_a_ceiling_that_does_not_repeat_flags_nothing():
+    # issue 38, the default sweep on a VM: the write ceiling's repeats
+    # 0.041, 3.12 and 4.015 GB/s (median 3.12) flagged the fastest write
+    # (median 4.54 > 1.1 x 3.12) and the slowest trustworthy one was picked
+    agg = aggregate(runs([0.041, 3.12, 4.015], [2.50, 2.54, 2.58], [4.50, 4.54, 4.60]), plan(), LIM)
+    assert agg['ceiling'] == {'write': 3.12}
+    u = agg['ceiling_unrepeated']['write']
+    assert u['why'] == ['cv'] and u['ok_runs'] == 3 and u['cv'] > u['cv_limit'] == 0.05
+    assert not any(p['above_ceiling'] for p in agg['points'])
+    assert agg['best']['write']['point'] == 'write-b'
+
+
+def test_a_ceiling_that_repeats_still_flags_a_cache():
+    agg = aggregate(runs([3.10, 3.12, 3.15], [2.50, 2.54, 2.58], [4.50, 4.54, 4.60]), plan(), LIM)
+    assert 'ceiling_unrepeated' not in agg
+    b = [p for p in agg['points'] if p['point'] == 'write-b'][0]
+    assert b['above_ceiling'] and 'above ceiling' in b['flags']
+    assert agg['best']['write']['point'] == 'write-a'
+    assert ceiling_cautions(agg) == []
+
+
+def test_a_single_ceiling_run_cannot_be_judged_and_counts():
+    agg = aggregate(runs([3.12], [2.54], [4.54]), plan(), LIM)
+    assert 'ceiling_unrepeated' not in agg
+    assert [p['above_ceiling'] for p in agg['points']] == [False, True]
+
+
+def test_report_and_summary_say_the_ceiling_does_not_repeat_and_what_to_do():
+    agg = aggregate(runs([0.041, 3.12, 4.015], [2.50, 2.54, 2.58], [4.50, 4.54, 4.60]), plan(), LIM)
+    (c,) = ceiling_cautions(agg)
+    assert c.startswith('the write ceiling does not repeat (CV ')
+    assert 'over 3 repeats (0.041-4.015 GB/s) > 5%' in c
+    assert 'no point is flagged above it' in c
+    for what in ('--precondition', 'a longer --runtime', 'a block device'):
+        assert what in c
+    head = report_head({'ceiling': True}, agg, '', False)
+    assert '- caution: ' + c in head
+    assert 'caution:    ' + c in summary_text(agg, 'RUN', None).splitlines()
+
+
+def test_a_fleet_wide_ceiling_cv_is_the_spread_between_hosts_not_repeats():
+    # tswap.stats.aggregate.Limits.cvtrust false: each run is a host's median
+    lim = Limits(cvflag=0.05, cvrel=2, cvmax=0.2, cache=1.1, costtol=0.03, cvtrust=False)
+    agg = aggregate(runs([0.041, 3.12, 4.015], [2.50, 2.54, 2.58], [4.50, 4.54, 4.60]), plan(), lim)
+    assert 'ceiling_unrepeated' not in agg
