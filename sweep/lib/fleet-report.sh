@@ -18,19 +18,23 @@
 # fleet's figures are medians over hosts (and the CV is across hosts).
 collect_fleet() {
 	local h hd
-	local -a aggs=()
+	local -a aggs=() links=()
 	collect 3 '[.host_index, .runkey]'
 	for ((h = 0; h < ${#H_ADDR[@]}; h++)); do
 		hd="$RUN/hosts/${H_ID[h]}"
 		mkdir -p "$hd"
 		jq --argjson i "$h" 'map(select(.host_index == $i))' "$RUN/results.json" >"$hd/results.json"
-		aggregate_json "$hd/results.json" per-run "$RUN/plan.json" >"$hd/aggregate.json.tmp"
+		# each host's points against its own PCIe link (tswap.stats.link)
+		aggregate_json "$hd/results.json" per-run "$RUN/plan.json" '' \
+			--link-meta "$RUN/preflight/${H_ID[h]}/meta.json" >"$hd/aggregate.json.tmp"
 		mv -f "$hd/aggregate.json.tmp" "$hd/aggregate.json"
 		aggs+=("$hd/aggregate.json")
+		links+=(--link-meta "$RUN/preflight/${H_ID[h]}/meta.json")
 	done
 	py fleet-results "$RUN/plan.json" "${aggs[@]}" >"$RUN/fleet-results.json.tmp"
 	mv -f "$RUN/fleet-results.json.tmp" "$RUN/fleet-results.json"
-	aggregate_json "$RUN/fleet-results.json" across-hosts "$RUN/plan.json" >"$RUN/aggregate.json.tmp"
+	# the fleet's medians against the fastest host link (tswap.stats.link)
+	aggregate_json "$RUN/fleet-results.json" across-hosts "$RUN/plan.json" '' "${links[@]}" >"$RUN/aggregate.json.tmp"
 	mv -f "$RUN/aggregate.json.tmp" "$RUN/aggregate.json"
 }
 

@@ -41,11 +41,12 @@ collect() {
 	mv -f "$RUN/aggregate.json.tmp" "$RUN/aggregate.json"
 }
 
-# aggregate_json RESULTS [per-run|across-hosts [PLAN.JSON [META.JSON]]]:
+# aggregate_json RESULTS [per-run|across-hosts [PLAN.JSON [META.JSON [ARGS...]]]]:
 # per-point medians over the runs in RESULTS (a JSON array of result.json
 # objects), CV, ceiling, flags, picks; on stdout, with META.JSON as .meta
 # when that file exists. across-hosts (the fleet-wide aggregate): the CV is
-# between hosts, so it does not flag a point.
+# between hosts, so it does not flag a point. ARGS: more options of the
+# aggregate stage (--link-meta FILE: a fleet's hosts' links).
 aggregate_json() {
 	local plan=- meta='' text=''
 	local -a across=()
@@ -53,7 +54,7 @@ aggregate_json() {
 	if [ -n "${3:-}" ]; then plan=$3; else text=$(plan_json ""); fi
 	[ -z "${4:-}" ] || [ ! -f "$4" ] || meta=$4
 	py aggregate "$1" "$plan" ${meta:+"$meta"} --cvflag "$CV_FLAG" --cvrel "$CV_REL" --cvmax "$CV_MAX" \
-		--cache "$CACHE_FACTOR" --costtol "$COST_TOL" "${across[@]}" <<<"$text"
+		--cache "$CACHE_FACTOR" --costtol "$COST_TOL" "${across[@]}" "${@:5}" <<<"$text"
 }
 
 # plan_json [PLAN.JSON]: the points of a run's plan.json (pipeline.sh) as a

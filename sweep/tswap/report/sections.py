@@ -124,7 +124,7 @@ def cache_cause(rw: Any) -> str:
 
 
 def report_warnings(agg: Doc, cvflag: float) -> list[str]:
-    """report.md's warnings: above the ceiling, CV, not steady, drops,
+    """report.md's warnings: above the PCIe link, above the ceiling, CV, not steady, drops,
     failed points (the flags that keep a point from the pick, and drops,
     which do not); cvflag: the CV limit of a point without its own
     cv_limit. ["None."] without any."""
@@ -133,7 +133,13 @@ def report_warnings(agg: Doc, cvflag: float) -> list[str]:
     def g3(x: float) -> str:
         return text(jround(x * 1000) / 1000)
 
-    w = ['- **%s**: %s GB/s is more than 10%% above the device ceiling: %s; do not trust '
+    lk = agg.get('link') or {}
+    w = ['- **%s**: %s GB/s is above what the PCIe link carries, %s GB/s (x%s at %s GT/s, %s): '
+         'no drive behind it moves that much, %s; do not trust this point.' % (
+             text(p.get('point')), g3(p['gbs']), g3(alt(lk.get('gbs'), 0)), text(lk.get('width')),
+             text(lk.get('speed_gts')), text(lk.get('encoding')), cache_cause(p.get('rw')))
+         for p in pts if p.get('above_link') is True]
+    w += ['- **%s**: %s GB/s is more than 10%% above the device ceiling: %s; do not trust '
          'this point.' % (text(p.get('point')), g3(p['gbs']), cache_cause(p.get('rw')))
          for p in pts if truthy(p.get('above_ceiling'))]
     w += ['- %s: coefficient of variation %s%% over %s repeats (> %s%%: 5%%, or twice the median CV '

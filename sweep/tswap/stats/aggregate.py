@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from .link import fleet_link, link_rate
 from .pick import flags, pick
 
 Doc = dict[str, Any]
@@ -225,10 +226,13 @@ def _source(p: Doc, why: str) -> Doc:
 
 
 def aggregate(results: list[Doc], plan: Any, lim: Limits,
-              meta: Optional[Doc] = None) -> Doc:
+              meta: Optional[Doc] = None, link_metas: Optional[list[Any]] = None) -> Doc:
     """aggregate.json from results.json's runs, the plan (plan.json's
     document, or its points) and the limits; meta.json as .meta when
-    given."""
+    given. The PCIe link's rate (tswap.stats.link) from link_metas (a
+    fleet's hosts' meta.json: fleet_link) when given, else from meta;
+    a point above it gets above_link true and the flag "above the link",
+    and the document a link key (neither when no link is known)."""
     by: dict[str, list[Doc]] = {}
     for x in results:
         by.setdefault(x['point'], []).append(x)
@@ -245,6 +249,7 @@ def aggregate(results: list[Doc], plan: Any, lim: Limits,
     ceiling = {k: cpt[k]['gbs'] for k in sorted(cpt)}
     noisy = {k: x for k, x in ((k, ceiling_unrepeated(cpt[k], cvs, lim)) for k in sorted(cpt))
              if x is not None}
+    link = fleet_link(link_metas) if link_metas is not None else link_rate(meta)
     out_points = []
     for p in pts:
         if p.get('kind') != 'tswap':
@@ -261,12 +266,16 @@ def aggregate(results: list[Doc], plan: Any, lim: Limits,
             # a ceiling that does not repeat flags nothing
             'above_ceiling': p['gbs'] > lim.cache * c if have and ck not in noisy else False,
         })
+        if link is not None and p.get('gbs') is not None and p['gbs'] > link['gbs']:
+            q['above_link'] = True
         q['flags'] = [f for f in flags(q) if lim.cvtrust or f != 'cv']
         q['trusted'] = q.get('gbs') is not None and not q['flags']
         out_points.append(q)
     doc: Doc = {'ceiling': ceiling}
     if noisy:
         doc['ceiling_unrepeated'] = noisy
+    if link is not None:
+        doc['link'] = link
     doc.update({'cv_median': median(cvs), 'points': out_points})
     trusted = [p for p in out_points if p['trusted']]
     r0 = min((p.get('ranks') or 1 for p in trusted), default=1)

@@ -18,12 +18,15 @@ Point = dict[str, Any]
 
 
 def flags(p: Point) -> list[str]:
-    """A point's reasons not to trust it, [] when none: "above ceiling"
+    """A point's reasons not to trust it, [] when none: "above the link"
+    (GB/s above what its PCIe link carries: tswap.stats.link), "above ceiling"
     (GB/s above CACHE_FACTOR x the device ceiling: a cache), "failed" (no
     ok run), "partial" (some runs failed), "not run", "cv" (CV over
     repeats above the run's cv_limit), "not steady" (fio's steady-state
     detection did not attain in some run)."""
     out = []
+    if p.get('above_link'):
+        out.append('above the link')
     if p.get('above_ceiling'):
         out.append('above ceiling')
     status = p.get('status')
@@ -141,6 +144,8 @@ def pick(cands: list[Point], tol: float, flagged: int = 0) -> Optional[Point]:
 _NONE_ADVICE = MappingProxyType({
     'cv': 'not repeatable; rerun with a longer --runtime (10 s or more) on an idle machine',
     'above ceiling': 'a cache is serving them; use a target larger than memory, or a block device',
+    'above the link': ('faster than the PCIe link carries: a cache on the host is serving them; '
+                       'use a target larger than memory, or a block device'),
     'not steady': "fio's steady state did not attain; rerun with a longer --runtime",
     'failed': 'see their errors (report.md, points/*/result.json)',
     'partial': 'some runs failed; see their errors (report.md, points/*/result.json)',
