@@ -19,7 +19,7 @@ from typing import Any
 from ..plan.deepspeed import aio_block, release
 from .fmt import alt
 
-UNTRUSTED = ('every libaio point with a result is flagged (above the ceiling, failed, '
+UNTRUSTED = ('every libaio point with a result is flagged (above the link or the ceiling, failed, '
              'CV or not steady: report.md says which); no config is given')
 
 

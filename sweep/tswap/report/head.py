@@ -16,7 +16,7 @@ from .fmt import alt, g, gib, p1, sz, v
 Doc = dict[str, Any]
 
 NO_TRUSTED = ('**No trustworthy pick**: every point with a result is flagged (Warnings: above '
-              'the ceiling, failed, CV or not steady); best-aio.json has no aio block and the '
+              'the link or the ceiling, failed, CV or not steady); best-aio.json has no aio block and the '
               'sweep exits 4. Rerun on an idle machine, with more repeats (--repeat) or a longer '
               'runtime.')
 NO_TRUSTED_LIBAIO = ('**No trustworthy libaio pick**: every libaio point with a result is '
