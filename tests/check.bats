@@ -288,6 +288,32 @@ only_bad() {
 	assert_output --partial 'reports x16 on a link of at most x4'
 }
 
+@test "hostile: values of 5000 digits are n/a with a note, never a traceback" {
+	local nines
+	nines=$(printf '9%.0s' {1..5000})
+	sysroot_pcie "${R}"
+	put "$(pcie_dev "${R}")/nvme/nvme0/nvme0n1/queue/nr_requests" "${nines}"
+	status_line "${R}" Cpus_allowed_list "${nines}"
+	check_sys
+	assert_success
+	[[ -z "${stderr}" ]] || fail "stderr: ${stderr:0:300}"
+	[[ "$(verdict queue.nr_requests)" = n/a ]]
+	run field queue.nr_requests advice
+	assert_output --partial "nr_requests '99999"
+	assert_output --partial 'is not an integer 1 to 4294967295'
+	[[ "$(verdict numa.node)" = n/a ]]
+	run field numa.node advice
+	assert_output --partial 'is not a CPU list'
+	# leading zeros are still the number they spell: x4 of x4
+	put "$(pcie_dev "${R}")/current_link_width" "$(printf '0%.0s' {1..5000})4"
+	status_line "${R}" Cpus_allowed_list "$(printf '0%.0s' {1..5000})-3"
+	check_sys
+	assert_success
+	[[ "$(verdict pcie.link_width)" = ok ]]
+	[[ "$(field pcie.link_width value)" = x4 ]]
+	[[ "$(verdict numa.node)" = ok ]]
+}
+
 @test "--json: one object per check with id, verdict, value, expected, advice, source" {
 	sysroot_nvmf "${R}"
 	check_sys

@@ -45,15 +45,24 @@ class Num:
     note: Optional[str] = None
 
 
+def _digits(s: str) -> str:
+    """The significant digits of a decimal integer (no sign, no leading
+    zeros): their count bounds its size before int() is asked (Python
+    refuses to convert more than 4300 digits)."""
+    return s.lstrip('-').lstrip('0')
+
+
 def uint(v: Optional[str], what: str, lo: int, hi: int) -> Num:
     """An integer lo..hi spelled in decimal digits (a leading '-' only
-    when lo < 0); anything else present is garbage, with a note naming
-    what (e.g. "current_link_width") and the rule."""
+    when lo < 0; leading zeros allowed); anything else present is
+    garbage, with a note naming what (e.g. "current_link_width") and the
+    rule."""
     s = str_(v)
     if s is None:
         return Num()
-    if _UINT.fullmatch(s) and (lo < 0 or s[0] != '-'):
-        n = int(s)
+    d = _digits(s)
+    if _UINT.fullmatch(s) and (lo < 0 or s[0] != '-') and len(d) <= len(str(max(-lo, hi))):
+        n = -int(d or '0') if s[0] == '-' else int(d or '0')
         if lo <= n <= hi:
             return Num(float(n))
     return Num(note='%s %s is not an integer %d to %d' % (what, _quote(s), lo, hi))
@@ -107,7 +116,9 @@ def cpus(v: Optional[str], what: str) -> Cpus:
         p = item.split('-')
         if len(p) > 2 or not all(x.isascii() and x.isdigit() for x in p):
             return Cpus(note='%s %s is not a CPU list' % (what, _quote(s)))
-        lo, hi = int(p[0]), int(p[-1])
+        if any(len(_digits(x)) > len(str(CPU_MAX)) for x in p):
+            return Cpus(note='%s %s is not a CPU list (CPUs 0 to %d, ranges low-high)' % (what, _quote(s), CPU_MAX))
+        lo, hi = int(_digits(p[0]) or '0'), int(_digits(p[-1]) or '0')
         if hi > CPU_MAX or lo > hi:
             return Cpus(note='%s %s is not a CPU list (CPUs 0 to %d, ranges low-high)' % (what, _quote(s), CPU_MAX))
         out.append((lo, hi))
