@@ -314,6 +314,61 @@ only_bad() {
 	[[ "$(verdict numa.node)" = ok ]]
 }
 
+@test "hostile: a target and TSWAP_SYSROOT not in UTF-8: JSON and JUnit written, each bad byte U+FFFD" {
+	local root=${BATS_TEST_TMPDIR}/r$'\xff'oot
+	sysroot_pcie "${root}"
+	run --separate-stderr env TSWAP_SYSROOT="${root}" "${CHECK}" --target $'/data/sw\xffap' --json "${OUT}" \
+		--junit "${BATS_TEST_TMPDIR}/junit.xml"
+	assert_success
+	[[ -z "${stderr}" ]] || fail "stderr: ${stderr:0:300}"
+	[[ "$(jq -r .target "${OUT}")" = $'/data/sw\uFFFDap' ]]
+	[[ "$(jq -r .sysroot "${OUT}")" = "${BATS_TEST_TMPDIR}/r"$'\uFFFD'oot ]]
+	[[ "$(verdict fs.type)" = ok ]]
+	assert_line --regexp $'^tswap-check: /data/sw\uFFFDap '
+	grep -q $'value="/data/sw\uFFFDap"' "${BATS_TEST_TMPDIR}/junit.xml"
+	if command -v xmllint >/dev/null; then
+		run xmllint --noout "${BATS_TEST_TMPDIR}/junit.xml"
+		assert_success
+	fi
+	run ls -A "${BATS_TEST_TMPDIR}"
+	refute_output --partial .tmp
+}
+
+@test "--json, --junit: a FIFO or a symlink is written through, never replaced; one file for both is refused" {
+	sysroot_pcie "${R}"
+	local d=${BATS_TEST_TMPDIR}/o
+	mkdir "${d}"
+	# a FIFO (as /dev/stdout into a pipe): written into, stays a FIFO
+	mkfifo "${d}/fifo"
+	timeout 30 cat "${d}/fifo" >"${d}/got" &
+	check_sys --junit "${d}/fifo"
+	wait
+	assert_success
+	[[ -p "${d}/fifo" ]] || fail "the FIFO was replaced: $(ls -l "${d}/fifo")"
+	grep -q '<testsuites name="tswap-check"' "${d}/got"
+	# a symlink: the file it names gets the JSON, the link stays
+	printf 'old\n' >"${d}/real.json"
+	ln -s real.json "${d}/link.json"
+	run --separate-stderr env TSWAP_SYSROOT="${R}" "${CHECK}" --target /data/swap --json "${d}/link.json"
+	assert_success
+	[[ -L "${d}/link.json" ]] || fail "the symlink was replaced"
+	[[ "$(jq -r .target "${d}/real.json")" = /data/swap ]]
+	# a symlink to /dev/null: nothing replaced
+	ln -s /dev/null "${d}/null.json"
+	run --separate-stderr env TSWAP_SYSROOT="${R}" "${CHECK}" --target /data/swap --json "${d}/null.json"
+	assert_success
+	[[ -L "${d}/null.json" && -c /dev/null ]]
+	run ls -A "${d}"
+	refute_output --partial .tmp
+	# --json and --junit into one file: refused before anything is written
+	printf 'keep\n' >"${OUT}"
+	run --separate-stderr env TSWAP_SYSROOT="${R}" "${CHECK}" --target /data/swap --json "${OUT}" \
+		--junit "${BATS_TEST_TMPDIR}/./check.json"
+	assert_failure 2
+	[[ "${stderr}" = *"--junit: ${BATS_TEST_TMPDIR}/./check.json is the --json file"* ]] || fail "stderr: ${stderr}"
+	[[ "$(cat "${OUT}")" = keep ]]
+}
+
 @test "--json: one object per check with id, verdict, value, expected, advice, source" {
 	sysroot_nvmf "${R}"
 	check_sys

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import stat
 import subprocess
 import sys
 from types import MappingProxyType
@@ -48,6 +49,9 @@ only: no I/O, no root needed.
   --junit FILE         also write JUnit XML: one testcase per check (fail:
                        <failure>, n/a: <skipped>, warn: passes, its advice
                        in <system-out>)
+                       (FILE: replaced through FILE.tmp, through a symlink
+                       the file it names; a FIFO or /dev/stdout written
+                       into; --json and --junit each their own)
   -h, --help           this help
   --version            the tswap version
 
@@ -118,14 +122,40 @@ def dirname(p: str) -> str:
     return p[:p.rfind('/')].rstrip('/') or '/'
 
 
+def stream(f: str) -> bool:
+    """f exists and is a FIFO or a character device (after symlinks: a
+    pipe, /dev/stdout, /dev/null): written into as it is, never replaced
+    by a file."""
+    try:
+        m = os.stat(f).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(m) or stat.S_ISCHR(m)
+
+
 def out_file(opt: str, f: str) -> None:
-    """f can be written (its folder exists, it is not a folder)."""
-    d = dirname(f)
-    if not os.path.isdir(f) and os.path.isdir(d) and os.access(d, os.W_OK):
-        return
+    """f can be written: a FIFO or character device that is writable, or
+    a file (new, or an existing regular file, through symlinks) in a
+    writable folder."""
+    if stream(f):
+        if os.access(f, os.W_OK):
+            return
+        raise usage_error('%s: %s is not writable' % (opt, f))
     if os.path.isdir(f):
         raise usage_error('%s: %s is a folder, not a file' % (opt, f))
+    if os.path.exists(f) and not os.path.isfile(f):
+        raise usage_error('%s: %s is not a regular file, a FIFO or a character device' % (opt, f))
+    d = dirname(os.path.realpath(f) if os.path.islink(f) else f)
+    if os.path.isdir(d) and os.access(d, os.W_OK):
+        return
     raise usage_error('%s: folder %s does not exist or is not writable' % (opt, d))
+
+
+def shown(s: str) -> str:
+    """A path from the command line or the environment as the documents
+    hold it: bytes that are not UTF-8 (Python's surrogate escapes) each
+    become U+FFFD, as jq's --arg made them."""
+    return os.fsencode(s).decode('utf-8', 'replace')
 
 
 VALUED = ('--target', '--block-size', '--queue-depth', '--threads', '--backend', '--json', '--junit')
@@ -172,6 +202,9 @@ def settings(argv: list[str]) -> Optional[dict[str, str]]:
     for opt in ('json', 'junit'):
         if o[opt]:
             out_file('--' + opt, o[opt])
+    if o['json'] and o['junit'] and not stream(o['json']) and \
+            os.path.realpath(o['json']) == os.path.realpath(o['junit']):
+        raise usage_error('--junit: %s is the --json file; give each its own file' % o['junit'])
     root = os.environ.get('TSWAP_SYSROOT', '')
     if root and not os.path.isdir(root):
         raise usage_error('TSWAP_SYSROOT: %s is not a folder' % root)
@@ -213,12 +246,26 @@ def collect(home: str, target: str) -> str:
 
 
 def write_out(path: str, text: str) -> None:
-    """text into path through path.tmp: a failed run leaves the old file."""
+    """text into path: a FIFO or character device (/dev/stdout) written
+    into as it is; a file (through symlinks: the file they name) through
+    FILE.tmp, so that a failed run leaves the old file."""
     try:
-        with open(path + '.tmp', 'w', encoding='utf-8') as f:
-            f.write(text)
-        os.replace(path + '.tmp', path)
+        if stream(path):
+            with open(path, 'w', encoding='utf-8') as f:
+                f.write(text)
+            return
     except OSError:
+        raise Exit(3, 'cannot write %s' % path) from None
+    real = os.path.realpath(path)
+    try:
+        with open(real + '.tmp', 'w', encoding='utf-8') as f:
+            f.write(text)
+        os.replace(real + '.tmp', real)
+    except OSError:
+        try:
+            os.unlink(real + '.tmp')
+        except OSError:
+            pass
         raise Exit(3, 'cannot write %s' % path) from None
 
 
@@ -231,7 +278,7 @@ def run(home: str, argv: list[str]) -> int:
         print(version(home))
         return 0
     s = Settings(float(o['block-size']), float(o['queue-depth']), float(o['threads']), o['backend'])
-    doc = checks(collect(home, o['target']), s, o['target'], os.environ.get('TSWAP_SYSROOT', ''))
+    doc = checks(collect(home, o['target']), s, shown(o['target']), shown(os.environ.get('TSWAP_SYSROOT', '')))
     sys.stdout.write(''.join(line + '\n' for line in table(doc)))
     sys.stdout.flush()
     if o['json']:
