@@ -94,6 +94,29 @@ teardown() { common_teardown; }
 	assert_equal "$(sha256sum <"$t")" "$sum"
 }
 
+@test "run-grid: a target of several files (fio's ':') is refused when any of them exists" {
+	local sum
+	printf precious >"$SCRATCH/a"
+	sum=$(sha256sum <"$SCRATCH/a")
+	TSWAP_TARGET=$SCRATCH/new:$SCRATCH/a run --separate-stderr dash "$RUN_GRID" "$REPO/jobs/grid/quick-write.fio" "$SCRATCH/out"
+	assert_failure 2
+	assert_equal "$stderr" "run-grid: $REPO/jobs/grid/quick-write.fio writes TSWAP_TARGET=$SCRATCH/new:$SCRATCH/a, whose file $SCRATCH/a exists: give --destructive to overwrite it"
+	assert_equal "$(sha256sum <"$SCRATCH/a")" "$sum"
+	[ ! -e "$SCRATCH/new" ] || fail "fio ran: $SCRATCH/new was made"
+	[ ! -e "$SCRATCH/out" ] || fail "OUTDIR was made"
+	# a read grid: each file must hold TSWAP_SIZE, or fio extends it
+	truncate -s 64m "$SCRATCH/b"
+	TSWAP_TARGET=$SCRATCH/b:$SCRATCH/a run --separate-stderr dash "$RUN_GRID" "$REPO/jobs/grid/quick-read.fio" "$SCRATCH/out"
+	assert_failure 2
+	assert_equal "$stderr" "run-grid: TSWAP_TARGET=$SCRATCH/b:$SCRATCH/a: its file $SCRATCH/a exists and is not a block device or a file of TSWAP_SIZE=64m or more: fio would extend it; give --destructive"
+	assert_equal "$(sha256sum <"$SCRATCH/a")" "$sum"
+	# '\:' stays part of one name
+	printf x >"$SCRATCH/c:d"
+	TSWAP_TARGET=$SCRATCH/new:$SCRATCH/c\\:d run --separate-stderr dash "$RUN_GRID" "$REPO/jobs/grid/quick-write.fio" "$SCRATCH/out"
+	assert_failure 2
+	assert_equal "$stderr" "run-grid: $REPO/jobs/grid/quick-write.fio writes TSWAP_TARGET=$SCRATCH/new:$SCRATCH/c\\:d, whose file $SCRATCH/c:d exists: give --destructive to overwrite it"
+}
+
 @test "run-grid: any write mode is a write (randwrite, rw, readwrite=, spaces, CRLF); only read and randread are not" {
 	local mode sum
 	printf precious >"$TSWAP_TARGET"
