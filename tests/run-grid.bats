@@ -117,6 +117,19 @@ teardown() { common_teardown; }
 	assert_equal "$stderr" "run-grid: $REPO/jobs/grid/quick-write.fio writes TSWAP_TARGET=$SCRATCH/new:$SCRATCH/c\\:d, whose file $SCRATCH/c:d exists: give --destructive to overwrite it"
 }
 
+@test "run-grid: a TSWAP_SIZE past 2^63 bytes over an existing file is refused in one line, not wrapped" {
+	local size
+	truncate -s 64m "$TSWAP_TARGET"
+	# 2^63 + 1 MiB wraps negative in the shell's arithmetic; 26 digits
+	# are no number to it at all
+	for size in 8796093022209m 99999999999999999999999999m; do
+		TSWAP_SIZE=$size run --separate-stderr dash "$RUN_GRID" "$REPO/jobs/grid/quick-read.fio" "$SCRATCH/out"
+		assert_failure 2
+		assert_equal "$stderr" "run-grid: TSWAP_TARGET=$TSWAP_TARGET exists and is not a block device or a file of TSWAP_SIZE=$size or more: fio would extend it; give --destructive"
+		[ ! -e "$SCRATCH/out" ] || fail "TSWAP_SIZE=$size: OUTDIR was made, fio ran"
+	done
+}
+
 @test "run-grid: any write mode is a write (randwrite, rw, readwrite=, spaces, CRLF); only read and randread are not" {
 	local mode sum
 	printf precious >"$TSWAP_TARGET"
