@@ -161,6 +161,19 @@ only_bad() {
 	assert_output --partial 'echo none > /sys/block/nvme0n1/queue/scheduler'
 }
 
+@test "hostile: a scheduler line that is no list ('[mq-deadline', '[]') is n/a naming it, not 'no queue'" {
+	local v
+	sysroot_pcie "${R}"
+	for v in '[mq-deadline' '[]' 'none [kyber'; do
+		put "$(pcie_dev "${R}")/nvme/nvme0/nvme0n1/queue/scheduler" "${v}"
+		check_sys
+		assert_success
+		[[ "$(verdict queue.scheduler)" = n/a ]] || fail "'${v}': $(verdict queue.scheduler)"
+		run field queue.scheduler advice
+		assert_output "scheduler '${v}' is not a scheduler list (names, the one in use in [])"
+	done
+}
+
 @test "a block above max_sectors_kb is split; nr_requests counts the pieces" {
 	sysroot_pcie "${R}"
 	status_line "${R}" CapEff 0000000000004000 # memlock: not this test's

@@ -13,7 +13,7 @@ import re
 from typing import Any, Optional
 
 from ..jqjson import join, text, unique
-from .sysfs import Num, count, cpus, gts, minus, ranges, str_, sz, uint
+from .sysfs import Num, count, cpus, gts, minus, quote, ranges, str_, sz, uint
 
 Doc = dict[str, Any]
 
@@ -117,23 +117,38 @@ def numa(k: dict[str, str], node: Num) -> Doc:
                why + '; run the job under numactl --cpunodebind=%s --membind=%s' % (nt, nt), src)
 
 
+_SCHED_WORD = re.compile(r'\[?([A-Za-z0-9_.-]+)\]?')
+
+
 def selected(v: Optional[str]) -> Optional[str]:
-    """The selected scheduler of a queue/scheduler line ("[none] kyber"),
-    or the value without blanks when none is bracketed."""
+    """The scheduler in use of a queue/scheduler line: the one name in
+    brackets ("[none] mq-deadline kyber", block/elevator.c
+    elv_iosched_show), or the line's one name when it has no brackets
+    ("none": a queue without elevators); None when absent. Anything else
+    (an unclosed bracket, two in use, "[]") raises ValueError."""
     s = str_(v)
     if s is None:
         return None
-    if '[' in s:
-        m = re.search(r'\[([^]]*)\]', s)
-        return m.group(1) if m else None
-    return re.sub(r'\s+', '', s)
+    words = [_SCHED_WORD.fullmatch(w) for w in s.split()]
+    inuse = [m.group(1) for m in words if m and m.group(0) == '[%s]' % m.group(1)]
+    plain = [m.group(1) for m in words if m and m.group(0) == m.group(1)]
+    if words and len(inuse) + len(plain) == len(words):
+        if len(inuse) == 1:
+            return inuse[0]
+        if not inuse and len(plain) == 1:
+            return plain[0]
+    raise ValueError('scheduler %s is not a scheduler list (names, the one in use in [])' % quote(s))
 
 
 def scheduler(k: dict[str, str], disk: Optional[str]) -> Doc:
-    """queue.scheduler: warn when an NVMe queue's scheduler is not none."""
-    s = selected(k.get('queue.scheduler'))
+    """queue.scheduler: warn when an NVMe queue's scheduler is not none;
+    n/a on a line that is no scheduler list, the advice naming it."""
     src = ('kernel Documentation/block/switching-sched.rst; blk-mq gives multi-queue devices (NVMe) none by '
            'default')
+    try:
+        s = selected(k.get('queue.scheduler'))
+    except ValueError as e:
+        return chk('queue.scheduler', 'n/a', None, 'none', str(e), src)
     if disk is None or s is None:
         return chk('queue.scheduler', 'n/a', None, 'none', 'no block device queue', src)
     if not disk.startswith('nvme'):

@@ -65,7 +65,7 @@ def uint(v: Optional[str], what: str, lo: int, hi: int) -> Num:
         n = -int(d or '0') if s[0] == '-' else int(d or '0')
         if lo <= n <= hi:
             return Num(float(n))
-    return Num(note='%s %s is not an integer %d to %d' % (what, _quote(s), lo, hi))
+    return Num(note='%s %s is not an integer %d to %d' % (what, quote(s), lo, hi))
 
 
 def gts(v: Optional[str], what: str) -> Num:
@@ -79,10 +79,10 @@ def gts(v: Optional[str], what: str) -> Num:
         x = float(m.group(1))
         if 0 < x <= 256:
             return Num(x)
-    return Num(note='%s %s is not a speed in GT/s (above 0, at most 256)' % (what, _quote(s)))
+    return Num(note='%s %s is not a speed in GT/s (above 0, at most 256)' % (what, quote(s)))
 
 
-def _quote(s: str) -> str:
+def quote(s: str) -> str:
     """s quoted for a note, cut at 40 characters."""
     return "'%s'" % (s if len(s) <= 40 else s[:39] + '~')
 
@@ -115,12 +115,12 @@ def cpus(v: Optional[str], what: str) -> Cpus:
             continue
         p = item.split('-')
         if len(p) > 2 or not all(x.isascii() and x.isdigit() for x in p):
-            return Cpus(note='%s %s is not a CPU list' % (what, _quote(s)))
+            return Cpus(note='%s %s is not a CPU list' % (what, quote(s)))
         if any(len(_digits(x)) > len(str(CPU_MAX)) for x in p):
-            return Cpus(note='%s %s is not a CPU list (CPUs 0 to %d, ranges low-high)' % (what, _quote(s), CPU_MAX))
+            return Cpus(note='%s %s is not a CPU list (CPUs 0 to %d, ranges low-high)' % (what, quote(s), CPU_MAX))
         lo, hi = int(_digits(p[0]) or '0'), int(_digits(p[-1]) or '0')
         if hi > CPU_MAX or lo > hi:
-            return Cpus(note='%s %s is not a CPU list (CPUs 0 to %d, ranges low-high)' % (what, _quote(s), CPU_MAX))
+            return Cpus(note='%s %s is not a CPU list (CPUs 0 to %d, ranges low-high)' % (what, quote(s), CPU_MAX))
         out.append((lo, hi))
     return Cpus(tuple(out))
 
