@@ -185,6 +185,23 @@ vmlck_max() {
 	done
 }
 
+@test "tswap_alloc=deepspeed, thread=1: the job over RLIMIT_MEMLOCK says what the other jobs of the process lock" {
+	no_ipc_lock 6291456
+	local f=$SCRATCH/two.file need=4194304
+	# two jobs of 4 x 1m in one process, 6 MiB for both: whichever locks
+	# second fails while the first holds its buffers (time_based, 5 s: it
+	# still holds them when the other job, started with it, allocates)
+	fio_argv "$ENGINE" --filename="$f" --size=8m --bs=1m --iodepth=4 --rw=write \
+		--tswap_alloc=deepspeed --thread --numjobs=2 --time_based --runtime=5
+	FIO_ARGV=("${LIMITED[@]}" "${FIO_ARGV[@]}")
+	run --separate-stderr "${FIO_ARGV[@]}"
+	assert_rejected tswap_alloc=deepspeed "cannot mlock $need bytes" \
+		"RLIMIT_MEMLOCK (ulimit -l) is 6291456 bytes, of which this process already locks $need" \
+		"tswap_alloc=fio"
+	run -0 grep -c '^tswap:' <<<"$stderr"
+	assert_output 1
+}
+
 @test "tswap_alloc=deepspeed within RLIMIT_MEMLOCK locks without CAP_IPC_LOCK, data verified" {
 	no_ipc_lock
 	local f=$SCRATCH/fits.file st=$SCRATCH/fits.json
