@@ -438,6 +438,13 @@ only_bad() {
 	run --separate-stderr env TSWAP_SYSROOT="${BATS_TEST_TMPDIR}/none" "${CHECK}" --target /x
 	assert_failure 2
 	[[ ${stderr} == *"TSWAP_SYSROOT"* ]]
+	# an empty file name (--json "$UNSET") is no file, not "no --json"
+	for opt in --json --junit; do
+		run --separate-stderr env TSWAP_SYSROOT="${R}" "${CHECK}" --target /data/swap "${opt}" ''
+		assert_failure 2
+		assert_equal "${stderr}" "tswap-check: ${opt}: empty; a file to write (see --help)"
+		[[ -z "${output}" ]] || fail "${opt} '': printed on stdout: ${output}"
+	done
 	[[ "$(cat "${OUT}")" = keep ]]
 }
 

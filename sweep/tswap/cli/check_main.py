@@ -176,6 +176,8 @@ def settings(argv: list[str]) -> Optional[dict[str, str]]:
         if a in VALUED:
             if i + 1 >= len(argv):
                 raise usage_error('%s: needs a value' % a)
+            if a in ('--json', '--junit') and not argv[i + 1]:
+                raise usage_error('%s: empty; a file to write' % a)
             o[a[2:]] = argv[i + 1]
             i += 2
             continue
