@@ -154,6 +154,22 @@ teardown() { common_teardown; }
 	assert_equal "$(sha256sum <"$TSWAP_TARGET")" "$sum"
 }
 
+@test "run-grid: a grid that includes another job file may write: refused over an existing target" {
+	local sum
+	head -c 1048576 /dev/urandom >"$TSWAP_TARGET"
+	sum=$(sha256sum <"$TSWAP_TARGET")
+	# the section reads, the included file makes it write (fio's
+	# "include FILE", relative to the grid)
+	printf 'rw=write\n' >"$SCRATCH/w.inc"
+	printf '[global]\nfilename=${TSWAP_TARGET}\nsize=1m\n[p]\nrw=read\n  include w.inc\nbs=64k\nioengine=psync\n' \
+		>"$SCRATCH/g.fio"
+	TSWAP_SIZE=1m run --separate-stderr dash "$RUN_GRID" "$SCRATCH/g.fio" "$SCRATCH/out"
+	assert_failure 2
+	assert_equal "$stderr" "run-grid: $SCRATCH/g.fio includes another job file, which may write: TSWAP_TARGET=$TSWAP_TARGET exists: give --destructive to overwrite it"
+	assert_equal "$(sha256sum <"$TSWAP_TARGET")" "$sum"
+	[ ! -e "$SCRATCH/out" ] || fail "OUTDIR was made"
+}
+
 @test "run-grid: a grid with no job sections, an odd section name or a leading dash is refused, not run" {
 	: >"$SCRATCH/empty.fio"
 	run --separate-stderr dash "$RUN_GRID" "$SCRATCH/empty.fio" "$SCRATCH/out"
