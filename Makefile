@@ -258,15 +258,9 @@ check-sanitizers: check-asan check-tsan check-valgrind
 # sweep/tswap-sweep; each is also checked on its own).
 lint:
 	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run tests/drive/refdrive $(wildcard sweep/tswap-sweep sweep/*.sh sweep/lib/*.sh tests/bench/tswap-bench tests/bench/lib/*.bash tests/bench/tswap-bench-deepspeed tests/bench/tswap-bench-sweep tests/bench/fastpersist-compare tests/bench/fastpersist-ratio jobs/fastpersist-plan tests/*.bash)
-	shellcheck -x sweep/tswap-zero sweep/zero/*.sh
-	shellcheck -x -o all sweep/tswap-check jobs/run-grid
+	shellcheck -x -o all sweep/tswap-check sweep/tswap-zero jobs/run-grid
 	shellcheck -x -P SCRIPTDIR tests/*.bats
 	pyflakes3 sweep/tswap tests/py tests/bench/ds-driver/fastpersist_driver.py tests/bench/sweep-overhead
-	@for f in sweep/zero/*.jq; do \
-		if jq -n --arg mode x --arg engine x --arg header x --arg step x --arg dtype x --argjson dirs '[]' --argjson unit 1 \
-			--argjson scale 1 --argjson params 1 --argjson world 1 --argjson ranks 1 \
-			--argjson param_numel 1 -f "$$f" 2>&1 >/dev/null | grep -q 'compile error'; then \
-			echo "jq: $$f does not compile" >&2; exit 1; fi; done
 
 # --- man pages ------------------------------------------------------------
 # One source each, so they cannot drift: tswap-sweep(1) and tswap-zero(1)
@@ -281,7 +275,7 @@ $(BUILD)/man/tswap-sweep.1: sweep/tswap-sweep sweep/lib/args.sh
 	@mkdir -p $(BUILD)/man
 	$(HELP2MAN) --name='find the best DeepSpeed aio settings for a drive with fio and tswap' \
 		--output=$@ sweep/tswap-sweep
-$(BUILD)/man/tswap-zero.1: sweep/tswap-zero sweep/zero/version.sh
+$(BUILD)/man/tswap-zero.1: sweep/tswap-zero sweep/tswap/cli/zero_main.py
 	@mkdir -p $(BUILD)/man
 	$(HELP2MAN) --name='plan and replay one ZeRO-Infinity training step from a ds_config' \
 		--output=$@ sweep/tswap-zero
@@ -334,8 +328,6 @@ install: all man
 	install -D -m 0755 sweep/tswap-sweep $(DESTDIR)$(PREFIX)/bin/tswap-sweep
 	install -D -m 0755 sweep/tswap-zero $(DESTDIR)$(PREFIX)/bin/tswap-zero
 	install -D -m 0755 sweep/tswap-check $(DESTDIR)$(PREFIX)/bin/tswap-check
-	@for f in sweep/zero/*.sh sweep/zero/*.jq; do \
-		install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/zero/$${f##*/}"; done
 	install -D -m 0644 jobs/ds_config.example.json $(DESTDIR)$(PREFIX)/share/tswap/jobs/ds_config.example.json
 	install -D -m 0644 jobs/ds_config.zero-infinity-defaults.json $(DESTDIR)$(PREFIX)/share/tswap/jobs/ds_config.zero-infinity-defaults.json
 	install -D -m 0644 $(BUILD)/man/tswap-sweep.1 $(DESTDIR)$(PREFIX)/share/man/man1/tswap-sweep.1

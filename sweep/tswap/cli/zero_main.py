@@ -1,0 +1,408 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""tswap-zero's command line (sweep/tswap-zero runs main(home, argv)): the
+options and their usage errors, the --out folder, the plan
+(tswap.plan.zero_plan) and its fio jobs (tswap.plan.zero_fiojob), the dry
+run's table, --emit-jobs, and the replay (tswap.cli.zero_run).
+docs/zero-infinity.md.
+
+Exit codes: 0 done; 2 usage error, bad ds_config or refused target; 3 run
+error (fio or the engine failed, bytes differ from the plan); 130/143/129
+interrupted (fio stopped, the run folders removed).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import tempfile
+import signal
+import sys
+import time
+from types import MappingProxyType
+from typing import Any, Optional
+
+from .. import jqjson
+from ..plan.zero_config import PlanError
+from ..plan.zero_fiojob import job_text
+from ..plan.zero_plan import build, path_notes, table
+from .zero_common import EXIT_ERROR, Exit, find_engine, logical_cwd, say, usage_error
+from .zero_run import OutClaim, check_target, run_replay
+
+USAGE = """\
+Usage: tswap-zero --ds-config FILE --params N --ranks N --target DIR[,DIR...]
+                  [--world N] [--param-numel N] [--step steady|first|init]
+                  [--dtype fp32|fp16|bf16] [--steps N] [--dry-run] [--out DIR]
+                  [--aio FILE] [--scale N] [--keep] [--no-ceiling]
+
+Plan the NVMe swap traffic of one DeepSpeed ZeRO-Infinity training step from
+a ds_config, and replay it with fio and the tswap engine.
+
+  --ds-config FILE   the job's DeepSpeed config (zero_optimization stage 3,
+                     offload_optimizer/offload_param device nvme, aio, ...)
+  --params N         model parameters, e.g. 13e9
+  --ranks N          GPU ranks on this node (each its own swap folder/handles),
+                     1 to 1024
+  --world N          data-parallel world size (default: --ranks)
+  --param-numel N    elements per model parameter tensor (default 5e7, about
+                     one MLP weight of a 7B model); sets the gradient and
+                     parameter file sizes (docs/zero-infinity.md)
+  --target DIR,...   folders on the NVMe drives (nvme_path), at most --ranks;
+                     ranks are spread over them round-robin; each run uses
+                     a fresh DIR/tswap-zero-RUNID/ and removes it at the end
+  --step S           what to plan and replay: steady (default: a training step
+                     from the second on), first (the first training step: no
+                     optimizer state to read yet, every NVMe parameter read
+                     again in backward) or init (deepspeed.initialize: the
+                     swap files' first writes and reads); the dry run prints
+                     the bytes of all three
+  --dtype D          parameter dtype fp32, fp16 or bf16, in place of the
+                     ds_config's bf16/fp16 "enabled" (needed when it is
+                     "auto", as in Hugging Face Trainer configs)
+  --steps N          times to replay it (default 1)
+  --dry-run          print the plan, write plan.json and the fio jobs; run nothing
+  --out DIR          where plan.json, step.fio, layout.fio and the results go:
+                     a new or empty folder, one run at a time (default:
+                     build/zero/RUNID in a checkout, else ./tswap-zero-RUNID)
+  --aio FILE         also replay the step with this "aio" block (e.g. the
+                     sweep's best-aio.json) and report the seconds saved
+  --scale N          divide every tensor size by N (a smaller replay of the
+                     same structure; default 1)
+  --keep             keep the swap files after the run
+  --no-ceiling       skip the device ceiling (by default, once per run: fio's
+                     own libaio, one job per rank on its target, 1 MiB
+                     sequential, 2 s writing then 2 s reading; iodepth 64,
+                     or as many 1 MiB blocks as the aio settings keep in
+                     flight (intra_op_parallelism x queue_depth x
+                     block_size), at most 4096; 256 MiB per rank, or twice
+                     the queue's bytes; each step is reported against it)
+  --emit-jobs FILE   write the step as a job-library profile (engine and folder
+                     as ${TSWAP_ENGINE}, ${TSWAP_ZERO_DIR}; used by `make jobs`)
+  --version          print the tswap, engine and fio versions and exit
+  -h, --help         this help
+
+Exit codes: 0 done; 2 usage error, bad ds_config or refused target; 3 run
+error; 130/143/129 interrupted (SIGINT/TERM/HUP: fio stopped, swap files removed).
+"""
+
+# At most this many model tensors (--params / --param-numel) in a plan.
+MAX_TENSORS = 50000
+# Replay size unit, bytes: the DIO offset alignment the replay rounds each
+# tensor up to (4096: NVMe's usual logical block; tswap checks the real one).
+DIO_UNIT = 4096
+_COUNT = re.compile(r'[0-9]+(\.[0-9]+)?([eE][+]?[0-9]+)?')
+_VALUED = ('--ds-config', '--params', '--ranks', '--world', '--param-numel', '--target', '--steps', '--out', '--aio',
+           '--scale', '--step', '--dtype', '--emit-jobs')
+
+
+def parse_count(opt: str, val: str, lo: int, hi: Optional[int] = None) -> int:
+    """An element count written as an integer or in e notation (13e9,
+    1.3e9); usage error unless a whole number in [lo, hi] (hi default
+    below 9e15)."""
+    if not _COUNT.fullmatch(val):
+        raise usage_error('%s=%s: not a number (an element count, e.g. 13e9)' % (opt, val))
+    if re.fullmatch(r'[0-9]{1,15}', val):
+        n = int(val)
+    else:
+        x = float(val)
+        if not (x == x // 1 and x < 9e15):
+            raise usage_error('%s=%s: must be a whole number below 9e15' % (opt, val))
+        n = int(x)
+    if n < lo:
+        raise usage_error('%s=%s: must be at least %d' % (opt, val, lo))
+    if hi is not None and n > hi:
+        raise usage_error('%s=%s: must be at most %d' % (opt, val, hi))
+    return n
+
+
+def check_path(opt: str, p: str) -> None:
+    """Refuse a path fio's job-file parser would change or split: '${'
+    (fio expands environment variables), ':' (its file name separator),
+    control characters (a newline ends the line)."""
+    if '${' in p:
+        raise usage_error("%s %s: '${' cannot be used (fio expands ${VAR} in job files)" % (opt, p))
+    if ':' in p:
+        raise usage_error("%s %s: ':' cannot be used (fio's file name separator)" % (opt, p))
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in p):
+        raise usage_error('%s: a control character (newline, tab, ...) in a path cannot be used' % opt)
+
+
+_CONST = MappingProxyType({'Infinity': math.inf, '-Infinity': -math.inf, 'NaN': None})
+
+
+class _Pairs(list):
+    """A JSON object's (key, value) pairs as parsed, duplicates kept."""
+
+
+def _plain(v: Any) -> Any:
+    """The parsed tree as plain JSON values (a key given twice: the last)."""
+    if isinstance(v, _Pairs):
+        return {k: _plain(x) for k, x in v}
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    return v
+
+
+def _leaves(v: Any, path: tuple) -> Any:
+    """The leaf paths as jq --stream gives them (scalars and empty
+    containers), each joined with '.'."""
+    if isinstance(v, _Pairs) and v:
+        for k, x in v:
+            yield from _leaves(x, path + (k,))
+    elif isinstance(v, list) and not isinstance(v, _Pairs) and v:
+        for i, x in enumerate(v):
+            yield from _leaves(x, path + (str(i),))
+    else:
+        yield '.'.join(path)
+
+
+def read_config(path: str) -> Any:
+    """The ds_config as one JSON object; usage error (one line naming the
+    file and the rule) otherwise: an empty file, hjson that DeepSpeed reads
+    and JSON does not (comments, trailing commas: runtime/config.py
+    DeepSpeedConfig reads the file with hjson.load), several values; a key
+    given twice, which DeepSpeed refuses (runtime/config.py
+    dict_raise_error_on_duplicate_keys)."""
+    if not os.path.isfile(path) or not os.access(path, os.R_OK):
+        raise usage_error('--ds-config %s: no such readable file' % path)
+    try:
+        with open(path, 'rb') as f:
+            raw = f.read().decode('utf-8', 'replace')
+    except OSError:
+        raise usage_error('--ds-config %s: no such readable file' % path) from None
+    try:
+        # numbers as doubles; Infinity and 3e400 as infinity, NaN as null (as jq 1.6 read them)
+        tree = json.loads(raw, parse_int=float, parse_constant=_CONST.get, object_pairs_hook=_Pairs)
+    except ValueError:
+        if not raw.strip():
+            raise usage_error('--ds-config %s: not a JSON object (the file is empty)' % path) from None
+        if re.search(r'(?m)^[ \t]*(#|//)|/\*', raw) or re.search(r',\s*[\]}]', raw):
+            raise usage_error('--ds-config %s: not a JSON object: comments or trailing commas (hjson, which '
+                              'DeepSpeed also reads); tswap-zero reads JSON only: remove them' % path) from None
+        raise usage_error('--ds-config %s: not a JSON object (a DeepSpeed ds_config)' % path) from None
+    doc = _plain(tree)
+    seen: set[str] = set()
+    dups = {p for p in _leaves(tree, ()) if p in seen or seen.add(p)}
+    if not isinstance(doc, dict):
+        raise usage_error('--ds-config %s: not a JSON object (a DeepSpeed ds_config)' % path)
+    if dups:
+        raise usage_error('--ds-config %s: key %s given twice (DeepSpeed refuses duplicate keys: runtime/config.py '
+                          'dict_raise_error_on_duplicate_keys)' % (path, min(dups)))
+    return doc
+
+
+def make_plan(cfg_path: str, cfg: Any, params: int, world: int, ranks: int, pnumel: int, step: str, dtype: str,
+              out: str) -> dict[str, Any]:
+    """plan.json written to out (through out.tmp); a refused plan: one
+    line naming the option or the ds_config key, exit 2."""
+    try:
+        plan = build(cfg, float(params), float(world), float(ranks), float(pnumel), step, dtype)
+    except PlanError as e:
+        m = str(e)
+        raise usage_error(m if m.startswith('--') else '--ds-config %s: %s' % (cfg_path, m[len('ds_config: '):]
+                                                                            if m.startswith('ds_config: ') else m))
+    with open(out + '.tmp', 'w', encoding='utf-8') as f:
+        f.write(jqjson.dumps(plan) + '\n')
+    os.replace(out + '.tmp', out)
+    return plan
+
+
+def options(argv: list[str]) -> Optional[dict[str, Any]]:
+    """The options (None for --help, {'version': True} for --version)."""
+    o: dict[str, Any] = {'ds-config': '', 'params': '', 'ranks': '', 'world': '', 'param-numel': '5e7',
+                         'target': '', 'steps': '1', 'out': '', 'aio': '', 'scale': '1', 'step': 'steady',
+                         'dtype': '', 'emit-jobs': '', 'dry': False, 'keep': False, 'ceiling': True}
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in _VALUED:
+            if i + 1 >= len(argv):
+                raise usage_error('%s: needs a value' % a)
+            o[a[2:]] = argv[i + 1]
+            i += 2
+            continue
+        if a == '--dry-run':
+            o['dry'] = True
+        elif a == '--keep':
+            o['keep'] = True
+        elif a == '--no-ceiling':
+            o['ceiling'] = False
+        elif a in ('-h', '--help'):
+            return None
+        elif a == '--version':
+            return {'version': True}
+        else:
+            raise usage_error('%s: unknown option (see --help)' % a)
+        i += 1
+    return o
+
+
+def emit_header(plan: dict[str, Any], params: int, ranks: int, scale: int, cfg: str) -> str:
+    """The job-library profile's comment lines."""
+    b = cfg.rsplit('/', 1)[-1]
+    n = jqjson.number
+    return '\n'.join([
+        '; Workload: %s: one ZeRO-Infinity training step of a %d-parameter model on %d ranks,' % (b, params, ranks),
+        '; planned by sweep/tswap-zero from %s (DeepSpeed defaults for every key it' % b,
+        '; does not set: docs/zero-infinity.md) with every tensor size divided by %d;' % scale,
+        '; the %s step (tswap-zero --step).' % plan['step'],
+        '; Generated by `make jobs`; do not edit. %s files, %s B read and' % (n(plan['files']),
+                                                                           n(plan['read_bytes_per_step'])),
+        '; %s B written per step at full size.' % n(plan['write_bytes_per_step']),
+        ';',
+        '; Environment: TSWAP_ENGINE (tswap.so), TSWAP_ZERO_DIR (an empty folder on the',
+        '; NVMe drive: the swap files are created in it; the first run lays them out).',
+        '; Run:  TSWAP_ENGINE=$PWD/build/tswap.so TSWAP_ZERO_DIR=/mnt/nvme/zero fio FILE',
+        ";   (or `. jobs/env.sh` for defaults: the checkout's build/tswap.so and build/scratch/zero/)"])
+
+
+def split_targets(targets: str) -> list[str]:
+    """--target's list, split at ',' as bash's read -a does (one trailing
+    comma ends the last entry)."""
+    t = targets.split(',')
+    return t[:-1] if len(t) > 1 and t[-1] == '' else t
+
+
+def run(home: str, argv: list[str]) -> int:
+    o = options(argv)
+    if o is None:
+        sys.stdout.write(USAGE)
+        return 0
+    if 'version' in o:
+        from .zero_common import print_version
+        print_version(home)
+        return 0
+    for k in ('ds-config', 'params', 'ranks'):
+        if not o[k]:
+            raise usage_error('--%s: required' % k)
+    emit = o['emit-jobs']
+    targets = 'emit' if emit else o['target']
+    if not targets:
+        raise usage_error('--target: required')
+    params = parse_count('--params', o['params'], 1)
+    # 1024 ranks: far above any node; fio runs at most 4096 jobs in all.
+    ranks = parse_count('--ranks', o['ranks'], 1, 1024)
+    world = parse_count('--world', o['world'] or str(ranks), 1)
+    if world < ranks:
+        raise usage_error('--world=%d: smaller than --ranks=%d' % (world, ranks))
+    pnumel = parse_count('--param-numel', o['param-numel'], 1)
+    nt = (params + pnumel - 1) // pnumel
+    if nt > MAX_TENSORS:
+        raise usage_error('--params=%d --param-numel=%d: %d model tensors, at most %d (raise --param-numel)'
+                          % (params, pnumel, nt, MAX_TENSORS))
+    steps = parse_count('--steps', o['steps'], 1)
+    if o['step'] not in ('steady', 'first', 'init'):
+        raise usage_error('--step=%s: one of steady, first, init' % o['step'])
+    if o['dtype'] not in ('', 'fp32', 'fp16', 'bf16'):
+        raise usage_error('--dtype=%s: one of fp32, fp16, bf16' % o['dtype'])
+    scale = parse_count('--scale', o['scale'], 1)
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in targets):
+        raise usage_error('--target: a control character (newline, tab, ...) in a path cannot be used')
+    tlist = split_targets(targets)
+    for t in tlist:
+        if t == '':
+            raise usage_error('--target %s: an empty entry' % targets)
+        check_path('--target', t)
+        if os.path.exists(t) and not os.path.isdir(t):
+            raise usage_error('--target %s: not a directory (tswap-zero lays out swap files in a folder, like '
+                              'nvme_path)' % t)
+        if not o['dry'] and not emit:
+            check_target(t)
+    if len(tlist) > ranks:
+        raise usage_error('--target: %d folders for %d rank(s): ranks go round-robin over them, so %s would get none'
+                          % (len(tlist), ranks, tlist[ranks]))
+    cwd = logical_cwd()
+    tlist = [t if t.startswith('/') else cwd + '/' + t for t in tlist]
+    aio = o['aio']
+    aio_doc = None
+    if aio:
+        try:
+            with open(aio, encoding='utf-8') as f:
+                aio_doc = jqjson.loads(f.read())
+        except (OSError, ValueError):
+            aio_doc = None
+        blk = aio_doc.get('aio') if isinstance(aio_doc, dict) else None
+        if not isinstance(blk if blk not in (None, False) else aio_doc, dict):
+            raise usage_error('--aio %s: not a JSON file with an "aio" object (best-aio.json)' % aio)
+    runid = '%s-%d' % (time.strftime('%Y%m%d-%H%M%S'), os.getpid())
+    out = o['out']
+    if not out:
+        script = os.path.join(home, '..')
+        out = '%s/build/zero/%s' % (script, runid) if os.path.isdir(script + '/build') else './tswap-zero-' + runid
+    if emit:
+        check_path('--emit-jobs', emit)
+        if os.path.islink(emit) or (os.path.exists(emit) and not os.path.isfile(emit)):
+            raise usage_error('--emit-jobs %s: exists and is not a regular file (a symlink, device or FIFO is never '
+                              'replaced)' % emit)
+    with OutClaim(out) as claim:
+        return _plan_and_run(home, o, claim, out, params, world, ranks, pnumel, steps, scale, tlist, aio, aio_doc,
+                             runid, emit)
+
+
+def _plan_and_run(home: str, o: dict[str, Any], claim: OutClaim, out: str, params: int, world: int, ranks: int,
+                  pnumel: int, steps: int, scale: int, tlist: list[str], aio: str, aio_doc: Any, runid: str,
+                  emit: str) -> int:
+    cfg_path, step, dtype = o['ds-config'], o['step'], o['dtype']
+    cfg = read_config(cfg_path)
+    plan = make_plan(cfg_path, cfg, params, world, ranks, pnumel, step, dtype, out + '/plan.json')
+    engine = find_engine(home)
+    if engine is None:
+        if not o['dry']:
+            raise Exit(EXIT_ERROR, 'tswap.so not found (run make, or set TSWAP_ENGINE)')
+        engine = 'tswap.so'
+    # rank R -> target R mod (number of targets), its run folder
+    tmap = [tlist[r % len(tlist)] for r in range(ranks)]
+    if emit:
+        # A job-library profile: the engine and the swap folder are fio
+        # environment variables, every rank in ${TSWAP_ZERO_DIR}/rankR-less
+        # DeepSpeed layout (zero_stage_3/optimizer/rankR/...).
+        text = job_text(plan, 'step', ['${TSWAP_ZERO_DIR}'] * ranks, DIO_UNIT, scale, '${TSWAP_ENGINE}',
+                        emit_header(plan, params, ranks, scale, cfg_path))
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=os.path.basename(emit) + '.', dir=os.path.dirname(emit) or '.')
+        except OSError:
+            raise usage_error('--emit-jobs %s: cannot write next to it' % emit) from None
+        try:
+            with os.fdopen(fd, 'w', encoding='utf-8') as f:
+                f.write(text)
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, emit)
+        except OSError:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise Exit(EXIT_ERROR, '--emit-jobs %s: writing the profile failed' % emit) from None
+        return 0
+    dirs = ['%s/tswap-zero-%s' % (t, runid) for t in tmap]
+    based = [d + '/base' for d in dirs]
+    with open(out + '/step.fio', 'w', encoding='utf-8') as f:
+        f.write(job_text(plan, 'step', based, DIO_UNIT, scale, engine,
+                         '; tswap-zero: one ZeRO-Infinity step (plan.json in this folder)'))
+    with open(out + '/layout.fio', 'w', encoding='utf-8') as f:
+        f.write(job_text(plan, 'layout', based, DIO_UNIT, scale, engine,
+                         "; tswap-zero: the swap files' initial write"))
+    for line in table(plan) + path_notes(plan, tlist):
+        say(line)
+    say('')
+    say('plan: %s/plan.json  jobs: %s/step.fio, %s/layout.fio' % (out, out, out))
+    sys.stdout.flush()
+    if o['dry']:
+        return 0
+    return run_replay(home, o, out, plan, cfg, aio, aio_doc, params, world, ranks, pnumel, steps, scale, tmap, dirs,
+                      runid, engine)
+
+
+def main(home: str, argv: list[str]) -> int:
+    """tswap-zero ARGS: home is the folder holding tswap/ and lib/ (sweep/
+    in a checkout, PREFIX/share/tswap installed)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    try:
+        return run(home, argv)
+    except Exit as e:
+        if e.message:
+            sys.stdout.flush()
+            print('tswap-zero: %s' % e.message, file=sys.stderr)
+        return e.code
