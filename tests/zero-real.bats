@@ -185,3 +185,64 @@ ops() {
 	sed 's/"stage": 3,/"stage": 3, "stage": 3,/' "$b" >"$c"
 	refused "key zero_optimization.stage given twice"
 }
+
+@test "zero-real: keys and values DeepSpeed's pydantic models refuse: one line naming the key and the rule, exit 2" {
+	local c=$BATS_TEST_TMPDIR/c.json b=$FIX/ds_config.issue23-B.json
+	refused() { # refused TEXT: the run on $c is refused with TEXT, --out left as it was
+		run --separate-stderr "$ZERO" --ds-config "$c" "${MODEL[@]}" --target "$SCRATCH" --dry-run --out "$OUT/h"
+		assert_failure 2
+		assert_equal "$output" ""
+		assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 1
+		[[ $stderr == *"$1"* ]] || { echo "stderr: $stderr"; return 1; }
+		assert_not_exists "$OUT/h"
+	}
+	# zero/offload_config.py OffloadDeviceEnum: values are case-sensitive
+	jq '.zero_optimization.offload_param.device = "NVMe"' "$b" >"$c"
+	refused 'zero_optimization.offload_param.device = "NVMe": not one of "none", "cpu", "nvme" (zero/offload_config.py OffloadDeviceEnum; case-sensitive)'
+	# runtime/config_utils.py DeepSpeedConfigModel: extra="forbid"
+	jq '.zero_optimization.offload_optimizer.buffer_cnt = 8' "$b" >"$c"
+	refused 'zero_optimization.offload_optimizer.buffer_cnt: extra fields not permitted (zero/offload_config.py DeepSpeedZeroOffloadOptimizerConfig'
+	jq '.zero_optimization.offload_optimizer.pipeline = true' "$b" >"$c"
+	refused 'zero_optimization.offload_optimizer.pipeline: extra fields not permitted'
+	# zero/config.py ZeroStageEnum: 0 to 3, a finite whole number
+	jq '.zero_optimization.stage = 4' "$b" >"$c"
+	refused 'zero_optimization.stage = 4: not a ZeRO stage 0, 1, 2 or 3 (zero/config.py ZeroStageEnum)'
+	sed 's/"stage": 3/"stage": Infinity/' "$b" >"$c"
+	refused 'zero_optimization.stage = Infinity: not a ZeRO stage'
+	sed 's/"stage": 3/"stage": 3e400/' "$b" >"$c"
+	refused 'zero_optimization.stage = Infinity: not a ZeRO stage'
+	jq '.zero_optimization.sub_group_size = 1.5e7 + 0.5' "$b" >"$c"
+	refused 'zero_optimization.sub_group_size = 15000000.5: not a whole number (zero/config.py DeepSpeedZeroConfig)'
+	jq '.zero_optimization.offload_param.buffer_count = -1' "$b" >"$c"
+	refused 'zero_optimization.offload_param.buffer_count = -1: must be at least 0'
+	# sections that are not objects: one line, not a raw jq error
+	jq '.aio = []' "$b" >"$c"
+	refused 'aio = []: not an object'
+	jq '.bf16 = true' "$b" >"$c"
+	refused 'bf16 = true: not an object'
+	jq '.zero_optimization = []' "$b" >"$c"
+	refused 'zero_optimization = []: not an object (zero/config.py DeepSpeedZeroConfig)'
+	jq '.zero_optimization.offload_param = "nvme"' "$b" >"$c"
+	refused 'zero_optimization.offload_param = "nvme": not an object'
+}
+
+@test "zero-real: \"auto\" in zero_optimization is DeepSpeed's default, with a note naming the key (Hugging Face's ZeRO-3 template)" {
+	local c=$BATS_TEST_TMPDIR/c.json b=$FIX/ds_config.issue23-A.json
+	# runtime/config_utils.py DeepSpeedConfigModel.__init__ drops every "auto"
+	jq '.zero_optimization += {reduce_bucket_size: "auto", stage3_prefetch_bucket_size: "auto",
+		stage3_param_persistence_threshold: "auto", stage3_max_reuse_distance: "auto",
+		stage3_gather_16bit_weights_on_model_save: true}
+		| .zero_optimization.offload_param.buffer_size = "auto"' "$b" >"$c"
+	run --separate-stderr "$ZERO" --ds-config "$c" "${MODEL[@]}" --target "$SCRATCH" --dry-run --out "$OUT/auto"
+	[ "$status" -eq 0 ] || echo "$stderr"
+	assert_success
+	assert_line 'note: zero_optimization.reduce_bucket_size = "auto": DeepSpeed drops it and takes the default 5e8 (runtime/config_utils.py DeepSpeedConfigModel)'
+	assert_line 'note: zero_optimization.stage3_max_reuse_distance = "auto": DeepSpeed drops it and takes the default 1e9 (runtime/config_utils.py DeepSpeedConfigModel)'
+	assert_line 'note: zero_optimization.offload_param.buffer_size = "auto": DeepSpeed drops it and takes the default 1e8 (runtime/config_utils.py DeepSpeedConfigModel)'
+	assert_equal "$(grep -c '"auto": DeepSpeed drops it' <<<"$output")" 5
+	assert_equal "$(jq -c '[.config.reduce_bucket_size, .config.max_reuse_distance, .config.param_buffer_size]' "$OUT/auto/plan.json")" \
+		'[500000000,1000000000,100000000]'
+	# the steady step is config A's (the defaults it took are A's values)
+	assert_equal "$(jq -c '[.read_bytes_per_step, .write_bytes_per_step]' "$OUT/auto/plan.json")" \
+		"$(jq -c '[.A.steady.read, .A.steady.write]' "$REAL")"
+}

@@ -261,3 +261,39 @@ TINY=(--params 50331648 --param-numel 8388608 --ranks 2)
 	# the first line has tswap-sweep's shape
 	assert_equal "${lines[0]#tswap-zero }" "$("$REPO/sweep/tswap-sweep" --version | sed -n '1s/^tswap-sweep //p')"
 }
+
+@test "zero: hostile aio values, targets, --aio files and a symlinked entry: one line, exit 2, or the plan" {
+	local c=$BATS_TEST_TMPDIR/c.json
+	hostile() { # hostile TEXT ARGS...
+		local text=$1
+		shift
+		run --separate-stderr timeout 60 "$ZERO" --params 1.3e9 --ranks 2 --dry-run --out "$OUT/h" "$@"
+		assert_failure 2
+		assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 1
+		[[ $stderr == *"$text"* ]] || { echo "stderr: $stderr"; return 1; }
+		assert_not_exists "$OUT/h"
+	}
+	# the engine's limits, in the dry run (engine/options.c, plan.h, backend.h)
+	jq '.aio.queue_depth = 1e12' "$EXAMPLE" >"$c"
+	hostile 'aio.queue_depth = 1000000000000: out of the engine'"'"'s range (tswap_queue_depth: 1 to 2147483647' --ds-config "$c" --target "$SCRATCH"
+	jq '.aio.intra_op_parallelism = 4096' "$EXAMPLE" >"$c"
+	hostile 'aio.intra_op_parallelism = 4096: out of the engine'"'"'s range (tswap_threads: 1 to 1024' --ds-config "$c" --target "$SCRATCH"
+	jq '.aio.block_size = 1000' "$EXAMPLE" >"$c"
+	hostile 'aio.block_size = 1000: out of the engine'"'"'s range (tswap_block_size: a multiple of 512 bytes' --ds-config "$c" --target "$SCRATCH"
+	# one folder named twice
+	mkdir -p "$SCRATCH/zt"
+	hostile "--target $SCRATCH/zt/.: the same folder as $SCRATCH/zt" --ds-config "$EXAMPLE" --target "$SCRATCH/zt,$SCRATCH/zt/."
+	# --aio needs an aio block: a best-aio.json without one replays nothing
+	echo '{"trusted": false, "reason": "no steady point"}' >"$BATS_TEST_TMPDIR/a.json"
+	hostile "--aio $BATS_TEST_TMPDIR/a.json: no \"aio\" object in it" --ds-config "$EXAMPLE" --target "$SCRATCH" --aio "$BATS_TEST_TMPDIR/a.json"
+	echo '{}' >"$BATS_TEST_TMPDIR/a.json"
+	hostile "--aio $BATS_TEST_TMPDIR/a.json: no \"aio\" object in it" --ds-config "$EXAMPLE" --target "$SCRATCH" --aio "$BATS_TEST_TMPDIR/a.json"
+	# run through a symlink in another folder: it finds its modules
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	ln -s "$ZERO" "$BATS_TEST_TMPDIR/bin/tswap-zero"
+	run --separate-stderr "$BATS_TEST_TMPDIR/bin/tswap-zero" --ds-config "$EXAMPLE" --params 1.3e9 --ranks 2 \
+		--target "$SCRATCH" --dry-run --out "$OUT/link"
+	[ "$status" -eq 0 ] || echo "$stderr"
+	assert_success
+	assert_file_exists "$OUT/link/plan.json"
+}

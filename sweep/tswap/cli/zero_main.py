@@ -257,6 +257,33 @@ def emit_header(plan: dict[str, Any], params: int, ranks: int, scale: int, cfg: 
         ";   (or `. jobs/env.sh` for defaults: the checkout's build/tswap.so and build/scratch/zero/)"])
 
 
+def same_folder_key(t: str) -> str:
+    """A key equal for two paths of one folder: its device and inode when
+    it exists, else the normalised path."""
+    try:
+        st = os.stat(t)
+        return '%d:%d' % (st.st_dev, st.st_ino)
+    except OSError:
+        return os.path.normpath(t)
+
+
+def read_aio(path: str) -> Any:
+    """--aio's file: a JSON object with a non-empty "aio" object (the
+    sweep's best-aio.json); usage error otherwise."""
+    try:
+        with open(path, encoding='utf-8') as f:
+            doc = jqjson.loads(f.read())
+    except (OSError, ValueError):
+        raise usage_error('--aio %s: not a JSON file with an "aio" object (best-aio.json)' % path) from None
+    blk = doc.get('aio') if isinstance(doc, dict) else None
+    if not isinstance(blk, dict):
+        raise usage_error('--aio %s: no "aio" object in it (best-aio.json has one when the sweep picked settings; '
+                          'nothing to replay)' % path)
+    if not blk:
+        raise usage_error('--aio %s: its "aio" object is empty (nothing to replay)' % path)
+    return doc
+
+
 def split_targets(targets: str) -> list[str]:
     """--target's list, split at ',' as bash's read -a does (one trailing
     comma ends the last entry)."""
@@ -314,17 +341,16 @@ def run(home: str, argv: list[str]) -> int:
                           % (len(tlist), ranks, tlist[ranks]))
     cwd = logical_cwd()
     tlist = [t if t.startswith('/') else cwd + '/' + t for t in tlist]
+    seen: dict[str, str] = {}
+    for t in tlist:
+        key = same_folder_key(t)
+        if key in seen:
+            raise usage_error('--target %s: the same folder as %s (give each target folder once)' % (t, seen[key]))
+        seen[key] = t
     aio = o['aio']
     aio_doc = None
     if aio:
-        try:
-            with open(aio, encoding='utf-8') as f:
-                aio_doc = jqjson.loads(f.read())
-        except (OSError, ValueError):
-            aio_doc = None
-        blk = aio_doc.get('aio') if isinstance(aio_doc, dict) else None
-        if not isinstance(blk if blk not in (None, False) else aio_doc, dict):
-            raise usage_error('--aio %s: not a JSON file with an "aio" object (best-aio.json)' % aio)
+        aio_doc = read_aio(aio)
     runid = '%s-%d' % (time.strftime('%Y%m%d-%H%M%S'), os.getpid())
     out = o['out']
     if not out:

@@ -408,8 +408,7 @@ def run_replay(home: str, o: dict[str, Any], out: str, plan: dict[str, Any], cfg
     aiod = [d + '/aio' for d in dirs]
     based = [d + '/base' for d in dirs]
     if aio:
-        blk = aio_doc.get('aio') if isinstance(aio_doc, dict) else None
-        acfg = _merge(cfg, {'aio': aio_doc if blk is None or blk is False else blk})
+        acfg = _merge(cfg, {'aio': aio_doc['aio']})
         _write_json(out + '/ds_config.aio.json', acfg)
         aplan = make_plan(out + '/ds_config.aio.json', acfg, params, world, ranks, pnumel, o['step'], o['dtype'],
                           out + '/plan.aio.json')

@@ -11,6 +11,7 @@ line for what DeepSpeed would reject or a plan with nothing on NVMe.
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from ..jqjson import jround
@@ -18,6 +19,7 @@ from ..jqjson import number as num
 from ..jqjson import sort_key, text
 from .zero_config import read_config
 from .zero_rank import rank_geometry
+from .zero_schema import check as check_schema
 from .zero_steps import phases as step_phases
 from .zero_steps import summary
 
@@ -33,6 +35,7 @@ def build(cfg: dict, params: float, world: float, ranks: float, param_numel: flo
     """The plan of step (steady, first or init) for a model of params
     elements in tensors of param_numel, world data-parallel ranks, ranks of
     them on this node; dtype "" (from the ds_config), fp32, fp16 or bf16."""
+    cfg, auto_notes = check_schema(cfg)
     c, defaults = read_config(cfg, dtype, world, step)
     rk = rank_geometry(c, params, world, param_numel)
     ph = step_phases(c, rk, ranks)
@@ -53,6 +56,7 @@ def build(cfg: dict, params: float, world: float, ranks: float, param_numel: flo
     if c.thread_count_ignored:
         notes.append('aio.thread_count is not read by this DeepSpeed (aio_config.py get_aio_config reads '
                      'intra_op_parallelism): 1 used')
+    notes += auto_notes
     if dtype != '':
         notes.append('parameter dtype %s from --dtype' % dtype)
     return {
@@ -124,8 +128,8 @@ def _gb(b: float) -> str:
     return num(jround(b / 1e9 * 1000) / 1000)
 
 
-_STEP_TEXT = {'steady': 'steady (a training step from the second on)', 'first': 'first (the first training step)',
-              'init': 'init (deepspeed.initialize)'}.get
+_STEP_TEXT = MappingProxyType({'steady': 'steady (a training step from the second on)',
+                               'first': 'first (the first training step)', 'init': 'init (deepspeed.initialize)'})
 
 
 def table(plan: dict[str, Any]) -> list[str]:
@@ -138,7 +142,7 @@ def table(plan: dict[str, Any]) -> list[str]:
         % (num(i['params']), num(i['world']), num(i['ranks']), c['optimizer'], ', '.join(c['optimizer_state']),
            c['param_dtype']),
         'step: %s; stage3_max_reuse_distance %s: %d of %d NVMe parameters kept from forward for backward after the '
-        'first step' % (_STEP_TEXT(plan['step']), text(c['max_reuse_distance']), kept, len(pr['nvme_params'])),
+        'first step' % (_STEP_TEXT[plan['step']], text(c['max_reuse_distance']), kept, len(pr['nvme_params'])),
         'swapper: %s (pipeline_read=%s, pipeline_write=%s); sub_group_size %s; aio block_size=%s queue_depth=%s '
         'intra_op_parallelism=%s single_submit=%s overlap_events=%s; gradient_accumulation_steps %s'
         % tuple(text(c[k]) for k in ('swapper', 'pipeline_read', 'pipeline_write', 'sub_group_size', 'block_size',
