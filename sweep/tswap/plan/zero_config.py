@@ -59,6 +59,8 @@ class ZeroConfig:
     param_dtype: str
     thread_count_ignored: bool
     gas: Any
+    prefetch_bucket_size: Any = 5e7
+    max_live_parameters: Any = 1e9
 
     def as_json(self) -> dict[str, Any]:
         """The fields as plan.json's "config" holds them (without
@@ -165,6 +167,8 @@ def _defaults(cfg: dict, z: Any, oo: Any, op: Any, aio: Any, rd_given: Any) -> l
         out.append('sub_group_size=1e9 (zero/config.py)')
     if op_nvme and rd_given is None:
         out.append('stage3_max_reuse_distance=1e9 (zero/config.py)')
+    if op_nvme and g(z, 'stage3_prefetch_bucket_size') is None and g(z, 'prefetch_bucket_size') is None:
+        out.append('stage3_prefetch_bucket_size=5e7 (zero/config.py)')
     if oo_nvme and g(z, 'reduce_bucket_size') is None:
         out.append('reduce_bucket_size=5e8 (zero/config.py)')
     for k, d in (('buffer_count', '4'), ('pipeline_read', 'false'), ('pipeline_write', 'false')):
@@ -188,7 +192,7 @@ def _defaults(cfg: dict, z: Any, oo: Any, op: Any, aio: Any, rd_given: Any) -> l
     return out
 
 
-_INT_KEYS = ('sub_group_size', 'opt_buffer_count', 'param_buffer_count', 'param_buffer_size', 'max_in_cpu',
+_INT_KEYS = ('prefetch_bucket_size', 'max_live_parameters', 'sub_group_size', 'opt_buffer_count', 'param_buffer_count', 'param_buffer_size', 'max_in_cpu',
              'max_reuse_distance', 'reduce_bucket_size', 'block_size', 'queue_depth', 'intra_op_parallelism')
 
 
@@ -237,7 +241,9 @@ def read_config(cfg: dict, dtype: str, world: float, step: str) -> tuple[ZeroCon
         optimizer=downcase(opt_type) if isinstance(opt_type, str) else dumps(opt_type, compact=True),
         param_dtype=dtype if dtype != '' else 'bf16' if bf_on is True else 'fp16' if fp_on is True else 'fp32',
         thread_count_ignored=aio.get('thread_count') is not None and aio.get('intra_op_parallelism') is None,
-        gas=_batch_gas(cfg, world))
+        gas=_batch_gas(cfg, world),
+        prefetch_bucket_size=alt(alt(z.get('stage3_prefetch_bucket_size'), z.get('prefetch_bucket_size')), 5e7),
+        max_live_parameters=alt(alt(z.get('stage3_max_live_parameters'), z.get('max_live_parameters')), 1e9))
     _check(c, cfg, errors, bf_on, fp_on, dtype, step)
     return c, tuple(defaults)
 

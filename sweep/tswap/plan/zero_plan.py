@@ -67,7 +67,8 @@ def build(cfg: dict, params: float, world: float, ranks: float, param_numel: flo
         'defaults': list(defaults),
         'notes': notes,
         'per_rank': {'partition_numel': rk.rank_numel, 'model_tensors': rk.nparams, 'sub_groups': list(sg),
-                     'nvme_params': [{k: f[k] for k in ('k', 'bytes', 'reuse', 'kept')} for f in rk.nvme_params],
+                     'nvme_params': [{'k': f['k'], 'bytes': f['bytes'], 'reuse': f['reuse'], 'kept': f['k'] in ph.kept}
+                                     for f in rk.nvme_params],
                      'files': len(all_files), 'file_bytes': sum(f['bytes'] for f in all_files)},
         # every file of a rank (dir: optimizer or params, name as DeepSpeed's)
         'swap_files': [_pick(f) for f in all_files],
@@ -141,8 +142,9 @@ def table(plan: dict[str, Any]) -> list[str]:
         'ZeRO-Infinity step: %s params, world %s, %s ranks on this node, %s (%s), %s params'
         % (num(i['params']), num(i['world']), num(i['ranks']), c['optimizer'], ', '.join(c['optimizer_state']),
            c['param_dtype']),
-        'step: %s; stage3_max_reuse_distance %s: %d of %d NVMe parameters kept from forward for backward after the '
-        'first step' % (_STEP_TEXT[plan['step']], text(c['max_reuse_distance']), kept, len(pr['nvme_params'])),
+        'step: %s; stage3_max_reuse_distance %s, stage3_prefetch_bucket_size %s: %d of %d NVMe parameters kept from '
+        'forward for backward after the first step' % (_STEP_TEXT[plan['step']], text(c['max_reuse_distance']),
+                                                       text(c['prefetch_bucket_size']), kept, len(pr['nvme_params'])),
         'swapper: %s (pipeline_read=%s, pipeline_write=%s); sub_group_size %s; aio block_size=%s queue_depth=%s '
         'intra_op_parallelism=%s single_submit=%s overlap_events=%s; gradient_accumulation_steps %s'
         % tuple(text(c[k]) for k in ('swapper', 'pipeline_read', 'pipeline_write', 'sub_group_size', 'block_size',

@@ -14,10 +14,11 @@ Every rule cites DeepSpeed v0.16.4 (deepspeed/runtime/...).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 from ..jqjson import number as num
 from .zero_config import ZeroConfig
+from .zero_prefetch import Op, Reads, param_reads
 from .zero_rank import Rank, io_aligned
 
 Job = dict[str, Any]
@@ -98,6 +99,7 @@ class Phases:
     init: list[Phase]
     pipelined: bool
     gbuf_bytes: float
+    kept: frozenset[int]
 
 
 def grad_order(c: ZeroConfig, full: tuple[float, ...]) -> list[int]:
@@ -233,28 +235,42 @@ def _fp32_state(s: dict[str, Any]) -> list[dict[str, Any]]:
     return [s['fp32_file']] + s['state_files']
 
 
+def param_jobs(ops: tuple[Op, ...]) -> list[Job]:
+    """The parameter reads of a phase as jobs on the param-read handle,
+    one after the other: a run of reads waited for one at a time is one
+    job of iodepth 1; a prefetch (one async swap_in of several files) its
+    own job, as deep as its files."""
+    segs: list[tuple[list[dict[str, Any]], bool]] = []
+    for op in ops:
+        if not op.prefetch and segs and not segs[-1][1]:
+            segs[-1][0].extend(op.files)
+        else:
+            segs.append((list(op.files), op.prefetch))
+    out: list[Job] = []
+    for i, (files, pre) in enumerate(segs):
+        out += serial('param' if len(segs) == 1 else 'param-%d' % i, files, 'read', 'param-read',
+                      float(len(files)) if pre else 1, 'param')
+    return out
+
+
 def train(c: ZeroConfig, rk: Rank, pipelined: bool, first: bool, gdone: list, gflush: list,
-          gdepth: float, backward_reads: Optional[Callable[[bool, int], list]] = None) -> list[Phase]:
+          gdepth: float, record: Reads, steady: Reads) -> list[Phase]:
     """A step: gradient_accumulation_steps micro-steps (forward, backward),
     then the optimizer step; gradients are swapped out only at the
-    accumulation boundary (stage3.py partition_grads). Forward reads every
-    NVMe parameter one at a time (partition_parameters.py
-    _ensure_availability_of_partitioned_params, swap_in async_op=False).
-    Backward reads again those released after forward: all of them while
-    the trace is recorded (the first micro-step of training:
-    partitioned_param_coordinator.py release_sub_module without a complete
-    trace), afterwards those not kept."""
+    accumulation boundary (stage3.py partition_grads). The NVMe parameter
+    reads of forward and backward are the parameter coordinator's
+    (zero_prefetch: the first micro-step of training records the trace,
+    later ones prefetch)."""
     gas = int(c.gas)
     gh = 'optimizer-write' if pipelined else 'optimizer'
-    nv = list(rk.nvme_params)
     out: list[Phase] = []
     for u in range(1, gas + 1):
         mb = '-mb%d' % u if gas > 1 else ''
         micro = {'micro_step': u} if gas > 1 else {}
+        reads = record if first and u == 1 else steady
         out.append(dict({'name': 'forward', 'stages': [
-            {'name': 'param-in' + mb, 'jobs': serial('param', nv, 'read', 'param-read', 1, 'param')}]}, **micro))
-        back = [f for f in reversed(nv) if (first and u == 1) or not f['kept']]
-        js = serial('param', back, 'read', 'param-read', 1, 'param')
+            {'name': 'param-in' + mb, 'jobs': param_jobs(reads.forward)}]}, **micro))
+        js = param_jobs(reads.backward)
         if u == gas:
             js += serial('grad', gdone, 'write', gh, gdepth, 'grad')
         out.append(dict({'name': 'backward', 'stages': [
@@ -319,6 +335,11 @@ def phases(c: ZeroConfig, rk: Rank, ranks: float) -> Phases:
     gmax = max((f['bytes'] for s in rk.sg for f in s['grad_files']), default=1.0)
     gdepth = max(1.0, c.opt_buffer_count * float((gbuf / gmax) // 1))
     done, flush = grad_split(order, gfile, gbuf)
-    return Phases(steady=totals(train(c, rk, pipelined, False, done, flush, gdepth), ranks),
-                  first=totals(train(c, rk, pipelined, True, done, flush, gdepth), ranks),
-                  init=totals(init(c, rk, pipelined), ranks), pipelined=pipelined, gbuf_bytes=gbuf)
+    record, steady = param_reads(c, rk, True), param_reads(c, rk, False)
+    # NVMe parameters kept from forward for backward: not read again in a
+    # steady backward
+    again = {f['k'] for op in steady.backward for f in op.files}
+    kept = frozenset(f['k'] for f in rk.nvme_params if f['k'] not in again)
+    return Phases(steady=totals(train(c, rk, pipelined, False, done, flush, gdepth, record, steady), ranks),
+                  first=totals(train(c, rk, pipelined, True, done, flush, gdepth, record, steady), ranks),
+                  init=totals(init(c, rk, pipelined), ranks), pipelined=pipelined, gbuf_bytes=gbuf, kept=kept)
