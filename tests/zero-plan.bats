@@ -190,3 +190,50 @@ stage3: sg2-state.write[sg2-out]"
 	TSWAP_ENGINE=$ENGINE run -0 fio --parse-only "$OUT/step.fio"
 	TSWAP_ENGINE=$ENGINE run -0 fio --parse-only "$OUT/layout.fio"
 }
+
+@test "zero: --param-numels: an uneven model's sub-groups, padding and file names follow its tensors" {
+	local n=$BATS_TEST_TMPDIR/numels.json w
+	# 8 x Linear(w, w), no bias: [p.numel() for p in model.parameters()]
+	jq -cn '[2048, 4096, 1024, 3072, 2048, 1024, 4096, 2048] | map(. * .)' >"$n"
+	run --separate-stderr "$ZERO" --ds-config "$REPO/tests/fixtures/zero/ds_config.issue23-A.json" --param-numels "$n" \
+		--ranks 1 --world 3 --target "$SCRATCH" --dry-run --out "$OUT/u"
+	[ "$status" -eq 0 ] || echo "$stderr"
+	assert_success
+	assert_line --index 0 --partial "ZeRO-Infinity step: 57671680 params, world 3"
+	# one file per parameter: ceil(numel / 3) elements rounded up to 256
+	# (fp32: AIO_ALIGNED_BYTES / 4; _io_aligned_numel), 4 bytes each
+	local want='' k=0 p
+	for w in 2048 4096 1024 3072 2048 1024 4096 2048; do
+		p=$(( (w * w + 2) / 3 ))
+		want+="${want:+,}[\"${k}_param.tensor.swp\",$(( (p + 255) / 256 * 256 * 4 ))]"
+		k=$((k + 1))
+	done
+	assert_equal "$(jq -c '[.swap_files[] | select(.kind == "param") | [.name, .bytes]]' "$OUT/u/plan.json")" "[$want]"
+	# sub-groups (stage3.py _create_fp16_sub_groups): parameters appended
+	# until sub_group_size 1e7 is reached: 0-3 (10485762), 4-7
+	assert_equal "$(jq -c '[.per_rank.sub_groups[] | [.ds_id, .numel]]' "$OUT/u/plan.json")" '[["0_3",10485762],["4_7",8738136]]'
+	# gradient files at each parameter's offset in its sub-group, aligned head
+	run -0 jq -r '[.swap_files[] | select(.kind == "grad") | .name] | join(",")' "$OUT/u/plan.json"
+	assert_output "0_3_gradient_0_1398016.tensor.swp,0_3_gradient_1398102_5592320.tensor.swp,0_3_gradient_6990508_349440.tensor.swp,0_3_gradient_7340034_3145728.tensor.swp,4_7_gradient_0_1398016.tensor.swp,4_7_gradient_1398102_349440.tensor.swp,4_7_gradient_1747628_5592320.tensor.swp,4_7_gradient_7340034_1398016.tensor.swp"
+	assert_equal "$(jq -c '.inputs.param_numels | length' "$OUT/u/plan.json")" 8
+	# hostile lists and combinations: one line, exit 2
+	bad() { # bad TEXT CONTENT [ARGS...]
+		local text=$1
+		printf '%s' "$2" >"$n"
+		shift 2
+		run --separate-stderr "$ZERO" --ds-config "$EXAMPLE" --param-numels "$n" --ranks 1 --target "$SCRATCH" \
+			--dry-run --out "$OUT/bad" "$@"
+		assert_failure 2
+		assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 1
+		[[ $stderr == *"$text"* ]] || { echo "stderr: $stderr"; return 1; }
+		assert_not_exists "$OUT/bad"
+	}
+	bad "not a non-empty JSON list" '{"a": 1}'
+	bad "not a non-empty JSON list" '[]'
+	bad "not a readable JSON file" '[1, 2'
+	bad "entry 1 = 0: not a whole number from 1" '[4194304, 0]'
+	bad "entry 0 = 1.5: not a whole number" '[1.5]'
+	bad "entry 0 = \"4\": not a whole number" '["4"]'
+	bad "--param-numel and --param-numels: give one of them" '[4194304]' --param-numel 5e7
+	bad "--params=100: not the sum of --param-numels" '[4194304]' --params 100
+}

@@ -195,3 +195,17 @@ def test_a_stage_is_a_fio_group_and_serial_jobs_are_chained():
 
 def test_columns_align_tab_separated_runs():
     assert columns(['a\tbb', 'ccc\td', 'x', 'e\tf']) == ['a    bb', 'ccc  d', 'x', 'e  f']
+
+
+def test_param_numels_give_each_tensor_its_own_size():
+    # zero/partition_parameters.py _partition_param per real tensor;
+    # stage3.py _create_fp16_sub_groups over their partitions
+    numels = tuple(float(w * w) for w in (2048, 4096, 1024, 3072))
+    p = build(A, sum(numels), 3.0, 1.0, 5e7, 'steady', '', numels)
+    assert [f['bytes'] for f in p['swap_files'] if f['kind'] == 'param'] == [
+        io_aligned(-(-n // 3), 256.0) * 4 for n in numels]
+    assert p['inputs']['param_numel'] is None and p['inputs']['param_numels'] == list(numels)
+    # the uniform shape is the same plan as its list
+    q = build(A, 4 * 4194304.0, 1.0, 1.0, 4194304.0, 'steady', '')
+    r = build(A, 4 * 4194304.0, 1.0, 1.0, 5e7, 'steady', '', (4194304.0,) * 4)
+    assert q['phases'] == r['phases'] and q['swap_files'] == r['swap_files']

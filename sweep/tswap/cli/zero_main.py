@@ -32,7 +32,8 @@ from .zero_run import OutClaim, check_target, run_replay
 
 USAGE = """\
 Usage: tswap-zero --ds-config FILE --params N --ranks N --target DIR[,DIR...]
-                  [--world N] [--param-numel N] [--step steady|first|init]
+                  [--world N] [--param-numel N | --param-numels FILE]
+                  [--step steady|first|init]
                   [--dtype fp32|fp16|bf16] [--steps N] [--dry-run] [--out DIR]
                   [--aio FILE] [--scale N] [--keep] [--no-ceiling]
 
@@ -48,6 +49,11 @@ a ds_config, and replay it with fio and the tswap engine.
   --param-numel N    elements per model parameter tensor (default 5e7, about
                      one MLP weight of a 7B model); sets the gradient and
                      parameter file sizes (docs/zero-infinity.md)
+  --param-numels FILE  the model's own tensors instead: a JSON list of the
+                     elements of each parameter in model order, as
+                     [p.numel() for p in model.parameters()] prints it
+                     (whole numbers >= 1, at most 50000); --params may then
+                     be left out (if given, it must be their sum)
   --target DIR,...   folders on the NVMe drives (nvme_path), at most --ranks;
                      ranks are spread over them round-robin; each run uses
                      a fresh DIR/tswap-zero-RUNID/ and removes it at the end
@@ -92,8 +98,8 @@ MAX_TENSORS = 50000
 # tensor up to (4096: NVMe's usual logical block; tswap checks the real one).
 DIO_UNIT = 4096
 _COUNT = re.compile(r'[0-9]+(\.[0-9]+)?([eE][+]?[0-9]+)?')
-_VALUED = ('--ds-config', '--params', '--ranks', '--world', '--param-numel', '--target', '--steps', '--out', '--aio',
-           '--scale', '--step', '--dtype', '--emit-jobs')
+_VALUED = ('--ds-config', '--params', '--ranks', '--world', '--param-numel', '--param-numels', '--target', '--steps',
+           '--out', '--aio', '--scale', '--step', '--dtype', '--emit-jobs')
 
 
 def parse_count(opt: str, val: str, lo: int, hi: Optional[int] = None) -> int:
@@ -193,11 +199,11 @@ def read_config(path: str) -> Any:
 
 
 def make_plan(cfg_path: str, cfg: Any, params: int, world: int, ranks: int, pnumel: int, step: str, dtype: str,
-              out: str) -> dict[str, Any]:
+              out: str, numels: Optional[tuple[float, ...]] = None) -> dict[str, Any]:
     """plan.json written to out (through out.tmp); a refused plan: one
     line naming the option or the ds_config key, exit 2."""
     try:
-        plan = build(cfg, float(params), float(world), float(ranks), float(pnumel), step, dtype)
+        plan = build(cfg, float(params), float(world), float(ranks), float(pnumel), step, dtype, numels)
     except PlanError as e:
         m = str(e)
         raise usage_error(m if m.startswith('--') else '--ds-config %s: %s' % (cfg_path, m[len('ds_config: '):]
@@ -210,7 +216,8 @@ def make_plan(cfg_path: str, cfg: Any, params: int, world: int, ranks: int, pnum
 
 def options(argv: list[str]) -> Optional[dict[str, Any]]:
     """The options (None for --help, {'version': True} for --version)."""
-    o: dict[str, Any] = {'ds-config': '', 'params': '', 'ranks': '', 'world': '', 'param-numel': '5e7',
+    o: dict[str, Any] = {'ds-config': '', 'params': '', 'ranks': '', 'world': '', 'param-numel': '',
+                         'param-numels': '',
                          'target': '', 'steps': '1', 'out': '', 'aio': '', 'scale': '1', 'step': 'steady',
                          'dtype': '', 'emit-jobs': '', 'dry': False, 'keep': False, 'ceiling': True}
     i = 0
@@ -284,6 +291,29 @@ def read_aio(path: str) -> Any:
     return doc
 
 
+def read_numels(path: str) -> tuple[float, ...]:
+    """--param-numels FILE: a JSON list of whole numbers >= 1 (each below
+    9e15, at most MAX_TENSORS of them, their sum below 9e15); usage error
+    naming the file and the rule otherwise."""
+    try:
+        with open(path, encoding='utf-8') as f:
+            doc = jqjson.loads(f.read())
+    except (OSError, ValueError, UnicodeDecodeError):
+        raise usage_error('--param-numels %s: not a readable JSON file (a list such as [4194304, 2048])' % path) from None
+    if not isinstance(doc, list) or not doc:
+        raise usage_error('--param-numels %s: not a non-empty JSON list of element counts '
+                          '([p.numel() for p in model.parameters()])' % path)
+    if len(doc) > MAX_TENSORS:
+        raise usage_error('--param-numels %s: %d tensors, at most %d' % (path, len(doc), MAX_TENSORS))
+    for i, v in enumerate(doc):
+        if isinstance(v, bool) or not isinstance(v, float) or not (1 <= v < 9e15) or v != math.floor(v):
+            raise usage_error('--param-numels %s: entry %d = %s: not a whole number from 1 to below 9e15'
+                              % (path, i, jqjson.dumps(v, compact=True)))
+    if sum(doc) >= 9e15:
+        raise usage_error('--param-numels %s: %s elements in all, at most below 9e15' % (path, jqjson.number(sum(doc))))
+    return tuple(doc)
+
+
 def split_targets(targets: str) -> list[str]:
     """--target's list, split at ',' as bash's read -a does (one trailing
     comma ends the last entry)."""
@@ -301,20 +331,32 @@ def run(home: str, argv: list[str]) -> int:
         print_version(home)
         return 0
     for k in ('ds-config', 'params', 'ranks'):
-        if not o[k]:
+        if not o[k] and not (k == 'params' and o['param-numels']):
             raise usage_error('--%s: required' % k)
     emit = o['emit-jobs']
     targets = 'emit' if emit else o['target']
     if not targets:
         raise usage_error('--target: required')
-    params = parse_count('--params', o['params'], 1)
+    o['numels'] = None
+    if o['param-numels']:
+        if o['param-numel']:
+            raise usage_error('--param-numel and --param-numels: give one of them (a size for every tensor, or '
+                              'each tensor\'s)')
+        o['numels'] = read_numels(o['param-numels'])
+        total = int(sum(o['numels']))
+        if o['params'] and parse_count('--params', o['params'], 1) != total:
+            raise usage_error('--params=%s: not the sum of --param-numels %s (%d elements)'
+                              % (o['params'], o['param-numels'], total))
+        params = total
+    else:
+        params = parse_count('--params', o['params'], 1)
     # 1024 ranks: far above any node; fio runs at most 4096 jobs in all.
     ranks = parse_count('--ranks', o['ranks'], 1, 1024)
     world = parse_count('--world', o['world'] or str(ranks), 1)
     if world < ranks:
         raise usage_error('--world=%d: smaller than --ranks=%d' % (world, ranks))
-    pnumel = parse_count('--param-numel', o['param-numel'], 1)
-    nt = (params + pnumel - 1) // pnumel
+    pnumel = parse_count('--param-numel', o['param-numel'] or '5e7', 1)
+    nt = len(o['numels']) if o['numels'] else (params + pnumel - 1) // pnumel
     if nt > MAX_TENSORS:
         raise usage_error('--params=%d --param-numel=%d: %d model tensors, at most %d (raise --param-numel)'
                           % (params, pnumel, nt, MAX_TENSORS))
@@ -371,7 +413,7 @@ def _plan_and_run(home: str, o: dict[str, Any], claim: OutClaim, out: str, param
                   emit: str) -> int:
     cfg_path, step, dtype = o['ds-config'], o['step'], o['dtype']
     cfg = read_config(cfg_path)
-    plan = make_plan(cfg_path, cfg, params, world, ranks, pnumel, step, dtype, out + '/plan.json')
+    plan = make_plan(cfg_path, cfg, params, world, ranks, pnumel, step, dtype, out + '/plan.json', o['numels'])
     engine = find_engine(home)
     if engine is None:
         if not o['dry']:

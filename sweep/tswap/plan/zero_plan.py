@@ -12,7 +12,7 @@ line for what DeepSpeed would reject or a plan with nothing on NVMe.
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Optional
 
 from ..jqjson import jround
 from ..jqjson import number as num
@@ -31,13 +31,15 @@ def _pick(f: dict[str, Any]) -> dict[str, Any]:
 
 
 def build(cfg: dict, params: float, world: float, ranks: float, param_numel: float, step: str,
-          dtype: str) -> dict[str, Any]:
+          dtype: str, numels: Optional[tuple[float, ...]] = None) -> dict[str, Any]:
     """The plan of step (steady, first or init) for a model of params
     elements in tensors of param_numel, world data-parallel ranks, ranks of
-    them on this node; dtype "" (from the ds_config), fp32, fp16 or bf16."""
+    them on this node; dtype "" (from the ds_config), fp32, fp16 or bf16;
+    numels: each tensor's elements in model order (--param-numels), in
+    place of param_numel (then None in plan.json's inputs)."""
     cfg, auto_notes = check_schema(cfg)
     c, defaults = read_config(cfg, dtype, world, step)
-    rk = rank_geometry(c, params, world, param_numel)
+    rk = rank_geometry(c, params, world, param_numel, numels)
     ph = step_phases(c, rk, ranks)
     sg = rk.sg
     all_params = [rk.pfile[k] for k in sorted(rk.pfile)]
@@ -62,7 +64,9 @@ def build(cfg: dict, params: float, world: float, ranks: float, param_numel: flo
     return {
         'tool': 'tswap-zero',
         'step': step,
-        'inputs': {'params': params, 'world': world, 'ranks': ranks, 'param_numel': param_numel},
+        'inputs': dict({'params': params, 'world': world, 'ranks': ranks,
+                        'param_numel': param_numel if numels is None else None},
+                       **({} if numels is None else {'param_numels': list(numels)})),
         'config': config,
         'defaults': list(defaults),
         'notes': notes,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Optional
 
 from ..jqjson import number as num
 from .zero_config import PlanError, ZeroConfig
@@ -121,9 +121,11 @@ def _grad_files(g: list[int], parts: tuple[float, ...], dsid: str, a_opt: float,
     return out
 
 
-def rank_geometry(c: ZeroConfig, params: float, world: float, param_numel: float) -> Rank:
+def rank_geometry(c: ZeroConfig, params: float, world: float, param_numel: float,
+                  numels: Optional[tuple[float, ...]] = None) -> Rank:
     """One rank's tensors and files for a model of params elements in
-    tensors of param_numel (the last the remainder), split over world
+    tensors of param_numel (the last the remainder), or of numels (each
+    tensor's elements in model order, --param-numels), split over world
     ranks. PlanError when DeepSpeed would assert or nothing is swapped."""
     state_names = STATE_NAMES[c.optimizer]
     # The optimizer swapper is built with dtype=torch.float32 (stage3.py
@@ -140,8 +142,11 @@ def rank_geometry(c: ZeroConfig, params: float, world: float, param_numel: float
     a_par = float(math.floor(AIO_ALIGNED_BYTES * c.intra_op_parallelism / par_es))
     # zero/partition_parameters.py _partition_param: each rank holds
     # ceil(numel / world) elements of every parameter.
-    n = int(ceil_div(params, param_numel))
-    full = tuple(params - param_numel * (n - 1) if k == n - 1 else param_numel for k in range(n))
+    if numels is None:
+        n = int(ceil_div(params, param_numel))
+        full = tuple(params - param_numel * (n - 1) if k == n - 1 else param_numel for k in range(n))
+    else:
+        n, full = len(numels), tuple(numels)
     parts = tuple(ceil_div(t, world) for t in full)
     rank_numel = sum(parts)
     groups = sub_groups(parts, c.sub_group_size, rank_numel)
@@ -185,7 +190,8 @@ def rank_geometry(c: ZeroConfig, params: float, world: float, param_numel: float
         s['param_bytes'] = [f['bytes'] for f in s['param_files']] if pnvme else []
         sg.append(s)
     nvme = reuse(c, full, [f for s in sg if s['params_on_nvme'] for f in s['param_files']])
-    _check(c, sg, state_names, parts, par_es, min_aio, pfile, nvme, params, world, param_numel)
+    shape = ('--param-numel %s' % num(param_numel) if numels is None else '--param-numels')
+    _check(c, sg, state_names, parts, par_es, min_aio, pfile, nvme, params, world, shape)
     return Rank(tuple(state_names), opt_es, par_es, min_aio, a_opt, a_par, n, full, parts, rank_numel,
                 pfile, tuple(sg), tuple(nvme))
 
@@ -212,7 +218,7 @@ def reuse(c: ZeroConfig, full: tuple[float, ...], nvme: list[dict[str, Any]]) ->
 
 def _check(c: ZeroConfig, sg: list[dict[str, Any]], state_names: tuple[str, ...], parts: tuple[float, ...],
            par_es: float, min_aio: float, pfile: dict, nvme: list[dict[str, Any]], params: float, world: float,
-           param_numel: float) -> None:
+           shape: str) -> None:
     """Configurations DeepSpeed itself rejects (an assert at init or in the
     first or second step), and plans with nothing to swap."""
     nopt = sum(1 for s in sg if s['optimizer_swap'])
@@ -236,20 +242,25 @@ def _check(c: ZeroConfig, sg: list[dict[str, Any]], state_names: tuple[str, ...]
     if c.param_nvme and too_big > 0:
         # zero/partition_parameters.py _partition_param -> partitioned_param_swapper
         # .py get_buffer: assert numel < buffer_size for every NVMe partition.
-        raise PlanError('--param-numel: a parameter partition of %s elements (ceil(%s / world %s)) does not fit '
+        if shape.startswith('--param-numel '):
+            raise PlanError('--param-numel: a parameter partition of %s elements (ceil(%s / world %s)) does not fit '
+                            'offload_param.buffer_size=%s (partitioned_param_swapper.py get_buffer asserts numel < '
+                            'buffer_size): lower --param-numel or raise buffer_size'
+                            % (num(max(parts)), shape.split(' ')[1], num(world), num(c.param_buffer_size)))
+        raise PlanError('--param-numels: tensor %d\'s partition of %s elements (over world %s) does not fit '
                         'offload_param.buffer_size=%s (partitioned_param_swapper.py get_buffer asserts numel < '
-                        'buffer_size): lower --param-numel or raise buffer_size'
-                        % (num(max(parts)), num(param_numel), num(world), num(c.param_buffer_size)))
+                        'buffer_size): raise buffer_size'
+                        % (parts.index(max(parts)), num(max(parts)), num(world), num(c.param_buffer_size)))
     if kept > c.param_buffer_count:
         # Each NVMe parameter kept for backward holds one of the param
         # swapper's buffer_count buffers; the next swap_in finds none and
         # asserts (DeepSpeed issue 3062): the second step fails.
         raise PlanError('ds_config: offload_param.buffer_count=%s: from the second step on DeepSpeed keeps the last '
                         '%d NVMe parameters of forward for backward (reused within stage3_max_reuse_distance=%s '
-                        'elements, with --param-numel %s), one swap buffer each, and asserts "Not enough buffers" '
+                        'elements, with %s), one swap buffer each, and asserts "Not enough buffers" '
                         '(partitioned_param_swapper.py swap_in): raise buffer_count to %d or lower '
                         'stage3_max_reuse_distance'
-                        % (num(c.param_buffer_count), kept, num(c.max_reuse_distance), num(param_numel), kept))
+                        % (num(c.param_buffer_count), kept, num(c.max_reuse_distance), shape, kept))
     if nfiles == 0:
         raise PlanError('--params=%s --world=%s: nothing is swapped: every sub-group and parameter partition is below '
                         'min_aio_bytes=%s (optimizer_utils.py swappable_tensor)' % (num(params), num(world), num(min_aio)))
