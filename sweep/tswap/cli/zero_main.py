@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """tswap-zero's command line (sweep/tswap-zero runs main(home, argv)): the
-options and their usage errors, the --out folder, the plan
-(tswap.plan.zero_plan) and its fio jobs (tswap.plan.zero_fiojob), the dry
-run's table, --emit-jobs, and the replay (tswap.cli.zero_run).
-docs/zero-infinity.md.
+options and their usage errors (the inputs they name: zero_inputs), the
+--out folder, the plan (tswap.plan.zero_plan) and its fio jobs
+(tswap.plan.zero_fiojob), the dry run's table, --emit-jobs, and the
+replay (zero_run, fio under zero_fio). docs/zero-infinity.md.
 
 Exit codes: 0 done; 2 usage error, bad ds_config or refused target; 3 run
 error (fio or the engine failed, bytes differ from the plan); 130/143/129
@@ -12,15 +12,11 @@ interrupted (fio stopped, the run folders removed).
 
 from __future__ import annotations
 
-import json
-import math
 import os
-import re
 import tempfile
 import signal
 import sys
 import time
-from types import MappingProxyType
 from typing import Any, Optional
 
 from .. import jqjson
@@ -28,6 +24,8 @@ from ..plan.zero_config import PlanError
 from ..plan.zero_fiojob import job_text
 from ..plan.zero_plan import build, path_notes, table
 from .zero_common import EXIT_ERROR, Exit, find_engine, logical_cwd, say, usage_error
+from .zero_inputs import (MAX_TENSORS, check_path, parse_count, read_aio, read_config, read_numels,
+                          same_folder_key, split_targets)
 from .zero_run import OutClaim, check_target, run_replay
 
 USAGE = """\
@@ -92,110 +90,11 @@ Exit codes: 0 done; 2 usage error, bad ds_config or refused target; 3 run
 error; 130/143/129 interrupted (SIGINT/TERM/HUP: fio stopped, swap files removed).
 """
 
-# At most this many model tensors (--params / --param-numel) in a plan.
-MAX_TENSORS = 50000
 # Replay size unit, bytes: the DIO offset alignment the replay rounds each
 # tensor up to (4096: NVMe's usual logical block; tswap checks the real one).
 DIO_UNIT = 4096
-_COUNT = re.compile(r'[0-9]+(\.[0-9]+)?([eE][+]?[0-9]+)?')
 _VALUED = ('--ds-config', '--params', '--ranks', '--world', '--param-numel', '--param-numels', '--target', '--steps',
            '--out', '--aio', '--scale', '--step', '--dtype', '--emit-jobs')
-
-
-def parse_count(opt: str, val: str, lo: int, hi: Optional[int] = None) -> int:
-    """An element count written as an integer or in e notation (13e9,
-    1.3e9); usage error unless a whole number in [lo, hi] (hi default
-    below 9e15)."""
-    if not _COUNT.fullmatch(val):
-        raise usage_error('%s=%s: not a number (an element count, e.g. 13e9)' % (opt, val))
-    if re.fullmatch(r'[0-9]{1,15}', val):
-        n = int(val)
-    else:
-        x = float(val)
-        if not (x == x // 1 and x < 9e15):
-            raise usage_error('%s=%s: must be a whole number below 9e15' % (opt, val))
-        n = int(x)
-    if n < lo:
-        raise usage_error('%s=%s: must be at least %d' % (opt, val, lo))
-    if hi is not None and n > hi:
-        raise usage_error('%s=%s: must be at most %d' % (opt, val, hi))
-    return n
-
-
-def check_path(opt: str, p: str) -> None:
-    """Refuse a path fio's job-file parser would change or split: '${'
-    (fio expands environment variables), ':' (its file name separator),
-    control characters (a newline ends the line)."""
-    if '${' in p:
-        raise usage_error("%s %s: '${' cannot be used (fio expands ${VAR} in job files)" % (opt, p))
-    if ':' in p:
-        raise usage_error("%s %s: ':' cannot be used (fio's file name separator)" % (opt, p))
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in p):
-        raise usage_error('%s: a control character (newline, tab, ...) in a path cannot be used' % opt)
-
-
-_CONST = MappingProxyType({'Infinity': math.inf, '-Infinity': -math.inf, 'NaN': None})
-
-
-class _Pairs(list):
-    """A JSON object's (key, value) pairs as parsed, duplicates kept."""
-
-
-def _plain(v: Any) -> Any:
-    """The parsed tree as plain JSON values (a key given twice: the last)."""
-    if isinstance(v, _Pairs):
-        return {k: _plain(x) for k, x in v}
-    if isinstance(v, list):
-        return [_plain(x) for x in v]
-    return v
-
-
-def _leaves(v: Any, path: tuple) -> Any:
-    """The leaf paths as jq --stream gives them (scalars and empty
-    containers), each joined with '.'."""
-    if isinstance(v, _Pairs) and v:
-        for k, x in v:
-            yield from _leaves(x, path + (k,))
-    elif isinstance(v, list) and not isinstance(v, _Pairs) and v:
-        for i, x in enumerate(v):
-            yield from _leaves(x, path + (str(i),))
-    else:
-        yield '.'.join(path)
-
-
-def read_config(path: str) -> Any:
-    """The ds_config as one JSON object; usage error (one line naming the
-    file and the rule) otherwise: an empty file, hjson that DeepSpeed reads
-    and JSON does not (comments, trailing commas: runtime/config.py
-    DeepSpeedConfig reads the file with hjson.load), several values; a key
-    given twice, which DeepSpeed refuses (runtime/config.py
-    dict_raise_error_on_duplicate_keys)."""
-    if not os.path.isfile(path) or not os.access(path, os.R_OK):
-        raise usage_error('--ds-config %s: no such readable file' % path)
-    try:
-        with open(path, 'rb') as f:
-            raw = f.read().decode('utf-8', 'replace')
-    except OSError:
-        raise usage_error('--ds-config %s: no such readable file' % path) from None
-    try:
-        # numbers as doubles; Infinity and 3e400 as infinity, NaN as null (as jq 1.6 read them)
-        tree = json.loads(raw, parse_int=float, parse_constant=_CONST.get, object_pairs_hook=_Pairs)
-    except ValueError:
-        if not raw.strip():
-            raise usage_error('--ds-config %s: not a JSON object (the file is empty)' % path) from None
-        if re.search(r'(?m)^[ \t]*(#|//)|/\*', raw) or re.search(r',\s*[\]}]', raw):
-            raise usage_error('--ds-config %s: not a JSON object: comments or trailing commas (hjson, which '
-                              'DeepSpeed also reads); tswap-zero reads JSON only: remove them' % path) from None
-        raise usage_error('--ds-config %s: not a JSON object (a DeepSpeed ds_config)' % path) from None
-    doc = _plain(tree)
-    seen: set[str] = set()
-    dups = {p for p in _leaves(tree, ()) if p in seen or seen.add(p)}
-    if not isinstance(doc, dict):
-        raise usage_error('--ds-config %s: not a JSON object (a DeepSpeed ds_config)' % path)
-    if dups:
-        raise usage_error('--ds-config %s: key %s given twice (DeepSpeed refuses duplicate keys: runtime/config.py '
-                          'dict_raise_error_on_duplicate_keys)' % (path, min(dups)))
-    return doc
 
 
 def make_plan(cfg_path: str, cfg: Any, params: int, world: int, ranks: int, pnumel: int, step: str, dtype: str,
@@ -262,63 +161,6 @@ def emit_header(plan: dict[str, Any], params: int, ranks: int, scale: int, cfg: 
         '; NVMe drive: the swap files are created in it; the first run lays them out).',
         '; Run:  TSWAP_ENGINE=$PWD/build/tswap.so TSWAP_ZERO_DIR=/mnt/nvme/zero fio FILE',
         ";   (or `. jobs/env.sh` for defaults: the checkout's build/tswap.so and build/scratch/zero/)"])
-
-
-def same_folder_key(t: str) -> str:
-    """A key equal for two paths of one folder: its device and inode when
-    it exists, else the normalised path."""
-    try:
-        st = os.stat(t)
-        return '%d:%d' % (st.st_dev, st.st_ino)
-    except OSError:
-        return os.path.normpath(t)
-
-
-def read_aio(path: str) -> Any:
-    """--aio's file: a JSON object with a non-empty "aio" object (the
-    sweep's best-aio.json); usage error otherwise."""
-    try:
-        with open(path, encoding='utf-8') as f:
-            doc = jqjson.loads(f.read())
-    except (OSError, ValueError):
-        raise usage_error('--aio %s: not a JSON file with an "aio" object (best-aio.json)' % path) from None
-    blk = doc.get('aio') if isinstance(doc, dict) else None
-    if not isinstance(blk, dict):
-        raise usage_error('--aio %s: no "aio" object in it (best-aio.json has one when the sweep picked settings; '
-                          'nothing to replay)' % path)
-    if not blk:
-        raise usage_error('--aio %s: its "aio" object is empty (nothing to replay)' % path)
-    return doc
-
-
-def read_numels(path: str) -> tuple[float, ...]:
-    """--param-numels FILE: a JSON list of whole numbers >= 1 (each below
-    9e15, at most MAX_TENSORS of them, their sum below 9e15); usage error
-    naming the file and the rule otherwise."""
-    try:
-        with open(path, encoding='utf-8') as f:
-            doc = jqjson.loads(f.read())
-    except (OSError, ValueError, UnicodeDecodeError):
-        raise usage_error('--param-numels %s: not a readable JSON file (a list such as [4194304, 2048])' % path) from None
-    if not isinstance(doc, list) or not doc:
-        raise usage_error('--param-numels %s: not a non-empty JSON list of element counts '
-                          '([p.numel() for p in model.parameters()])' % path)
-    if len(doc) > MAX_TENSORS:
-        raise usage_error('--param-numels %s: %d tensors, at most %d' % (path, len(doc), MAX_TENSORS))
-    for i, v in enumerate(doc):
-        if isinstance(v, bool) or not isinstance(v, float) or not (1 <= v < 9e15) or v != math.floor(v):
-            raise usage_error('--param-numels %s: entry %d = %s: not a whole number from 1 to below 9e15'
-                              % (path, i, jqjson.dumps(v, compact=True)))
-    if sum(doc) >= 9e15:
-        raise usage_error('--param-numels %s: %s elements in all, at most below 9e15' % (path, jqjson.number(sum(doc))))
-    return tuple(doc)
-
-
-def split_targets(targets: str) -> list[str]:
-    """--target's list, split at ',' as bash's read -a does (one trailing
-    comma ends the last entry)."""
-    t = targets.split(',')
-    return t[:-1] if len(t) > 1 and t[-1] == '' else t
 
 
 def run(home: str, argv: list[str]) -> int:
