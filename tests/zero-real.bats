@@ -297,3 +297,22 @@ ops() {
 		'["read 7_param.tensor.swp 16777216","read 6_param.tensor.swp 16777216","read 5_param.tensor.swp 16777216","read 4_param.tensor.swp 16777216","read 3_param.tensor.swp 16777216"]'
 	assert_equal "$(phases "$OUT/A4-first/plan.json")" "$(phases "$OUT/A2-first/plan.json")"
 }
+
+@test "zero-real: Hugging Face's ZeRO-3 template (offload to nvme) plans with --dtype, a note per \"auto\" key" {
+	local c=$FIX/ds_config.hf-zero3-nvme.json
+	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/hf"
+	assert_failure 2
+	[[ $stderr == *'fp16.enabled = "auto": a Hugging Face Trainer placeholder DeepSpeed itself does not resolve; give --dtype'* ]]
+	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --dtype fp16 --target "$SCRATCH" --dry-run --out "$OUT/hf"
+	[ "$status" -eq 0 ] || echo "$stderr"
+	assert_success
+	# zero_optimization: dropped for DeepSpeed's defaults (runtime/config_utils.py)
+	assert_line 'note: zero_optimization.stage3_prefetch_bucket_size = "auto": DeepSpeed drops it and takes the default 5e7 (runtime/config_utils.py DeepSpeedConfigModel)'
+	assert_line 'note: zero_optimization.stage3_param_persistence_threshold = "auto": DeepSpeed drops it and takes the default 1e5 (runtime/config_utils.py DeepSpeedConfigModel)'
+	# the batch keys the Trainer fills in: left out, gradient accumulation 1
+	assert_line "note: gradient_accumulation_steps = \"auto\": a Hugging Face Trainer placeholder DeepSpeed does not resolve; left out: 1 used (TrainingArguments' default)"
+	assert_line 'note: train_batch_size = "auto": a Hugging Face Trainer placeholder DeepSpeed does not resolve; left out'
+	assert_equal "$(grep -c '= "auto"' <<<"$output")" 6
+	assert_equal "$(jq -c '[.config.gas, .config.reduce_bucket_size, .config.prefetch_bucket_size, .config.param_dtype]' "$OUT/hf/plan.json")" \
+		'[1,500000000,50000000,"fp16"]'
+}

@@ -82,3 +82,11 @@ def test_aio_values_within_the_engines_limits():
     refused({'aio': {'block_size': 1000.0}}, 'a multiple of 512 bytes')
     refused({'aio': {'block_size': 'auto'}}, 'aio.block_size = "auto": not a whole number')
     check({'aio': {'block_size': 4194304.0, 'queue_depth': 128.0, 'intra_op_parallelism': 8.0, 'thread_count': 2}})
+
+
+def test_hugging_face_batch_placeholders_are_left_out_with_a_note():
+    # runtime/config.py _set_batch_related_parameters does not resolve
+    # "auto" (Hugging Face's Trainer does): left out, gradient accumulation 1
+    out, notes = check({'gradient_accumulation_steps': 'auto', 'train_batch_size': 'auto', 'steps_per_print': 1})
+    assert out == {'steps_per_print': 1}
+    assert [n.split(' = ')[0] for n in notes] == ['gradient_accumulation_steps', 'train_batch_size']

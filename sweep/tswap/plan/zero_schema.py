@@ -197,6 +197,14 @@ def check(cfg: dict) -> tuple[dict, tuple[str, ...]]:
         if v is not None and not isinstance(v, dict):
             raise PlanError('ds_config: %s = %s: not an object (runtime/config.py reads %s.enabled)'
                             % (sec, _show(v), sec))
+    # Hugging Face's Trainer fills these in before DeepSpeed sees them;
+    # DeepSpeed itself does not (runtime/config.py
+    # _set_batch_related_parameters): the plan leaves them out, with a note
+    for k in ('gradient_accumulation_steps', 'train_batch_size', 'train_micro_batch_size_per_gpu'):
+        if cfg.get(k) == 'auto':
+            del out[k]
+            notes.append('%s = "auto": a Hugging Face Trainer placeholder DeepSpeed does not resolve; left out%s'
+                         % (k, ': 1 used (TrainingArguments\' default)' if k == 'gradient_accumulation_steps' else ''))
     z = cfg.get('zero_optimization')
     if isinstance(z, bool):
         # zero/config.py get_zero_config: the deprecated boolean form is stage 1 or 0
