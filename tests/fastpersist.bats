@@ -152,3 +152,81 @@ close"
 	assert_failure 2
 	assert_output --partial usage
 }
+
+# plan_then_mark ARGS... - the documented chain, `eval "$(plan ...)" && X`,
+# with `touch $SCRATCH/ran` as X: whether fio would have run, and what
+# TSWAP_TARGET would have been (in $SCRATCH/target), without running it;
+# $status is the chain's.
+plan_then_mark() {
+	rm -f "$SCRATCH/ran" "$SCRATCH/target"
+	run --separate-stderr env -u TSWAP_TARGET bash -c 'TSWAP_TARGET=$1/old.ckpt; shift
+		eval "$("$@")" && touch "$SCRATCH/ran"
+		rc=$?
+		printf "%s" "${TSWAP_TARGET-(unset)}" >"$SCRATCH/target"
+		exit "$rc"' _ "$SCRATCH" "$PLAN" "$@"
+}
+
+@test "fastpersist-plan --target: a device node, symlink, FIFO or existing file is never replaced without --replace" {
+	requires root
+	local s=$((8192 + 7)) t
+	echo keep >"$SCRATCH/user.ckpt"
+	ln -s "$SCRATCH/user.ckpt" "$SCRATCH/link.ckpt"
+	mkfifo "$SCRATCH/fifo.ckpt"
+	# a fake block device: a node of an unused major, nothing behind it
+	mknod "$SCRATCH/dev.ckpt" b 240 0
+	for t in dev link fifo; do
+		plan_then_mark --target "$SCRATCH/$t.ckpt" --replace "$s" 1048576 1 1
+		assert_failure
+		assert_file_not_exists "$SCRATCH/ran"
+		assert_equal "$(cat "$SCRATCH/target")" '(unset)'
+	done
+	assert_equal "$stderr" "fastpersist-plan: --target=$SCRATCH/fifo.ckpt: exists and is not a regular file (a device, FIFO, socket or folder): give a new path"
+	[ -b "$SCRATCH/dev.ckpt" ] || fail "the device node is gone"
+	[ -p "$SCRATCH/fifo.ckpt" ] || fail "the FIFO is gone"
+	[ -L "$SCRATCH/link.ckpt" ] || fail "the symlink is gone"
+	plan_then_mark --target "$SCRATCH/link.ckpt" --replace "$s" 1048576 1 1
+	assert_equal "$stderr" "fastpersist-plan: --target=$SCRATCH/link.ckpt: is a symlink: give a new path, or a regular file with --replace"
+	# the user's file: refused without --replace, deleted with it
+	plan_then_mark --target "$SCRATCH/user.ckpt" "$s" 1048576 1 1
+	assert_failure
+	assert_equal "$stderr" "fastpersist-plan: --target=$SCRATCH/user.ckpt: exists: give --replace to delete it first (a checkpoint save writes a new file)"
+	assert_file_not_exists "$SCRATCH/ran"
+	assert_equal "$(cat "$SCRATCH/user.ckpt")" keep
+	plan_then_mark --target "$SCRATCH/user.ckpt" --replace "$s" 1048576 1 1
+	assert_success
+	assert_file_exists "$SCRATCH/ran"
+	assert_file_not_exists "$SCRATCH/user.ckpt"
+	assert_equal "$(cat "$SCRATCH/target")" "$SCRATCH/user.ckpt"
+	# a folder that cannot be searched: the check cannot run, so refused
+	plan_then_mark --target "$SCRATCH/no/such/dir/x.ckpt" "$s" 1048576 1 1
+	assert_failure
+	assert_file_not_exists "$SCRATCH/ran"
+	# the documented run line deletes nothing itself
+	run grep -n 'rm -f' "$PROFILE" "$REPO/docs/deepspeed.md"
+	assert_failure 1
+}
+
+@test "fastpersist-plan --target: a ':' in the path is escaped: one file, none beside it" {
+	local s=$((1048576 + 4096 + 9)) dir=$SCRATCH/sp\ ace
+	mkdir -p "$dir" "$SCRATCH/cwd"
+	TSWAP_ENGINE=$ENGINE run --separate-stderr bash -c 'cd "$1/cwd" && eval "$("$2" --target "$3" "$4" 1048576 1 1)" &&
+		exec timeout -k 10 "$5" fio --output-format=terse $TSWAP_FP_SECTIONS "$6"' _ \
+		"$SCRATCH" "$PLAN" "$dir/ck:colon" "$s" "$FIO_TIMEOUT" "$PROFILE"
+	assert_success
+	run -0 stat -c %s "$dir/ck:colon"
+	assert_output "$s"
+	assert_equal "$(ls -A "$SCRATCH/cwd")" ''
+	assert_file_not_exists "$dir/ck"
+}
+
+@test "fastpersist-plan: a TSWAP_BLOCK_SIZE that is not a multiple of 512 is refused before any write" {
+	local bs
+	for bs in 1000 0 1.5m 4kb -512; do
+		TSWAP_BLOCK_SIZE=$bs plan_then_mark --target "$SCRATCH/bs.ckpt" $((3 * 1048576 + 100)) 2097152 1 1
+		assert_failure
+		assert_file_not_exists "$SCRATCH/ran"
+	done
+	assert_equal "$stderr" "fastpersist-plan: TSWAP_BLOCK_SIZE=-512: must be bytes (k, m, g suffixes), a positive multiple of 512 (DeepSpeed's O_DIRECT_ALIGNMENT: O_DIRECT offsets are multiples of it)"
+	TSWAP_BLOCK_SIZE=4k run -0 "$PLAN" 100 1048576 1 1
+	assert_file_not_exists "$SCRATCH/bs.ckpt"
+}
