@@ -198,3 +198,41 @@ teardown() { common_teardown; }
 	assert_equal "$(grep -c '^two ' <<<"$output")" 1
 	assert_line --regexp '^fastest: '
 }
+
+@test "run-grid: a grid naming its own files (filename=, directory=, ...) or unlink=1 needs --destructive" {
+	local sum opt
+	head -c 1048576 /dev/urandom >"$SCRATCH/user.dat"
+	sum=$(sha256sum <"$SCRATCH/user.dat")
+	# a read grid over a file of its own: fio would extend or overwrite it
+	for opt in "filename=$SCRATCH/user.dat" "directory=$SCRATCH" 'filename_format=user.dat' "opendir=$SCRATCH" 'unlink=1' ' unlink = 1 ' 'unlink' 'unlink_each_loop=1'; do
+		printf '[global]\nfilename=${TSWAP_TARGET}\nsize=4m\nioengine=psync\n[w]\nrw=read\n%s\n' "$opt" >"$SCRATCH/own.fio"
+		run --separate-stderr dash "$RUN_GRID" "$SCRATCH/own.fio" "$SCRATCH/out"
+		assert_failure 2
+		opt=${opt// /}
+		assert_equal "$stderr" "run-grid: $SCRATCH/own.fio sets ${opt%%=*}=: fio may overwrite or delete files run-grid does not check: give --destructive"
+		[ ! -e "$SCRATCH/out" ] || fail "OUTDIR was made for $opt"
+	done
+	assert_equal "$(sha256sum <"$SCRATCH/user.dat")" "$sum"
+	# unlink=0 and the grids' own filename=${TSWAP_TARGET} are not refused
+	printf '[global]\nfilename=${TSWAP_TARGET}\nsize=1m\nioengine=psync\nunlink=0\n[r]\nrw=read\n' >"$SCRATCH/ok.fio"
+	run --separate-stderr timeout 300 dash "$RUN_GRID" "$SCRATCH/ok.fio" "$SCRATCH/out"
+	assert_success
+	# with --destructive the grid runs as written
+	printf '[global]\nsize=1m\nioengine=psync\n[w]\nrw=write\nfilename=%s\n' "$SCRATCH/user.dat" >"$SCRATCH/own.fio"
+	run --separate-stderr timeout 300 dash "$RUN_GRID" --destructive "$SCRATCH/own.fio" "$SCRATCH/out2"
+	assert_success
+	assert_line --regexp '^w [0-9.]+$'
+}
+
+@test "run-grid: a section name used twice is refused: fio's --section would run both each time" {
+	printf '[global]\nfilename=${TSWAP_TARGET}\nsize=1m\nioengine=psync\n[a]\nrw=read\n[b]\nrw=read\n[a]\nrw=read\nbs=4k\n' >"$SCRATCH/dup.fio"
+	run --separate-stderr dash "$RUN_GRID" "$SCRATCH/dup.fio" "$SCRATCH/out"
+	assert_failure 2
+	assert_equal "$stderr" "run-grid: GRID.fio: section [a] appears twice: fio would run both each time"
+	[ ! -e "$SCRATCH/out" ] || fail "OUTDIR was made"
+}
+
+@test "run-grid: stays small: at most 60 lines of code (the sweep is sweep/tswap-sweep)" {
+	run -0 grep -vc '^[[:space:]]*#\|^[[:space:]]*$' "$RUN_GRID"
+	[ "$output" -le 60 ] || fail "jobs/run-grid has $output lines of code"
+}
