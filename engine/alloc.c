@@ -37,7 +37,6 @@
  * write buffers.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -46,33 +45,10 @@
 
 #include "tswap.h"
 
-/*
- * The bytes this process has locked now (VmLck of /proc/self/status,
- * proc(5)), or -1 if it cannot be read: with thread=1 every job's
- * buffers count against the one RLIMIT_MEMLOCK.
- */
-static long long locked_now(void)
-{
-	char line[128];
-	long long kb = -1;
-	FILE *f = fopen("/proc/self/status", "re");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "VmLck: %lld kB", &kb) == 1)
-			break;
-		kb = -1;
-	}
-	fclose(f);
-	return kb >= 0 ? kb * 1024 : -1;
-}
-
 /* One line: why mlock of len bytes failed with err. */
 static int mlock_failed(struct thread_data *td, size_t len, int err)
 {
-	char held[128] = "";
-	long long locked;
+	char held[TSWAP_HELD_LEN];
 	struct rlimit rl;
 
 	if (err != ENOMEM && err != EPERM && err != EAGAIN)
@@ -87,11 +63,7 @@ static int mlock_failed(struct thread_data *td, size_t len, int err)
 		return tswap_fail(td, err,
 				  "tswap_alloc=deepspeed: cannot mlock %zu bytes of I/O buffers (%s; RLIMIT_MEMLOCK is unlimited: out of memory); lower iodepth or bs",
 				  len, strerror(err));
-	locked = locked_now();
-	if (locked > 0)
-		snprintf(held, sizeof(held),
-			 ", of which this process already locks %lld (other jobs' buffers, thread=1)",
-			 locked);
+	tswap_locked_held(held, sizeof(held));
 	return tswap_fail(td, err,
 			  "tswap_alloc=deepspeed: cannot mlock %zu bytes of I/O buffers (%s): RLIMIT_MEMLOCK (ulimit -l) is %llu bytes%s; raise it (DeepSpeed's new_cpu_locked_tensor fails the same way) or set tswap_alloc=fio",
 			  len, strerror(err), (unsigned long long)rl.rlim_cur, held);

@@ -4,6 +4,7 @@
  * DeepSpeed's swap buffers are.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -34,10 +35,44 @@
  * lock does not change the I/O itself.  With no limit, ENOMEM is memory
  * that is really short: both fail.
  */
+/*
+ * The bytes this process has locked now (VmLck of /proc/self/status,
+ * proc(5)), or -1 if it cannot be read: with thread=1 every job's
+ * buffers count against the one RLIMIT_MEMLOCK.
+ */
+static long long locked_now(void)
+{
+	char line[128];
+	long long kb = -1;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "VmLck: %lld kB", &kb) == 1)
+			break;
+		kb = -1;
+	}
+	fclose(f);
+	return kb >= 0 ? kb * 1024 : -1;
+}
+
+void tswap_locked_held(char *buf, size_t len)
+{
+	long long locked = locked_now();
+
+	buf[0] = '\0';
+	if (locked > 0)
+		snprintf(buf, len,
+			 ", of which this process already locks %lld (other jobs' buffers, thread=1)",
+			 locked);
+}
+
 int tswap_pin_buffers(struct thread_data *td, struct tswap_data *ld)
 {
 	struct tswap_options *o = td->eo;
 	const char *mode = tswap_pin_names[o->pin];
+	char held[TSWAP_HELD_LEN];
 	struct rlimit rl = { 0, 0 };
 	int err;
 
@@ -56,16 +91,17 @@ int tswap_pin_buffers(struct thread_data *td, struct tswap_data *ld)
 			return tswap_fail(td, err,
 					  "tswap_pin=%s: cannot mlock %zu bytes of I/O buffers (%s; RLIMIT_MEMLOCK is unlimited: out of memory); lower iodepth or bs, or set tswap_pin=0",
 					  mode, td->orig_buffer_size, strerror(err));
+		tswap_locked_held(held, sizeof(held));
 		if (o->pin == TSWAP_PIN_AUTO) {
-			log_err("tswap: %s: tswap_pin=auto: I/O buffers not locked: cannot mlock %zu bytes (%s), RLIMIT_MEMLOCK (ulimit -l) is %llu bytes; running unlocked (tswap_pin=1 requires the lock, tswap_pin=0 silences this)\n",
+			log_err("tswap: %s: tswap_pin=auto: I/O buffers not locked: cannot mlock %zu bytes (%s), RLIMIT_MEMLOCK (ulimit -l) is %llu bytes%s; running unlocked (tswap_pin=1 requires the lock, tswap_pin=0 silences this)\n",
 				td->o.name, td->orig_buffer_size, strerror(err),
-				(unsigned long long)rl.rlim_cur);
+				(unsigned long long)rl.rlim_cur, held);
 			return 0;
 		}
 		return tswap_fail(td, err,
-				  "tswap_pin=%s: cannot mlock %zu bytes of I/O buffers (%s): RLIMIT_MEMLOCK (ulimit -l) is %llu bytes; raise it or set tswap_pin=0",
+				  "tswap_pin=%s: cannot mlock %zu bytes of I/O buffers (%s): RLIMIT_MEMLOCK (ulimit -l) is %llu bytes%s; raise it or set tswap_pin=0",
 				  mode, td->orig_buffer_size, strerror(err),
-				  (unsigned long long)rl.rlim_cur);
+				  (unsigned long long)rl.rlim_cur, held);
 	}
 	return tswap_fail(td, err, "tswap_pin=%s: cannot mlock %zu bytes of I/O buffers: %s",
 			  mode, td->orig_buffer_size, strerror(err));

@@ -131,6 +131,11 @@ void tswap_close_registered_files(struct thread_data *td, struct tswap_data *ld)
 
 /* pin.c: tswap_pin, fio's I/O buffers page-locked.  0 or 1. */
 int tswap_pin_buffers(struct thread_data *td, struct tswap_data *ld);
+/* The tail of an mlock failure's line: ", of which this process already
+ * locks N (...)" from VmLck when N > 0 (thread=1: the other jobs'
+ * buffers), else "".  len: TSWAP_HELD_LEN. */
+#define TSWAP_HELD_LEN 128
+void tswap_locked_held(char *buf, size_t len);
 void tswap_unpin_buffers(struct thread_data *td, struct tswap_data *ld);
 
 /* alloc.c: tswap_alloc=deepspeed, fio's I/O buffers allocated and locked

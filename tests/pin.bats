@@ -164,6 +164,34 @@ vmlck_during() {
 	assert_output "auto false 0"
 }
 
+@test "tswap_pin=1 and auto, thread=1: the job over RLIMIT_MEMLOCK says what the other jobs of the process lock" {
+	no_ipc_lock 6291456
+	local f=$SCRATCH/two.file pin
+	# two jobs of 4 x 1m in one process, 6 MiB for both: whichever locks
+	# second fails while the first holds its buffers (time_based, 5 s:
+	# it still holds them when the other job, started with it, locks)
+	for pin in 1 auto; do
+		fio_argv "$ENGINE" --filename="$f" --size=8m --bs=1m --iodepth=4 --rw=write \
+			--tswap_pin="$pin" --thread --numjobs=2 --time_based --runtime=5
+		# shellcheck disable=SC2030,SC2031 # each test sets its own FIO_ARGV
+		FIO_ARGV=("${LIMITED[@]}" "${FIO_ARGV[@]}")
+		run --separate-stderr "${FIO_ARGV[@]}"
+		if [ "$pin" = 1 ]; then
+			assert_rejected tswap_pin=1 "cannot mlock" \
+				"RLIMIT_MEMLOCK (ulimit -l) is 6291456 bytes, of which this process already locks" \
+				"(other jobs' buffers, thread=1); raise it"
+		else
+			assert_success
+			run -0 grep -c '^tswap:' <<<"$stderr"
+			assert_output 1
+			assert_regex "$stderr" "tswap_pin=auto: I/O buffers not locked: cannot mlock [0-9]+ bytes \\(.*\\), RLIMIT_MEMLOCK \\(ulimit -l\\) is 6291456 bytes, of which this process already locks [0-9]+ \\(other jobs' buffers, thread=1\\); running unlocked"
+		fi
+		# what it says the others lock is at least one job's buffers
+		[[ $stderr =~ already\ locks\ ([0-9]+) ]] || fail "no figure: $stderr"
+		[ "${BASH_REMATCH[1]}" -ge 4194304 ] || fail "already locks ${BASH_REMATCH[1]} < 4 MiB"
+	done
+}
+
 @test "tswap_pin=1 and auto within RLIMIT_MEMLOCK lock without CAP_IPC_LOCK, data verified" {
 	no_ipc_lock
 	local f=$SCRATCH/fits.file st=$SCRATCH/fits.json pin
