@@ -476,3 +476,55 @@ only_bad() {
 		'[$a[0].checks[] | [.id, .verdict]] == [$b[0].checks[] | [.id, .verdict]]'
 	assert_output true
 }
+
+# as_reader CMD...: CMD as a user who cannot read a mode-0000 file: this
+# one when not root, else uid/gid 65534 (setpriv, no capabilities)
+as_reader() {
+	if [[ "$(id -u)" -ne 0 ]]; then
+		"$@"
+		return
+	fi
+	command -v setpriv >/dev/null || skip "requires setpriv (util-linux) to drop root"
+	setpriv --reuid 65534 --regid 65534 --clear-groups --inh-caps=-all --bounding-set=-all -- "$@"
+}
+
+@test "hostile: an unreadable /proc/self/limits is said unreadable, not absent" {
+	# a tree the other user can walk (BATS_TEST_TMPDIR's parents may not be)
+	local r
+	r=$(mktemp -d /tmp/tswap-check-unreadable.XXXXXX)
+	sysroot_pcie "${r}"
+	chmod -R a+rX "${r}"
+	chmod 0000 "${r}/proc/self/limits"
+	local kv
+	kv=$(as_reader env TSWAP_SYSROOT="${r}" sh "${REPO}/sweep/lib/meta-collect.sh" /data/swap) || true
+	run --separate-stderr as_reader env TSWAP_SYSROOT="${r}" "${CHECK}" --target /data/swap
+	rm -rf "${r}"
+	grep -qx "$(printf 'unreadable./proc/self/limits\t1')" <<<"${kv}" || fail "no unreadable line: ${kv}"
+	grep -qx "$(printf 'memlock\t')" <<<"${kv}" || fail "memlock is not empty: ${kv}"
+	assert_success
+	assert_line --regexp '^ +not applicable: /proc/self/limits exists but is unreadable$'
+	refute_output --partial 'no /proc/self/limits'
+}
+
+@test "hostile: a value with a newline and a tab is one line: it cannot set another key" {
+	sysroot_pcie "${R}"
+	# a model of "x\nmemlock\tunlimited": the line it would inject lifts
+	# the memlock failure below
+	put "${R}/sys/block/nvme0n1/device/model" "$(printf 'x\nmemlock\tunlimited\r\ncap_eff\t0000000000004000')"
+	run --separate-stderr env TSWAP_SYSROOT="${R}" sh "${REPO}/sweep/lib/meta-collect.sh" /data/swap
+	assert_line "$(printf 'dev.model\tx memlock\tunlimited cap_eff\t0000000000004000')"
+	refute_line --regexp '^(memlock|cap_eff)	(unlimited|0000000000004000)$'
+	check_sys --queue-depth 128
+	assert_failure 1
+	[[ "$(verdict limits.memlock)" = fail ]]
+}
+
+@test "hostile: a sysfs value is read up to 64 KiB, not whole" {
+	sysroot_pcie "${R}"
+	# 1 MiB of digits in place of nr_requests: the collector's line holds
+	# at most 64 KiB of it
+	head -c 1048576 /dev/zero | tr '\0' 7 >"${R}/sys/block/nvme0n1/queue/nr_requests"
+	run --separate-stderr env TSWAP_SYSROOT="${R}" sh "${REPO}/sweep/lib/meta-collect.sh" /data/swap
+	run -0 awk -F'\t' '$1 == "queue.nr_requests" { print length($2) }' <<<"${output}"
+	assert_output 65536
+}

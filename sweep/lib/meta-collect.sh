@@ -9,7 +9,10 @@
 #       "key<TAB>value" lines on stdout, the first "tswap-meta<TAB>1". JSON
 #       of lsblk -J, findmnt -J, lscpu -J and nvme id-ctrl -o json comes as
 #       one line (those tools escape newlines inside strings, so the others
-#       are only layout); an absent value is empty. meta.sh meta_from_kv
+#       are only layout); an absent value is empty, and a file that exists
+#       but cannot be read adds "unreadable.PATH<TAB>1" (PATH without
+#       TSWAP_SYSROOT). A value is one line (newlines and CRs become
+#       blanks), of at most 64 KiB read per file. meta.sh meta_from_kv
 #       turns the lines into meta.json (tswap.results.meta).
 #   sh meta-collect.sh --fio-job NAME TARGET
 #       the same lines, gzip'd and base64'd, as a fio job file: one job
@@ -31,17 +34,33 @@ exec 2>/dev/null
 R=${TSWAP_SYSROOT:-}
 R=${R%/}
 
-kv() { printf '%s\t%s\n' "$1" "$2"; }
+NL='
+'
+CR=$(printf '\r')
+# kv KEY VALUE: one line; a newline or CR in either would start another
+# key's line (a fixture's or a hostile file's value), so each is a blank
+kv() {
+	case $1$2 in
+	*"$NL"* | *"$CR"*) printf '%s\t%s\n' "$(printf '%s' "$1" | tr '\r\n' '  ')" "$(printf '%s' "$2" | tr '\r\n' '  ')" ;;
+	*) printf '%s\t%s\n' "$1" "$2" ;;
+	esac
+}
 
 # oneline: JSON without its layout newlines
 oneline() { tr -d '\n\r'; }
 
 # rd FILE...: the contents of those of FILE... that are regular files:
 # nothing else is opened (a FIFO or a device in a fixture tree would
-# block the read; sysfs and procfs values are regular files)
+# block the read; sysfs and procfs values are regular files), at most
+# 64 KiB of each (a sysfs value is at most a page, 64 KiB the largest);
+# one that exists but cannot be read is said on fd 3 (collect's stdout,
+# from inside $(...)): "unreadable.PATH<TAB>1", never taken as absent
 rd() {
 	for rd_f in "$@"; do
-		[ ! -f "$rd_f" ] || cat -- "$rd_f"
+		[ -f "$rd_f" ] || continue
+		if [ ! -r "$rd_f" ] || ! head -c 65536 -- "$rd_f"; then
+			kv "unreadable.${rd_f#"$R"}" 1 >&3
+		fi
 	done
 }
 
@@ -105,6 +124,7 @@ nvmf() {
 
 # shellcheck disable=SC2312 # best effort: a value it cannot read is empty (meta.json says why)
 collect() {
+	exec 3>&1
 	target=$1 kind=file dev='' disk='' pci='' fs='' blk='' nvme='' serial=''
 	if isblk "$target"; then
 		kind=block

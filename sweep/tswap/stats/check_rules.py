@@ -316,7 +316,8 @@ def memlock(k: dict[str, str], s: Any) -> Doc:
            'new_cpu_locked_tensor); getrlimit(2) RLIMIT_MEMLOCK')
     exp = '>= ' + sz(need)
     if l_ is None:
-        return chk('limits.memlock', 'n/a', None, exp, 'no /proc/self/limits', src)
+        return chk('limits.memlock', 'n/a', None, exp, '/proc/self/limits exists but is unreadable'
+                   if k.get('unreadable./proc/self/limits') else 'no /proc/self/limits', src)
     if l_ == 'unlimited':
         return chk('limits.memlock', 'ok', l_, exp, 'no limit', src)
     lv = uint(l_, 'Max locked memory', 0, U64)
