@@ -528,3 +528,13 @@ as_reader() {
 	run -0 awk -F'\t' '$1 == "queue.nr_requests" { print length($2) }' <<<"${output}"
 	assert_output 65536
 }
+
+@test "hostile: control characters in --target are escaped in the table; JUnit keeps a newline as &#10;" {
+	sysroot_pcie "${R}"
+	check_sys --target $'/data/\e]0;x\a\nsw' --junit "${BATS_TEST_TMPDIR}/j.xml"
+	assert_success
+	assert_line --index 0 --regexp '^tswap-check: /data/\\033\]0;x\\a\\nsw \('
+	[[ "${output}" != *$'\e'* && "${output}" != *$'\a'* ]] || fail "a control character reached the table"
+	run -0 grep -c '<property name="target" value="/data/ \]0;x &#10;sw"/>' "${BATS_TEST_TMPDIR}/j.xml"
+	run -0 xmllint --noout "${BATS_TEST_TMPDIR}/j.xml"
+}

@@ -6,7 +6,7 @@ JUnit."""
 import json
 
 from tswap.cli.check_main import dirname, size_to_bytes
-from tswap.report.check import cell, junit, table
+from tswap.report.check import cell, esc, junit, table
 from tswap.stats import sysfs
 from tswap.stats.check import Settings, checks, pieces, settings_for
 
@@ -162,3 +162,18 @@ def test_command_line_sizes():
     assert size_to_bytes('1m') == 1048576 and size_to_bytes('4KiB') == 4096
     assert size_to_bytes('1x') is None and size_to_bytes('99999999999999999') is None
     assert dirname('f') == '.' and dirname('/a/b/') == '/a' and dirname('/f') == '/'
+
+
+def test_table_escapes_control_characters():
+    # a --target with ESC, BEL, a newline and a backslash reaches the
+    # terminal escaped, as ls -b shows a name
+    assert esc('a\x1b[31mb\x07\n\\\x9b') == 'a\\033[31mb\\a\\n\\\\\\233'
+    d = run()
+    d['target'] = '/data/\x1b]0;pwned\x07\nsw\tap'
+    t = table(d)
+    assert t[0].startswith('tswap-check: /data/\\033]0;pwned\\a\\nsw\\tap (')
+    assert not any(c in line for line in t for c in '\x1b\x07\n\t')
+    j = ''.join(junit(d))
+    # an attribute keeps its newline and tab as references; XML has no ESC
+    assert '<property name="target" value="/data/ ]0;pwned &#10;sw&#9;ap"/>' in j
+    assert '\x1b' not in j

@@ -2,7 +2,7 @@
 """tswap.report.junit: a fleet's junit.xml (docs/fleet.md "JUnit"): one
 testsuite per host, the GB/s checks then the stack checks, each status
 mapped to JUnit's elements."""
-from tswap.report.junit import junit, x
+from tswap.report.junit import junit, x, xa
 
 
 def host(**kw):
@@ -43,3 +43,12 @@ def test_stack_checks_fail_skip_and_warn_passes_with_its_advice():
 def test_text_is_escaped_and_control_characters_blanked():
     assert x('a<b & "c" \'d\'\x01\t') == 'a&lt;b &amp; &quot;c&quot; &apos;d&apos; \t'
     assert x(None) == 'null' and x(1.0) == '1'
+
+
+def test_attributes_keep_newlines_as_references():
+    # XML parsers turn a literal newline in an attribute into a blank;
+    # &#10; survives (XML 1.0, 3.3.3)
+    assert xa('a\nb\tc\rd\x01<') == 'a&#10;b&#9;c&#13;d &lt;'
+    h = host(target='/t/a\nb')
+    out = junit({'hosts': [h]}, 'T')
+    assert '<property name="target" value="/t/a&#10;b"/>' in out

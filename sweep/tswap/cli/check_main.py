@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Optional
 
 from .. import jqjson
-from ..report.check import junit, table
+from ..report.check import esc, junit, table
 from ..stats.check import Settings, checks
 
 PROG = 'tswap-check'
@@ -238,12 +238,12 @@ def collect(home: str, target: str) -> str:
         r = subprocess.run(['sh', os.path.join(home, 'lib', 'meta-collect.sh'), target],
                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, check=False)
     except OSError:
-        raise Exit(3, 'the stack of %s could not be read (lib/meta-collect.sh)' % target) from None
+        raise Exit(3, 'the stack of %s could not be read (lib/meta-collect.sh)' % esc(target)) from None
     if r.returncode != 0:
-        raise Exit(3, 'the stack of %s could not be read (lib/meta-collect.sh)' % target)
+        raise Exit(3, 'the stack of %s could not be read (lib/meta-collect.sh)' % esc(target))
     out = r.stdout.decode('utf-8', 'replace')
     if not out.startswith('tswap-meta'):
-        raise Exit(3, 'the stack of %s could not be read (lib/meta-collect.sh printed no metadata)' % target)
+        raise Exit(3, 'the stack of %s could not be read (lib/meta-collect.sh printed no metadata)' % esc(target))
     return out
 
 

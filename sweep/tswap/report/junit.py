@@ -19,13 +19,22 @@ Doc = dict[str, Any]
 
 _CONTROL = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f]')
 _HTML = MappingProxyType({'<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;'})
+_ATTR = MappingProxyType({'\t': '&#9;', '\n': '&#10;', '\r': '&#13;'})
 _STATUS = MappingProxyType({'ok': 'pass', 'warn': 'pass', 'fail': 'fail', 'n/a': 'skipped'})
 
 
 def x(v: Any) -> str:
-    """v as XML attribute or text (jq: tostring, control characters but
-    tab, newline and return as blanks, @html)."""
+    """v as XML text (jq: tostring, control characters but tab, newline
+    and return as blanks, @html)."""
     return ''.join(_HTML.get(c, c) for c in _CONTROL.sub(' ', text(v)))
+
+
+def xa(v: Any) -> str:
+    """v as an XML attribute value: x(v) with tab, newline and return as
+    character references (&#9; &#10; &#13;), which a parser keeps; it
+    turns them into blanks when they are literal (XML 1.0, 3.3.3
+    Attribute-Value Normalization)."""
+    return ''.join(_ATTR.get(c, c) for c in x(v))
 
 
 def _n(cases: list[Doc], status: str) -> int:
@@ -69,16 +78,16 @@ def junit(fleet: Doc, created: Any) -> str:
         cases = (h.get('checks') or []) + stack(h)
         lines.append('  <testsuite name="%s" hostname="%s" tests="%d" failures="%d" errors="%d" '
                      'skipped="%d" time="%s" timestamp="%s">' % (
-                         x(h.get('label')), x(h.get('address')), len(cases),
+                         xa(h.get('label')), xa(h.get('address')), len(cases),
                          _n(cases, 'fail'), _n(cases, 'error'), _n(cases, 'skipped'),
-                         text(h.get('wall_s')), x(created)))
+                         text(h.get('wall_s')), xa(created)))
         lines.append('    <properties>')
         props = (('address', h.get('address')), ('target', h.get('target')),
                  ('engine', h.get('engine')), ('hostname', h.get('hostname')),
                  ('fio_version', h.get('fio_version')), ('verdict', h.get('verdict')),
                  ('read_gbs', get(h, 'best', 'read', 'gbs')),
                  ('write_gbs', get(h, 'best', 'write', 'gbs')), ('checks', h.get('stack_verdict')))
-        lines += ['      <property name="%s" value="%s"/>' % (x(k), x(v))
+        lines += ['      <property name="%s" value="%s"/>' % (xa(k), xa(v))
                   for k, v in props if v is not None]
         lines.append('    </properties>')
         for c in h.get('checks') or []:
@@ -87,22 +96,22 @@ def junit(fleet: Doc, created: Any) -> str:
                 body = '<system-out>%s</system-out>' % msg
             elif c.get('status') == 'fail':
                 kind = 'outlier' if str(c.get('name')).endswith('_vs_fleet') else 'threshold'
-                body = '<failure type="%s" message="%s">%s</failure>' % (kind, msg, msg)
+                body = '<failure type="%s" message="%s">%s</failure>' % (kind, xa(c.get('message')), msg)
             else:
-                body = '<error type="host" message="%s">%s</error>' % (msg, msg)
+                body = '<error type="host" message="%s">%s</error>' % (xa(c.get('message')), msg)
             lines.append('    <testcase classname="tswap-fleet.%s" name="%s" time="%s">%s</testcase>'
-                         % (x(h.get('id')), x(c.get('name')),
+                         % (xa(h.get('id')), xa(c.get('name')),
                             text(h.get('wall_s') if c.get('name') == 'run' else 0), body))
         for c in stack(h):
             msg = x(c.get('message'))
             if c['status'] == 'pass':
                 body = '<system-out>%s</system-out>' % msg
             elif c['status'] == 'fail':
-                body = '<failure type="check" message="%s">%s</failure>' % (x(c.get('advice')), msg)
+                body = '<failure type="check" message="%s">%s</failure>' % (xa(c.get('advice')), msg)
             else:
-                body = '<skipped message="%s"/>' % x(_or(c.get('advice'), c.get('message')))
+                body = '<skipped message="%s"/>' % xa(_or(c.get('advice'), c.get('message')))
             lines.append('    <testcase classname="tswap-check.%s" name="%s" time="0">%s</testcase>'
-                         % (x(h.get('id')), x(c.get('name')), body))
+                         % (xa(h.get('id')), xa(c.get('name')), body))
         lines.append('  </testsuite>')
     lines.append('</testsuites>')
     return ''.join(line + '\n' for line in lines)
