@@ -20,7 +20,7 @@ SRC = {'block': 1048576.0, 'qd': 8.0, 'threads': 2.0, 'submit': 'block',
     ('0.16.3', '>=0.15.0,<0.16.4', 'thread_count', True),
     ('0.16', '>=0.15.0,<0.16.4', 'thread_count', True),    # 0.16 is 0.16.0
     ('0.15.0', '>=0.15.0,<0.16.4', 'thread_count', True),  # 5f0d177fd added use_gds
-    ('0.14.9', '>=0.3.15,<0.15.0', 'thread_count', False),
+    ('0.14.5', '>=0.3.15,<0.15.0', 'thread_count', False),  # 0.14's last
     ('0.3.15', '>=0.3.15,<0.15.0', 'thread_count', False),
 ])
 def test_key_set_per_release_range(ds, rng, threads, gds):

@@ -12,7 +12,7 @@ from tswap.plan.deepspeed import (NEWEST, TUNE_KEYS, ReleaseError, aio_block, fa
 def test_versions_parse_numerically_and_empty_is_the_newest():
     assert parse('') == NEWEST == (0, 19, 5)
     assert parse('0.17') == (0, 17, 0)
-    assert parse('0.10') > parse('0.9.9')
+    assert parse('0.10') > parse('0.9.5')
 
 
 @pytest.mark.parametrize('ds,rule', [
@@ -23,12 +23,27 @@ def test_versions_parse_numerically_and_empty_is_the_newest():
     ('0.16.04', 'not a DeepSpeed release MAJOR.MINOR[.PATCH]'),
     ('v0.16.4', 'not a DeepSpeed release'),
     ('0.15.0\n0.16', 'not a DeepSpeed release'),
+    # a patch DeepSpeed never tagged (its last of 0.17 is v0.17.6)
+    ('0.17.99', 'DeepSpeed 0.17.99 is no release: 0.17 has 0.17.0 to 0.17.6'),
+    ('0.4.99', 'no release: 0.4 has 0.4.0 to 0.4.5'),
+    ('0.3.17', 'no release: 0.3 has 0.3.0 to 0.3.16'),
+    ('0.18.10', 'no release: 0.18 has 0.18.0 to 0.18.9'),
 ])
 def test_an_unknown_release_is_refused_in_one_line_naming_the_option(ds, rule):
     with pytest.raises(ReleaseError) as e:
         release(ds)
     msg = str(e.value)
     assert msg.startswith('--ds-version: ') and rule in msg and '\n' not in msg
+
+
+def test_every_tagged_release_from_the_aio_section_is_known():
+    # DeepSpeed's git tags v0.3.15..v0.19.5, each minor's last patch: all
+    # accepted, none refused as an unknown patch
+    last = {3: 16, 4: 5, 5: 10, 6: 7, 7: 7, 8: 3, 9: 5, 10: 3, 11: 2, 12: 6, 13: 5, 14: 5, 15: 4,
+            16: 9, 17: 6, 18: 9, 19: 5}
+    for minor, patch in last.items():
+        for p in range(15 if minor == 3 else 0, patch + 1):
+            assert release('0.%d.%d' % (minor, p)).version == (0, minor, p)
 
 
 @pytest.mark.parametrize('ds,keys,rng', [

@@ -59,6 +59,11 @@ DEEPNVME = (0, 17, 1)   # #7215: get_alignment, pread bound, 64-point sweep, Fas
 LOCKED = (0, 19, 4)     # #8212: swap buffers from new_cpu_locked_tensor
 PINNED = (0, 19, 5)     # #8207: pin_memory true
 
+# DeepSpeed's releases 0.MINOR.0 to 0.MINOR.LAST_PATCH[MINOR], read from
+# its git tags v0.1.0..v0.19.5 (every patch in between tagged, none past
+# the last of a minor): a patch past the last is no release
+LAST_PATCH = (-1, 0, 0, 16, 5, 10, 7, 7, 3, 5, 3, 2, 6, 5, 5, 4, 9, 6, 9, 5)
+
 AIO_ALIGNED_BYTES = 1024   # deepspeed/runtime/swap_tensor/utils.py
 O_DIRECT_ALIGNMENT = 512   # csrc/aio/py_lib/deepspeed_py_io_handle.cpp
 
@@ -80,7 +85,8 @@ def show(v: Version) -> str:
 def parse(ds: str) -> Version:
     """--ds-version MAJOR.MINOR[.PATCH] as (major, minor, patch); "" is
     NEWEST. ReleaseError (naming --ds-version and the rule) for another
-    shape, a release before FIRST or after NEWEST."""
+    shape, a release before FIRST or after NEWEST, or a patch DeepSpeed
+    never released (0.17.99: LAST_PATCH, its git tags)."""
     if ds == '':
         return NEWEST
     m = _SYNTAX.fullmatch(ds)
@@ -94,6 +100,10 @@ def parse(ds: str) -> Version:
     if v > NEWEST:
         raise ReleaseError('--ds-version: DeepSpeed %s is newer than %s, the newest release tswap knows'
                            ' (its aio keys and rules are unchecked)' % (ds, show(NEWEST)))
+    last = LAST_PATCH[v[1]]
+    if v[2] > last:
+        raise ReleaseError('--ds-version: DeepSpeed %s is no release: 0.%d has 0.%d.0 to 0.%d.%d (DeepSpeed\'s '
+                           'git tags)' % (ds, v[1], v[1], v[1], last))
     return v
 
 
