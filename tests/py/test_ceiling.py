@@ -70,3 +70,35 @@ def test_a_fleet_wide_ceiling_cv_is_the_spread_between_hosts_not_repeats():
     lim = Limits(cvflag=0.05, cvrel=2, cvmax=0.2, cache=1.1, costtol=0.03, cvtrust=False)
     agg = aggregate(runs([0.041, 3.12, 4.015], [2.50, 2.54, 2.58], [4.50, 4.54, 4.60]), plan(), lim)
     assert 'ceiling_unrepeated' not in agg
+
+
+def link_meta():
+    # a PCIe 3.x x1 link: 0.985 GB/s
+    return {'pcie': {'current_link_speed': '8.0 GT/s PCIe', 'current_link_width': 1}}
+
+
+def test_a_ceiling_above_the_link_flags_nothing_and_the_report_says_why():
+    # the write ceiling at 3.12 GB/s through a 0.985 GB/s link: a cache on
+    # the host served it, so it is not the device's rate; write-b (4.54) is
+    # above the link, but not "above ceiling" against such a ceiling
+    agg = aggregate(runs([3.10, 3.12, 3.15], [0.88, 0.90, 0.92], [4.50, 4.54, 4.60]), plan(), LIM,
+                    link_meta())
+    assert 'ceiling_unrepeated' not in agg
+    assert agg['ceiling_above_link'] == {'write': {'point': CKEY, 'gbs': 3.12,
+                                                   'link_gbs': agg['link']['gbs']}}
+    assert not any(p['above_ceiling'] for p in agg['points'])
+    a, b = agg['points']
+    assert a['trusted'] and b['flags'] == ['above the link']
+    (c,) = ceiling_cautions(agg)
+    assert c.startswith('the write ceiling, 3.12 GB/s, is above what the PCIe link carries, 0.985 GB/s '
+                        '(x1 at 8 GT/s, 128b/130b): a cache on the host served it')
+    assert 'no point is flagged above it' in c and 'a block device' in c
+    assert 'caution:    ' + c in summary_text(agg, 'RUN', None).splitlines()
+
+
+def test_a_ceiling_below_the_link_still_flags_a_cache():
+    agg = aggregate(runs([3.10, 3.12, 3.15], [2.50, 2.54, 2.58], [4.50, 4.54, 4.60]), plan(), LIM,
+                    {'pcie': {'current_link_speed': '8.0 GT/s PCIe', 'current_link_width': 4}})
+    assert 'ceiling_above_link' not in agg
+    b = [p for p in agg['points'] if p['point'] == 'write-b'][0]
+    assert b['above_ceiling'] and b['flags'] == ['above the link', 'above ceiling']

@@ -62,13 +62,17 @@ def budget_caution(budget: Any) -> Optional[str]:
 
 CEILING_ADVICE = ('measure it again with --precondition (the first writes into a new file '
                   'are slow), a longer --runtime, or on a block device')
+LINK_CEILING_ADVICE = ('measure it on a block device, or with a target larger than memory '
+                       '(--size)')
 
 
 def ceiling_cautions(agg: Doc) -> list[str]:
     """A sentence per ceiling that does not repeat (aggregate.json's
     ceiling_unrepeated: tswap.stats.aggregate.ceiling_unrepeated): its
-    repeats, why, that it flags no point and what to do; [] when every
-    ceiling repeats."""
+    repeats, why, that it flags no point and what to do; then one per
+    ceiling above the PCIe link (ceiling_above_link: tswap.stats.link),
+    with its GB/s and the link's; [] when every ceiling can be judged
+    against."""
     out = []
     for k, c in sorted(_o(agg.get('ceiling_unrepeated')).items()):
         c = _o(c)
@@ -82,6 +86,14 @@ def ceiling_cautions(agg: Doc) -> list[str]:
         out.append('the %s ceiling does not repeat (%s): its median, %s GB/s, is not the device\'s '
                    'rate, so no point is flagged above it; %s' % (
                        k, '; '.join(why), g(c.get('gbs')), CEILING_ADVICE))
+    lk = _o(agg.get('link'))
+    for k, c in sorted(_o(agg.get('ceiling_above_link')).items()):
+        c = _o(c)
+        out.append('the %s ceiling, %s GB/s, is above what the PCIe link carries, %s GB/s (x%s at '
+                   '%s GT/s, %s): a cache on the host served it, so it is not the device\'s rate and '
+                   'no point is flagged above it; %s' % (
+                       k, g(c.get('gbs')), g(c.get('link_gbs')), text(lk.get('width')),
+                       text(lk.get('speed_gts')), text(lk.get('encoding')), LINK_CEILING_ADVICE))
     return out
 
 

@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from .link import fleet_link, link_rate
+from .link import ceiling_above_link, fleet_link, link_rate
 from .pick import flags, pick
 
 Doc = dict[str, Any]
@@ -232,7 +232,8 @@ def aggregate(results: list[Doc], plan: Any, lim: Limits,
     given. The PCIe link's rate (tswap.stats.link) from link_metas (a
     fleet's hosts' meta.json: fleet_link) when given, else from meta;
     a point above it gets above_link true and the flag "above the link",
-    and the document a link key (neither when no link is known)."""
+    and the document a link key (neither when no link is known); a
+    ceiling above it flags nothing (ceiling_above_link, only then)."""
     by: dict[str, list[Doc]] = {}
     for x in results:
         by.setdefault(x['point'], []).append(x)
@@ -250,6 +251,9 @@ def aggregate(results: list[Doc], plan: Any, lim: Limits,
     noisy = {k: x for k, x in ((k, ceiling_unrepeated(cpt[k], cvs, lim)) for k in sorted(cpt))
              if x is not None}
     link = fleet_link(link_metas) if link_metas is not None else link_rate(meta)
+    # a ceiling above the link was served by a cache: it flags nothing either
+    cached = {k: x for k, x in ((k, ceiling_above_link(ceiling[k], cpt[k].get('point'), link))
+                                for k in sorted(cpt)) if x is not None}
     out_points = []
     for p in pts:
         if p.get('kind') != 'tswap':
@@ -263,8 +267,9 @@ def aggregate(results: list[Doc], plan: Any, lim: Limits,
             'pct_ceiling': 100 * p['gbs'] / c if have else None,
             'cv_limit': limit,
             'cv_flag': (p.get('cv') or 0) > limit,
-            # a ceiling that does not repeat flags nothing
-            'above_ceiling': p['gbs'] > lim.cache * c if have and ck not in noisy else False,
+            # a ceiling that does not repeat, or above the link, flags nothing
+            'above_ceiling': (p['gbs'] > lim.cache * c if have and ck not in noisy
+                              and ck not in cached else False),
         })
         if link is not None and p.get('gbs') is not None and p['gbs'] > link['gbs']:
             q['above_link'] = True
@@ -274,6 +279,8 @@ def aggregate(results: list[Doc], plan: Any, lim: Limits,
     doc: Doc = {'ceiling': ceiling}
     if noisy:
         doc['ceiling_unrepeated'] = noisy
+    if cached:
+        doc['ceiling_above_link'] = cached
     if link is not None:
         doc['link'] = link
     doc.update({'cv_median': median(cvs), 'points': out_points})

@@ -54,3 +54,18 @@ def fleet_link(metas: list[Any]) -> Optional[dict[str, Any]]:
     against its own link); None when none has a link."""
     links = [x for x in (link_rate(m) for m in metas) if x is not None]
     return max(links, key=lambda x: x['gbs']) if links else None
+
+
+def ceiling_above_link(c: Optional[float], point: Any, link: Optional[dict[str, Any]]
+                       ) -> Optional[dict[str, Any]]:
+    """Why a device ceiling (median c GB/s of ceiling point `point`) is
+    not the device's rate: it is above the link's (link_rate), so a cache
+    on the host served it; None when it is not, or c or the link is not
+    known. Such a ceiling flags no point "above ceiling", as one that
+    does not repeat (tswap.stats.aggregate.ceiling_unrepeated): a
+    point 10% below it may still be above the drive. The answer is what
+    aggregate.json's ceiling_above_link holds per key: point, gbs (the
+    ceiling's median) and link_gbs (GB/s)."""
+    if c is None or link is None or not c > link['gbs']:
+        return None
+    return {'point': point, 'gbs': c, 'link_gbs': link['gbs']}
