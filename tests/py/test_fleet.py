@@ -174,3 +174,15 @@ def test_texts_name_the_failing_hosts():
     assert '**FAIL**: 1 of 3 host(s) below the bar or outliers (slow); 2 pass.' in rep
     assert progress([{'status': 'ok', 'gbs': 2.0, 'host': 'a'}, {'status': 'ok', 'gbs': 1.0, 'host': 'b'},
                      {'status': 'error'}]) == '2/3 hosts ok, median 1.5 GB/s, min 1 (b)'
+
+
+def test_no_trustworthy_libaio_point_names_every_fleet_flag():
+    # a fleet-wide median above the fastest host link is flagged "above the
+    # link" (tswap.stats.link fleet_link): the no-config line names it
+    fl = judge([host('a', 1.0, 1.0), host('b', 1.0, 1.0)])
+    sweep = {'fleet': {'hosts_file': 'h'}, 'grid_description': '', 'io_size': ''}
+    agg = {'points': [{'point': 'read-a', 'rw': 'read', 'gbs': 22.0, 'flags': ['above the link']}],
+           'best': {}}
+    rep = report(sweep, fl, agg, [], {'trusted': False, 'reason': 'r'}, '')
+    (line,) = [x for x in rep if x.startswith('No trustworthy libaio point')]
+    assert 'above the link or the ceiling, failed or not steady' in line

@@ -162,8 +162,8 @@ def _best(a: Doc, aio: Any) -> list[str]:
             out.append('| best %s | no %s point with a result | | | | | | | | |' % (d, d))
     out.append('')
     if get(aio, 'trusted') is False:
-        out.append('No trustworthy libaio point (every one is flagged: above the ceiling, failed or not steady): '
-                   'no DeepSpeed aio config.')
+        out.append('No trustworthy libaio point (every one is flagged: above the link or the ceiling, '
+                   'failed or not steady): no DeepSpeed aio config.')
     elif not aio:
         out.append('No libaio point with a result: no DeepSpeed aio config.')
     else:
