@@ -226,7 +226,8 @@ budget_floor_text() {
 # time used and the final margins, and each pruned point its round and
 # GB/s (status "pruned": never trusted, never picked). When the budget ran
 # out (a round's stopped), each point not run says so and each pick's
-# verdict says how many points it is the best of.
+# verdict says how many points it is the best of (tswap.stats.budget
+# stopped: the sentence is tswap.stats.sentence's).
 budget_into_aggregate() {
 	local used
 	[ -f "$RUN/budget.json" ] || return 0
@@ -234,14 +235,12 @@ budget_into_aggregate() {
 	budget_json "$RUN/aggregate.json" '
 		([$b[0].rounds[] | .round as $n | .pruned[] | {key: .point, value: (. + {round: $n})}] | from_entries) as $pr
 		| .points |= map(if $pr[.point] then . + {status: "pruned", pruned: $pr[.point],
-			flags: ["pruned in round \($pr[.point].round)"], trusted: false} else . end)
-		| ([$b[0].rounds[].stopped // empty] | first) as $st
-		| ([.points[] | select(.kind == "tswap")] | [length, map(select(.status == "not run")) | length]) as [$m, $n]
-		| if $st == null or $n == 0 then . else
-			.points |= map(if .status == "not run" then .errors = ["the budget ran out before it ran"] else . end)
-			| .best |= map_values(if . != null and .verdict != null then .verdict += " (the budget ran out before \($n) of the \($m) points ran: the best of those that ran; about \($st.once_budget_s) s run every point once here)" else . end)
-		  end
-		| . + {budget: ($b[0] + {used_s: $used,
+			flags: ["pruned in round \($pr[.point].round)"], trusted: false} else . end)' \
+		--slurpfile b "$RUN/budget.json"
+	py budget-stopped "$RUN/aggregate.json" "$RUN/budget.json" >"$RUN/aggregate.json.tmp"
+	mv -f "$RUN/aggregate.json.tmp" "$RUN/aggregate.json"
+	budget_json "$RUN/aggregate.json" '
+		. + {budget: ($b[0] + {used_s: $used,
 			final_margins: ([.best | to_entries[] | select(.value != null and .key != "aio_source")
 				| {key, value: .value | {point, gbs, lo, hi, tie, tied, runner_up, margin_pct, confidence, verdict}}] | from_entries)})}' \
 		--slurpfile b "$RUN/budget.json" --argjson used "$used"

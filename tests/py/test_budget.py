@@ -5,7 +5,7 @@ checks while a round runs and a round's record (tswap.stats.budget). No
 fio, no wall clock: the seconds are given. The real runs:
 tests/sweep-budget.bats."""
 from tswap.plan.budget import BudgetInput, halving, plan
-from tswap.stats.budget import check, prune, round_record
+from tswap.stats.budget import check, prune, round_record, stopped
 
 
 def ds_plan(left, shape=None, first=0, over=1):
@@ -188,3 +188,34 @@ def test_a_week_per_point_plans_by_bisection_not_a_scan():
     p = plan(BudgetInput(left=604790, ramp=2, over=1, tmax=604800, reps=3, floor=5,
                          shape=p['rounds'], ceilings=2))
     assert p['fits'] and p['planned_s'] <= 604790
+
+
+def _stop_agg():
+    pts = [{'point': 'read-%s' % k, 'kind': 'tswap', 'rw': 'read', 'status': s, 'errors': [],
+            'trusted': s == 'ok'} for k, s in (('a', 'ok'), ('b', 'ok'), ('c', 'pruned'),
+                                               ('d', 'not run'))]
+    return {'ceiling': {}, 'points': pts,
+            'best': {'read': {'point': 'read-a', 'verdict': 'V'}, 'write': None,
+                     'combined': None, 'readwrite': None,
+                     'aio_source': {'point': 'read-a', 'verdict': 'V', 'why': 'w'}}}
+
+
+def test_stopped_marks_the_points_not_run_and_each_verdict():
+    agg = _stop_agg()
+    out = stopped(agg, {'rounds': [{'round': 1}, {'round': 2, 'stopped': {
+        'fits': False, 'once_budget_s': 50}}]})
+    assert [p['errors'] for p in out['points']] == [[], [], [], ['the budget ran out before it ran']]
+    sfx = (' (the budget ran out before 1 of the 4 points ran: the best of those that ran; '
+           'about 50 s run every point once here)')
+    assert out['best']['read']['verdict'] == 'V' + sfx
+    assert out['best']['aio_source']['verdict'] == 'V' + sfx and out['best']['write'] is None
+    assert list(out['best']['read']) == ['point', 'verdict']
+    assert agg == _stop_agg()
+
+
+def test_stopped_leaves_a_run_that_did_not_stop_or_ran_every_point():
+    agg = _stop_agg()
+    assert stopped(agg, {'rounds': [{'round': 1}]}) == _stop_agg()
+    agg['points'][3]['status'] = 'ok'
+    assert stopped(agg, {'rounds': [{'stopped': {'once_budget_s': 5}}]})['best']['read'][
+        'verdict'] == 'V'

@@ -7,7 +7,7 @@ import pytest
 
 from tswap.stats.aggregate import Limits, aggregate
 from tswap.stats.pick import cost, none_why, pick
-from tswap.stats.sentence import Decision, Out, sentence
+from tswap.stats.sentence import Decision, Out, budget_stopped, sentence
 
 DIRS = ('read', 'write')
 
@@ -112,3 +112,20 @@ def test_above_ceiling_warning_says_reads_of_a_read_and_writes_of_a_write():
     r, w = report_warnings(agg, 0.05)
     assert 'serving reads' in r and 'DeepSpeed issue #998' in r
     assert 'serving reads' not in w and 'taking the writes' in w
+
+
+V = 'read-a is the best: 12.3% above the runner-up read-b, outside the noise'
+
+
+def test_a_stopped_budget_names_the_points_not_run_and_the_once_budget():
+    # tests/fixtures/runs/budget-stopped: 5 of 8 not run, 106 s for every point once
+    assert budget_stopped(V, 5, 8, 106) == V + (
+        ' (the budget ran out before 5 of the 8 points ran: the best of those that ran; '
+        'about 106 s run every point once here)')
+
+
+def test_a_stopped_budget_without_its_once_budget_says_no_figure():
+    # a stop without once_budget_s (budget.json's stopped from an older
+    # run) was "about null s run every point once here"
+    assert budget_stopped(V, 1, 8, None) == V + (
+        ' (the budget ran out before 1 of the 8 points ran: the best of those that ran)')

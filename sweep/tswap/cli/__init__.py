@@ -15,7 +15,8 @@ from typing import Any, Optional
 
 from .. import jqjson
 
-STAGES = ('aggregate', 'budget-plan', 'budget-prune', 'budget-round', 'budget-check', 'plan',
+STAGES = ('aggregate', 'budget-plan', 'budget-prune', 'budget-round', 'budget-check',
+          'budget-stopped', 'plan',
           'sweep-config', 'best-aio', 'ds-release', 'summary-csv', 'report', 'summary', 'compare', 'verdict',
           'thresholds', 'result', 'bwlog', 'meta', 'plot-data', 'load-done',
           'fleet-results', 'fleet-verdicts', 'fleet-checks', 'fleet-csv', 'fleet-report',

@@ -11,6 +11,7 @@ from typing import Any, Optional
 
 from ..jqjson import jround, text
 from .pick import cost
+from .sentence import budget_stopped
 
 Doc = dict[str, Any]
 
@@ -178,4 +179,28 @@ def check(what: str, n: float, budget: float, t0: float, now: float, reserve: fl
                'the rounds after it need at least %s s in all, %s s are left for runs') % (
             text(n), text(out['per_run_s']), text(out['need_s']), text(left))
     out['why'] = why
+    return out
+
+
+def stopped(agg: Doc, budget: Doc) -> Doc:
+    """aggregate.json (agg, its pruned points marked: budget.sh
+    budget_into_aggregate) after a --budget run whose round stopped
+    (budget.json's first rounds[].stopped, tswap.stats.budget.check
+    "next"): each point not run gets the error "the budget ran out before
+    it ran" and each pick's verdict says how many points it is the best
+    of (tswap.stats.sentence.budget_stopped). agg itself when no round
+    stopped or every point ran."""
+    st = next((r['stopped'] for r in budget.get('rounds') or []
+               if r.get('stopped') is not None and r.get('stopped') is not False), None)
+    pts = [p for p in agg.get('points') or [] if p.get('kind') == 'tswap']
+    n = len([p for p in pts if p.get('status') == 'not run'])
+    if st is None or n == 0:
+        return agg
+    out = dict(agg)
+    out['points'] = [dict(p, errors=['the budget ran out before it ran'])
+                     if p.get('status') == 'not run' else p for p in agg.get('points') or []]
+    out['best'] = {k: (dict(b, verdict=budget_stopped(b['verdict'], n, len(pts),
+                                                      st.get('once_budget_s')))
+                       if b is not None and b.get('verdict') is not None else b)
+                   for k, b in (agg.get('best') or {}).items()}
     return out

@@ -126,3 +126,15 @@ def sentence(d: Decision) -> str:
     return ('%s is the best: %s%% above the runner-up %s, outside the noise '
             '(its slowest of %s repeats%s)') % (
         d.point, text(r1(d.margin_pct)), d.runner_up, text(d.ok_runs), beat)
+
+
+def budget_stopped(verdict: str, not_run: int, points: int, once_s: Optional[float]) -> str:
+    """Verdict with what a --budget run that stopped leaves out
+    (docs/sweep.md "Budget", Behind; tswap.stats.budget.stopped): the
+    points not run of all, that the pick is the best of those that ran,
+    and, when budget.json's stop has it (once_s, s), the budget that
+    runs every point once on this machine. not_run: tswap points not run
+    (pruned ones ran), points: all tswap points."""
+    once = '; about %s s run every point once here' % text(once_s) if once_s is not None else ''
+    return '%s (the budget ran out before %s of the %s points ran: the best of those that ran%s)' % (
+        verdict, text(not_run), text(points), once)
