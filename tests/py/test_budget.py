@@ -4,6 +4,9 @@ rounds planned (tswap.plan.budget), what a pruning round keeps, the
 checks while a round runs and a round's record (tswap.stats.budget). No
 fio, no wall clock: the seconds are given. The real runs:
 tests/sweep-budget.bats."""
+import os
+
+from tswap import jqjson
 from tswap.plan.budget import BudgetInput, halving, plan
 from tswap.stats.budget import check, prune, round_record, stopped
 
@@ -219,3 +222,22 @@ def test_stopped_leaves_a_run_that_did_not_stop_or_ran_every_point():
     agg['points'][3]['status'] = 'ok'
     assert stopped(agg, {'rounds': [{'stopped': {'once_budget_s': 5}}]})['best']['read'][
         'verdict'] == 'V'
+
+
+def test_stopped_gives_the_recorded_budget_stopped_run():
+    # tests/fixtures/runs/budget-stopped: its aggregate.json before the
+    # stop's marks, through stopped(), is the recorded one (the jq's)
+    d = os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'runs', 'budget-stopped')
+    with open(os.path.join(d, 'aggregate.json'), encoding='utf-8') as f:
+        rec = jqjson.loads(f.read())
+    with open(os.path.join(d, 'budget.json'), encoding='utf-8') as f:
+        bj = jqjson.loads(f.read())
+    rec.pop('budget')
+    base = jqjson.loads(jqjson.dumps(rec))
+    for p in base['points']:
+        if p['status'] == 'not run':
+            p['errors'] = []
+    for b in base['best'].values():
+        if b is not None:
+            b['verdict'] = b['verdict'].split(' (the budget ran out before ')[0]
+    assert jqjson.dumps(stopped(base, bj)) == jqjson.dumps(rec)
