@@ -139,6 +139,16 @@ show_sweep() {
 	# the progress line counts against the budget
 	[[ $stderr == *"(budget $budget s: "*" s left)"* ]] || fail "no budget on the progress lines: $stderr"
 	assert_output --partial "budget:     $budget s, used "
+	# the first write into the new file is preparation, not round 1's
+	# first write point (docs/sweep.md, Budget): the write ceiling once at
+	# round 1's runtime into ceiling-prep/, a note
+	run -0 jq -e '.status == "ok"' "$rd"/ceiling-prep/ceiling-write-*.prep/result.json
+	# (round 1's ramp is 1 s, the final round's the grid's 2 s)
+	rt=$(jq -r '.rounds[0] | "runtime=\(.runtime) ramp_time=\(.ramp)"' "$rd/budget.json")
+	[ "$(grep -E '^(runtime|ramp_time)=' "$rd"/ceiling-prep/ceiling-write-*.prep/job.fio | paste -sd' ')" = "$rt" ] ||
+		fail "the preparation did not run at round 1's $rt: $(grep -E '^(runtime|ramp_time)=' "$rd"/ceiling-prep/*/job.fio)"
+	grep -q '^- note: the first write into the new target file ran before the write ceiling as preparation, not a repeat: [0-9.]* GB/s' \
+		"$rd/report.md" || fail "report.md does not note the preparation"
 	# a machine so busy that the final round was re-planned to run each
 	# point once at a 1 s ramp (round 1 itself, when it left no time for
 	# another: its own test below), or stopped where the next run no

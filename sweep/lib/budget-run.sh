@@ -6,7 +6,7 @@
 # RAMP, RUN, CV_FLAG. Writes: BUDGET_SWEEP_S; RUN/budget.json,
 # RUN/rounds/KEY.sN/, RUN/points/.
 # shellcheck disable=SC2016 # $NAME in single quotes: jq's
-# shellcheck disable=SC2034 # RUNTIME, RAMP for run_point; BUDGET_SWEEP_S (budget.sh)
+# shellcheck disable=SC2034 # RUNTIME, RAMP for run_point, ceiling_prep; BUDGET_SWEEP_S (budget.sh)
 
 # budget_run_point RUNTIME RAMP ARGS...: run_point ARGS at a round's
 # runtime and ramp (the grid's RUNTIME and RAMP stay as they are).
@@ -14,6 +14,22 @@ budget_run_point() {
 	local RUNTIME=$1 RAMP=$2
 	shift 2
 	run_point "$@"
+}
+
+# budget_prep RUNTIME RAMP CEILING_LINE...: before a write, the first
+# write into a file this run created is preparation, not a measurement
+# (exec-local.sh ceiling_prep, once a run): the write ceiling runs once
+# into ceiling-prep/ at the round's runtime and ramp. Round 1's writes
+# come before the ceilings: the first would be pruned on a fresh file's
+# first-write rate (docs/sweep.md, Budget).
+budget_prep() {
+	local RUNTIME=$1 RAMP=$2 line label
+	shift 2
+	[ ! -e "$RUN/ceiling-prep" ] || return 0
+	for line in "$@"; do
+		point_label label "$line"
+		ceiling_prep "$line" 1 "$label"
+	done
 }
 
 # run_budget: the rounds (replaces run_plan when BUDGET is set). Each
@@ -152,6 +168,7 @@ run_budget() {
 				# cost per run: timed apart
 				r0=$EPOCHREALTIME
 				precondition_before "$rw"
+				[ "$rw" != write ] || budget_prep "$rt" "$ramp" "${clines[@]}"
 				pres+=("$(since "$r0")")
 				r0=$EPOCHREALTIME
 				budget_run_point "$rt" "$ramp" wall "$line" "$runkey" "$rep" "$dir" "$label"
