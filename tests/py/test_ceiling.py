@@ -102,3 +102,25 @@ def test_a_ceiling_below_the_link_still_flags_a_cache():
     assert 'ceiling_above_link' not in agg
     b = [p for p in agg['points'] if p['point'] == 'write-b'][0]
     assert b['above_ceiling'] and b['flags'] == ['above the link', 'above ceiling']
+
+
+def test_above_ceiling_is_beyond_both_intervals():
+    # the ceiling repeats (CV 4.9% <= 5%): median 3.10, fastest 3.30; the
+    # cache factor 1.1 puts the medians' bar at 3.41, the intervals' at 3.63
+    c = [3.00, 3.10, 3.30]
+    agg = aggregate(runs(c, [3.50, 3.55, 3.60], [3.55, 3.70, 3.75]), plan(), LIM)
+    assert 'ceiling_unrepeated' not in agg
+    # every repeat of both is within the ceiling's fastest x 1.1: neither
+    # is above it beyond the noise (the medians' rule flagged both)
+    assert [p['above_ceiling'] for p in agg['points']] == [False, False]
+    assert all(p['trusted'] for p in agg['points'])
+    # a point whose slowest repeat is above it is flagged
+    agg = aggregate(runs(c, [3.50, 3.55, 3.60], [3.65, 3.70, 3.75]), plan(), LIM)
+    assert [p['above_ceiling'] for p in agg['points']] == [False, True]
+
+
+def test_above_ceiling_across_a_fleet_stays_on_the_medians():
+    # the intervals of a fleet-wide aggregate are the spread between hosts
+    lim = Limits(cvflag=0.05, cvrel=2, cvmax=0.2, cache=1.1, costtol=0.03, cvtrust=False)
+    agg = aggregate(runs([3.00, 3.10, 3.30], [3.50, 3.55, 3.60], [3.55, 3.70, 3.75]), plan(), lim)
+    assert [p['above_ceiling'] for p in agg['points']] == [True, True]

@@ -211,6 +211,24 @@ def ceiling_unrepeated(c: Doc, cvs: list[float], lim: Limits) -> Optional[Doc]:
             'steady': c.get('steady'), 'why': why}
 
 
+def above_ceiling(p: Doc, c: Doc, lim: Limits) -> bool:
+    """Whether point p (point_stats) is above ceiling c (the ceiling
+    point's statistics) beyond the noise of both: p's slowest repeat (tlo:
+    less one tensor op) over lim.cache x c's fastest (thi: plus one op),
+    so only a point whose every repeat beats every repeat of the ceiling
+    by the cache factor is flagged, as points are tied within noise when
+    their intervals overlap (docs/sweep.md "How the pick is made"). A
+    median over the median let the ceiling's slower repeats (a busy
+    machine, a slow first write) disqualify a point at the device's rate.
+    Across a fleet (lim.cvtrust false) the intervals are the spread
+    between hosts, not noise: the medians."""
+    if not lim.cvtrust:
+        return p['gbs'] > lim.cache * c['gbs']
+    lo = p['tlo'] if p.get('tlo') is not None else p['gbs']
+    hi = c['thi'] if c.get('thi') is not None else c['gbs']
+    return lo > lim.cache * hi
+
+
 def _cfg(p: Doc) -> Doc:
     return {k: p.get(k) for k in ('backend', 'tensor', 'block', 'qd', 'submit',
                                   'window', 'threads', 'iodepth')}
@@ -268,7 +286,7 @@ def aggregate(results: list[Doc], plan: Any, lim: Limits,
             'cv_limit': limit,
             'cv_flag': (p.get('cv') or 0) > limit,
             # a ceiling that does not repeat, or above the link, flags nothing
-            'above_ceiling': (p['gbs'] > lim.cache * c if have and ck not in noisy
+            'above_ceiling': (above_ceiling(p, cpt[ck], lim) if have and ck not in noisy
                               and ck not in cached else False),
         })
         if link is not None and p.get('gbs') is not None and p['gbs'] > link['gbs']:
