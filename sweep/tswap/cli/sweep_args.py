@@ -1,0 +1,370 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""tswap-sweep's command line: --help's text and the options, each value's
+syntax and which options go together (docs/sweep.md "Options"). A bad
+option is a Refusal (exit 2) naming the option and the rule, as the shell
+sweep said it (sweep/lib/args.sh before the port)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass, fields, replace
+from types import MappingProxyType
+
+from ..plan.deepspeed import ReleaseError, release
+from ..plan.values import REPEAT_MAX, SECS_MAX, is_number, is_uint, size_to_bytes, usage
+
+USAGE = """Usage: tswap-sweep [OPTIONS]
+
+Run a grid of tswap fio jobs against a file or block device and report the
+best tensor-swap settings, as a table, plots and a DeepSpeed "aio" config.
+
+Target and sizes
+  --target PATH        file or block device (default: build/scratch/tswap.swap
+                       in the checkout, ./tswap-scratch.swap when installed);
+                       several, comma separated: ranks go round-robin over them
+  --size SIZE          bytes of the target to use (default: the grid's size,
+                       else 1g; capped at a block device's size)
+  --engine PATH        tswap.so (default: $TSWAP_ENGINE, build/tswap.so in
+                       the checkout, or PREFIX/lib/fio/tswap.so)
+
+Grid
+  --grid NAME|FILE     quick (default), deepspeed, deepspeed-0.17,
+                       deepspeed-full, full, or a grid file (format:
+                       docs/sweep.md)
+  --list-grids         print the built-in grids and exit
+  --rw LIST            directions, comma separated: read,write,readwrite
+                       (readwrite: a read and a write handle at once)
+  --ranks LIST         swappers at once, each its own handle and file, e.g.
+                       1,2,4 (default 1)
+  --backend LIST       libaio,io_uring
+  --tensor-size LIST   tensor sizes (fio bs), e.g. 64m,400m
+  --runtime SEC        seconds per point, time based (default: the grid's)
+  --ramp SEC           ramp seconds before each point is measured
+  --io-size SIZE       bytes per point and handle instead of a runtime (no
+                       ramp); at least the largest tensor size
+  --repeat N           run every point N times, 1-100 (median and CV in the report)
+  --no-ceiling         skip the fio libaio device-ceiling runs
+  --fixed-runtime      run every point for the whole runtime: no fio
+                       steady-state detection (default: steadystate=bw_slope:2%,
+                       ss_dur=5 s, capped by the runtime, when the runtime is
+                       at least ramp + 7 s; a point that never attains it is
+                       flagged "not steady")
+  --precondition       before the first write point, write the target
+                       sequentially twice (fio libaio, direct, 1m blocks);
+                       default for write points on a block device
+  --no-precondition    do not precondition
+  --budget SEC         end within SEC seconds of wall time (whole seconds):
+                       successive halving: every point short, the faster
+                       half of each direction goes on, measured twice as
+                       long, until 2 are left, measured with 3 repeats
+                       (docs/sweep.md "Budget"); refused when SEC cannot
+                       run every point once (the minimum is said). Default
+                       for a grid whose exhaustive run would take more
+                       than an hour (said on stderr)
+  --exhaustive         every point, every repeat, never a default budget
+
+Run directory
+  --out DIR            run directory (default: build/sweep/DATE-TIME in the
+                       checkout, ./tswap-sweep-DATE-TIME when installed)
+  --resume DIR         finish an interrupted run in DIR without redoing
+                       finished points (the run's own settings are used)
+  --compare DIR        also write compare.md: this run against run DIR, per
+                       point, with the ratio (--resume NEW --compare OLD
+                       compares two finished runs)
+  --dry-run            print the points and their job files; run nothing
+
+Pass/fail
+  --min-read-gbs X     exit 1 unless the best read reaches X GB/s (1e9 B/s,
+                       X > 0)
+  --min-write-gbs X    exit 1 unless the best write reaches X GB/s
+
+DeepSpeed
+  --ds-version X       best-aio.json with the aio keys DeepSpeed X reads
+                       (MAJOR.MINOR[.PATCH], 0.3.15 to 0.19.5): thread_count
+                       before 0.16.4, intra_op_parallelism from it; use_gds
+                       from 0.15.0 (default: 0.19.5)
+
+Safety
+  --destructive        allow writes to a block device (destroys its data)
+  --force              with --destructive: write even to a device that is
+                       mounted, in use (held, claimed, a loop device on
+                       it), or holds a filesystem or partition table
+                       signature, or to a file a loop device is on
+
+Fleet (docs/fleet.md)
+  --hosts FILE         run every point on all hosts of FILE at once through
+                       fio's client mode (`fio --server` on each host); one
+                       host per line: HOST[,PORT] [target=PATH] [engine=PATH]
+                       [name=LABEL] [FIO_OPTION=VALUE...]
+                       --target is the default target path on the hosts;
+                       --engine defaults to PREFIX/lib/fio/tswap.so
+                       (/usr/local/lib/fio/tswap.so from a checkout)
+  --outlier-pct N      flag hosts more than N% below the fleet median
+                       (default 20)
+  --connect-timeout S  seconds for a host to answer the probe (default 10)
+  --host-timeout S     seconds a host may take for a point beyond its ramp
+                       and runtime (default 120)
+  --fio-version VER    fio version every host must run (default: this
+                       machine's `fio --version`)
+  --junit FILE         also copy the JUnit XML (RUN/junit.xml) to FILE
+
+  --emit-jobs DIR      write the grid as fio job files DIR/GRID-DIR.fio
+                       (used by `make jobs`) and exit
+  -q, --quiet          no progress lines on stderr (results still on stdout)
+  --version            print the tswap, engine and fio versions and exit
+  -h, --help           this help
+
+Exit codes: 0 pass; 1 threshold missed (fleet: a host below the bar or an
+outlier); 2 usage error or refused target; 3 run error (a point failed, a
+host failed or was unreachable, fio or the engine missing); 4 no trustworthy
+point (every point with a result is flagged: above the ceiling, failed, CV,
+not steady; best-aio.json then has no aio block); 128 + the signal when
+stopped by one (130 SIGINT, 143 SIGTERM, 129 SIGHUP; finished points are
+kept: --resume DIR).
+
+Every run records what it measured (device, firmware, hashed serial, PCIe
+link, NUMA node, I/O scheduler and queue limits, filesystem, host and
+versions) in RUN/meta.json, sweep.json, aggregate.json and report.md.
+"""
+
+# options that take a value; those marked change the run's settings (not
+# allowed with --resume, which uses the run's own)
+_VALUED = ('--target', '--size', '--grid', '--rw', '--ranks', '--backend', '--tensor-size',
+           '--runtime', '--ramp', '--io-size', '--repeat', '--out', '--resume',
+           '--min-read-gbs', '--min-write-gbs', '--compare', '--engine', '--emit-jobs',
+           '--hosts', '--outlier-pct', '--connect-timeout', '--host-timeout', '--junit',
+           '--fio-version', '--ds-version', '--budget')
+_SETTINGS = frozenset(('--target', '--size', '--grid', '--rw', '--ranks', '--backend',
+                       '--tensor-size', '--runtime', '--ramp', '--io-size', '--repeat', '--out',
+                       '--engine', '--hosts', '--budget'))
+_FIELD = MappingProxyType({'--target': 'target', '--size': 'size', '--grid': 'grid', '--rw': 'rw_opt',
+          '--ranks': 'ranks_opt', '--backend': 'backend_opt', '--tensor-size': 'tensor_opt',
+          '--runtime': 'runtime', '--ramp': 'ramp', '--io-size': 'io_size',
+          '--repeat': 'repeat', '--out': 'out', '--resume': 'resume',
+          '--min-read-gbs': 'min_read', '--min-write-gbs': 'min_write', '--compare': 'compare',
+          '--engine': 'engine', '--emit-jobs': 'emit_dir', '--hosts': 'hosts_file',
+          '--outlier-pct': 'outlier_pct', '--connect-timeout': 'connect_timeout',
+          '--host-timeout': 'host_timeout', '--junit': 'junit_out', '--fio-version': 'fio_want',
+          '--ds-version': 'ds_version', '--budget': 'budget'}).get
+_FLAGS = MappingProxyType({'--dry-run': ('dry_run', 0), '--exhaustive': ('exhaustive', 1), '-q': ('quiet', 0),
+          '--quiet': ('quiet', 0), '--destructive': ('destructive', 0),
+          '--force': ('force', 0), '--fixed-runtime': ('fixed_runtime', 1)}).get
+_EMPTY = MappingProxyType({'--target': '--target: an empty path', '--out': '--out: an empty path',
+          '--emit-jobs': '--emit-jobs: an empty path',
+          '--min-read-gbs': '--min-read-gbs: empty; a positive number of GB/s (1e9 B/s, e.g. 2.5)',
+          '--min-write-gbs': '--min-write-gbs: empty; a positive number of GB/s (1e9 B/s, e.g. 2.5)',
+          '--ds-version': '--ds-version: empty; a DeepSpeed release MAJOR.MINOR[.PATCH]'
+                          ' (e.g. 0.16.4)',
+          '--budget': "--budget: not a positive whole number of seconds: ''"}).get
+
+
+@dataclass(frozen=True)
+class Options:
+    """The command line, values as given (strings; "" when not given; the
+    numbers normalised as the shell did: --runtime 007 is "7"); flags
+    are bools. action: "" for a sweep, else "help", "version" or
+    "list-grids" (met before anything else was refused: it runs and exits
+    0). settings_seen: an option that changes the run's settings was given
+    (refused with --resume)."""
+    action: str = ''
+    target: str = ''
+    size: str = ''
+    grid: str = 'quick'
+    rw_opt: str = ''
+    backend_opt: str = ''
+    tensor_opt: str = ''
+    ranks_opt: str = ''
+    runtime: str = ''
+    ramp: str = ''
+    io_size: str = ''
+    repeat: str = ''
+    out: str = ''
+    resume: str = ''
+    dry_run: bool = False
+    min_read: str = ''
+    min_write: str = ''
+    compare: str = ''
+    destructive: bool = False
+    force: bool = False
+    engine: str = ''
+    ceiling: bool = True
+    emit_dir: str = ''
+    settings_seen: bool = False
+    fixed_runtime: bool = False
+    precondition: str = 'auto'
+    quiet: bool = False
+    ds_version: str = ''
+    budget: str = ''
+    exhaustive: bool = False
+    hosts_file: str = ''
+    outlier_pct: str = ''
+    connect_timeout: str = ''
+    host_timeout: str = ''
+    junit_out: str = ''
+    fio_want: str = ''
+
+
+def _out_dir(val: str) -> str:
+    """--out: a symlink stands for the directory it names (readlink -m:
+    its canonical path, loops and missing parts as that tool has them),
+    under the same rule (new or empty)."""
+    v = val.rstrip('/')
+    if not (v and os.path.islink(v)):
+        return val
+    r = subprocess.run(['readlink', '-m', '--', v], stdout=subprocess.PIPE, check=False)
+    if r.returncode:
+        raise usage('--out %s: a symlink that does not resolve' % v)
+    return os.fsdecode(r.stdout).rstrip('\n')
+
+
+def parse(argv: list[str]) -> Options:
+    """The options of argv, refused (Refusal) as the shell sweep refused
+    them: in order of the command line, then the rules between options
+    (args.sh parse_args); --help, --version and --list-grids end the
+    parse where they stand. --out's symlink is resolved here."""
+    o = Options()
+    args = list(argv)
+    i = 0
+    while i < len(args):
+        opt = args[i]
+        if opt.startswith('--') and '=' in opt:
+            opt, val = opt.split('=', 1)
+            args[i:i + 1] = [opt, val]
+        flag = _FLAGS(opt)
+        if opt in ('-h', '--help', '--version', '--list-grids'):
+            return replace(o, action={'--version': 'version',
+                                      '--list-grids': 'list-grids'}.get(opt, 'help'))
+        elif flag:
+            o = replace(o, **{flag[0]: True}, settings_seen=o.settings_seen or bool(flag[1]))
+        elif opt == '--no-ceiling':
+            o = replace(o, ceiling=False, settings_seen=True)
+        elif opt in ('--precondition', '--no-precondition'):
+            v = 'on' if opt == '--precondition' else 'off'
+            if o.precondition not in ('auto', v):
+                raise usage('--precondition and --no-precondition exclude each other')
+            o = replace(o, precondition=v, settings_seen=True)
+        elif opt in _VALUED:
+            if i + 1 >= len(args):
+                raise usage('%s needs a value' % opt)
+            i += 1
+            val = args[i]
+            if not val and _EMPTY(opt):
+                raise usage(_EMPTY(opt))
+            if opt == '--out':
+                val = _out_dir(val)
+            o = replace(o, **{_FIELD(opt): val},
+                        settings_seen=o.settings_seen or opt in _SETTINGS)
+        else:
+            raise usage("unknown argument '%s'" % opt)
+        i += 1
+    return _check(o)
+
+
+def _gbs(opt: str, v: str) -> None:
+    if v and not (is_number(v) and re.search('[1-9]', v)):
+        raise usage('%s: not a positive number of GB/s (1e9 B/s, e.g. 2.5): %s' % (opt, v))
+
+
+def _secs_max(opt: str, v: str) -> None:
+    if re.fullmatch('[0-9]+', v) and (not re.fullmatch('0*[0-9]{1,6}', v) or int(v) > SECS_MAX):
+        raise usage('%s: at most %d s (a week): %s' % (opt, SECS_MAX, v))
+
+
+def _positive(v: str) -> bool:
+    return is_uint(v) and int(v) >= 1
+
+
+def _ds_version(v: str) -> None:
+    part = '(0|[1-9][0-9]{0,3})'
+    if not re.fullmatch(r'%s\.%s(\.%s)?' % (part, part, part), v):
+        raise usage('--ds-version: not a DeepSpeed release MAJOR.MINOR[.PATCH] (e.g. 0.16.4): %s'
+                    % v.replace('\n', '\\n'))
+    # from 0.3.15 (the aio section) to the newest known: tswap.plan.deepspeed
+    try:
+        release(v)
+    except ReleaseError as e:
+        raise usage(str(e)) from None
+
+
+def _check(o: Options) -> Options:
+    """The values' syntax and the rules between options (parse_args'
+    checks after the loop, in its order)."""
+    _gbs('--min-read-gbs', o.min_read)
+    _gbs('--min-write-gbs', o.min_write)
+    for opt, v in (('--runtime', o.runtime), ('--budget', o.budget), ('--ramp', o.ramp)):
+        _secs_max(opt, v)
+    if o.runtime and not _positive(o.runtime):
+        raise usage('--runtime: not a positive integer: %s' % o.runtime)
+    if o.budget and not _positive(o.budget):
+        raise usage('--budget: not a positive whole number of seconds: %s' % o.budget)
+    o = replace(o, budget=str(int(o.budget)) if o.budget else '',
+                runtime=str(int(o.runtime)) if o.runtime else '')
+    if o.budget and o.exhaustive:
+        raise usage('--budget and --exhaustive exclude each other')
+    if o.ramp and not is_uint(o.ramp):
+        raise usage('--ramp: not an integer: %s' % o.ramp)
+    o = replace(o, ramp=str(int(o.ramp)) if o.ramp else '')
+    if o.repeat:
+        if not re.fullmatch('[0-9]+', o.repeat):
+            raise usage('--repeat: not a positive integer: %s' % o.repeat)
+        if not re.fullmatch('0*[0-9]{1,3}', o.repeat) or int(o.repeat) > REPEAT_MAX:
+            raise usage('--repeat: at most %d passes over the grid: %s' % (REPEAT_MAX, o.repeat))
+        if int(o.repeat) < 1:
+            raise usage('--repeat: not a positive integer: %s' % o.repeat)
+    if o.io_size:
+        b = size_to_bytes(o.io_size)
+        if b is None:
+            raise usage('--io-size: not a size: %s' % o.io_size)
+        if b == 0:
+            raise usage('--io-size: must not be 0')
+    if o.ds_version:
+        _ds_version(o.ds_version)
+    if o.size and size_to_bytes(o.size) is None:
+        raise usage('--size: not a size: %s' % o.size)
+    if o.io_size and o.runtime:
+        raise usage('--runtime and --io-size exclude each other')
+    if o.outlier_pct and not (is_number(o.outlier_pct) and re.fullmatch(
+            r'0*([0-9]{0,2}([.][0-9]+)?|100([.]0+)?)', o.outlier_pct)):
+        raise usage('--outlier-pct: not a percentage from 0 to 100: %s' % o.outlier_pct)
+    for opt, v in (('--connect-timeout', o.connect_timeout), ('--host-timeout', o.host_timeout)):
+        if v and not _positive(v):
+            raise usage('%s: not a positive integer: %s' % (opt, v))
+    if o.resume and o.settings_seen:
+        raise usage('--resume uses the run\'s own settings (and hosts); only --min-read-gbs,'
+                    ' --min-write-gbs, --ds-version, --compare, --dry-run, --destructive, --force'
+                    ' and the fleet options --outlier-pct, --connect-timeout, --host-timeout,'
+                    ' --fio-version, --junit go with it')
+    if o.precondition == 'on' and o.hosts_file:
+        raise usage('--precondition: not in fleet mode (--hosts): precondition each host\'s'
+                    ' target before the sweep')
+    if o.emit_dir and o.hosts_file:
+        raise usage("--emit-jobs writes the grid's job files; it takes no --hosts")
+    if not o.hosts_file and not o.resume and any(
+            (o.outlier_pct, o.connect_timeout, o.host_timeout, o.junit_out, o.fio_want)):
+        raise usage('--outlier-pct, --connect-timeout, --host-timeout, --fio-version and --junit'
+                    ' need --hosts (fleet mode)')
+    if o.force and not o.destructive:
+        raise usage('--force only means something with --destructive')
+    return o
+
+
+def declared(o: Options) -> tuple[tuple[str, str], ...]:
+    """The options as the shell's globals (sweep/lib/state.sh), NAME and
+    text, for the hand-over to the run (flags "1"/"0")."""
+    names = {'target': 'TARGET', 'size': 'SIZE', 'runtime': 'RUNTIME', 'ramp': 'RAMP',
+             'io_size': 'IO_SIZE', 'repeat': 'REPEAT', 'out': 'OUT', 'resume': 'RESUME',
+             'dry_run': 'DRY_RUN', 'min_read': 'MIN_READ', 'min_write': 'MIN_WRITE',
+             'compare': 'COMPARE', 'destructive': 'DESTRUCTIVE', 'force': 'FORCE',
+             'engine': 'ENGINE', 'ceiling': 'CEILING', 'fixed_runtime': 'FIXED_RUNTIME',
+             'precondition': 'PRECONDITION', 'quiet': 'QUIET', 'ds_version': 'DS_VERSION',
+             'budget': 'BUDGET', 'exhaustive': 'EXHAUSTIVE', 'hosts_file': 'HOSTS_FILE',
+             'outlier_pct': 'OUTLIER_PCT', 'connect_timeout': 'CONNECT_TIMEOUT',
+             'host_timeout': 'HOST_TIMEOUT', 'junit_out': 'JUNIT_OUT', 'fio_want': 'FIO_WANT'}
+    out = []
+    for f in fields(o):
+        if f.name in names:
+            v = getattr(o, f.name)
+            out.append((names[f.name], ('1' if v else '0') if isinstance(v, bool) else v))
+    return tuple(out)

@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""tswap-sweep's front end (sweep/tswap-sweep execs it): the options, every
+refusal before anything runs, --help, --version, --list-grids and
+--emit-jobs; for a run (or a dry run), a new run's settings and plan.
+Then it hands over to the run's orchestration, sweep/lib/run.sh, by
+exec'ing bash on it with the state computed here as bash declarations in
+an inherited memory file: run.sh sources them and goes on where the
+settings end (docs/design.md "The sweep").
+
+Exit codes (docs/sweep.md): 0 done (help, version, grids, job files); 2
+usage error; 3 a run error (fio or jq missing, an engine fio cannot
+read); the run's own once handed over."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import signal
+import sys
+from typing import Optional, Union
+
+from ..plan import points
+from ..plan.values import EXIT_ERROR, EXIT_OK, Refusal
+from . import sweep_host as host
+from .sweep_args import USAGE, Options, declared, parse
+from .sweep_setup import Run, emit, list_grids, new_run
+
+PROG = 'tswap-sweep'
+Value = Union[str, tuple[str, ...]]
+
+
+def _out(stream: object, text: str) -> None:
+    buf = getattr(stream, 'buffer')
+    buf.write(text.encode('utf-8', 'surrogateescape'))
+    buf.flush()
+
+
+def declarations(h: host.Home, o: Options, run: Optional[Run], t0: str) -> str:
+    """The state handed to run.sh, one `declare -g` a global (arrays with
+    -a), every value quoted for bash (shlex.quote): the options, and for
+    a new run its settings, grid and plan, with the plan's facts kept
+    (ranks.sh facts_keep: run.sh does not ask the package again)."""
+    v: dict[str, Value] = dict(declared(o))
+    v['BUDGET_T0'] = t0
+    v['DEFAULT_TARGET'] = host.default_target(h)
+    v['FLEET'] = '1' if o.hosts_file and not o.resume else '0'
+    if run is not None:
+        g = run.grid
+        plan = '\n'.join(run.plan)
+        v.update(TARGET=run.target, TARGETS=run.targets, ENGINE=run.engine, SIZE=run.size,
+                 SIZE_BYTES=str(run.size_bytes), RUNTIME=run.runtime, RAMP=run.ramp,
+                 IO_SIZE=run.io_size, REPEAT=run.repeat, CEILING='1' if run.ceiling else '0',
+                 CEILING_QD=str(run.ceiling_qd), CEILING_JOBS=str(run.ceiling_jobs),
+                 PLAN_TEXT=plan, PLAN_FACTS='\n'.join(points.facts(plan)), PLAN_FACTS_OF=plan,
+                 STEADY='on' if run.steady else 'off', NOTES=run.notes,
+                 G_NAME=g.name, G_DESC=g.desc)
+    out = []
+    for name, val in v.items():
+        if isinstance(val, tuple):
+            out.append('declare -ga %s=(%s)\n' % (name, ' '.join(shlex.quote(x) for x in val)))
+        else:
+            out.append('declare -g -- %s=%s\n' % (name, shlex.quote(val)))
+    return ''.join(out)
+
+
+def hand_over(h: host.Home, state: str) -> int:
+    """exec bash on sweep/lib/run.sh with the state in an inherited
+    memory file (its fd the third argument); returns only when bash
+    cannot be run (exit 3)."""
+    bash = shutil.which('bash')
+    if bash is None:
+        raise Refusal(EXIT_ERROR, 'bash is not installed (make deps)')
+    fd = os.memfd_create('tswap-sweep-state', 0)
+    os.write(fd, state.encode('utf-8', 'surrogateescape'))
+    os.set_inheritable(fd, True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(bash, [bash, h.sweep_home + '/lib/run.sh', h.script_dir, h.sweep_home, str(fd)])
+    return EXIT_ERROR
+
+
+def main(script_dir: str, sweep_home: str, argv: list[str]) -> int:
+    """The whole front end of `tswap-sweep ARGS` (argv: ARGS); exits with
+    its status, or becomes the run (hand_over)."""
+    t0 = host.now()
+    # the run inherits these: SIGPIPE must not stay ignored (Python's
+    # default), or bash and fio could never die of it
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    h = host.home(script_dir, sweep_home)
+    try:
+        o = parse(argv)
+        if o.action == 'help':
+            _out(sys.stdout, USAGE)
+            return EXIT_OK
+        if o.action == 'version':
+            _out(sys.stdout, host.version_text(h, PROG, o.engine))
+            return EXIT_OK
+        if o.action == 'list-grids':
+            _out(sys.stdout, list_grids(h))
+            return EXIT_OK
+        host.paths_check(h, o.compare, o.emit_dir, o.resume, o.dry_run)
+        host.need_tools('jq', 'python3')
+        if o.emit_dir:
+            emit(h, o)
+            return EXIT_OK
+        run = None if o.resume else new_run(h, o)
+        return hand_over(h, declarations(h, o, run, t0))
+    except Refusal as r:
+        _out(sys.stderr, '%s: %s\n' % (PROG, r.message))
+        return r.code

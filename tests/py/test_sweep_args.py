@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""tswap.cli.sweep_args: tswap-sweep's options, each value's rule and
+which options go together (docs/sweep.md "Options"); the hand-over's
+declarations (tswap.cli.sweep_main) read back by bash."""
+import subprocess
+
+import pytest
+
+from tswap.cli import sweep_main
+from tswap.cli.sweep_args import parse
+from tswap.cli.sweep_host import Home
+from tswap.plan.values import Refusal
+
+
+def refused(*argv):
+    with pytest.raises(Refusal) as e:
+        parse(list(argv))
+    assert e.value.code == 2
+    return e.value.message
+
+
+def test_values_normalised_and_flags():
+    o = parse(['--runtime=007', '--ramp', '02', '--budget', '0010', '-q', '--no-ceiling'])
+    assert (o.runtime, o.ramp, o.budget, o.quiet, o.ceiling, o.settings_seen) == \
+        ('7', '2', '10', True, False, True)
+    assert not parse(['--quiet', '--dry-run', '--min-read-gbs', '2']).settings_seen
+
+
+def test_help_version_and_list_grids_end_the_parse_where_they_stand():
+    assert parse(['--help', '--bogus']).action == 'help'
+    assert parse(['--list-grids', '--target', '']).action == 'list-grids'
+    assert refused('--target', '', '--help') == '--target: an empty path (see --help)'
+    # --flag=value: the value is an argument of its own
+    assert refused('--dry-run=1') == "unknown argument '1' (see --help)"
+
+
+def test_each_rule_names_the_option():
+    assert refused('--size') == '--size needs a value (see --help)'
+    assert refused('--runtime', '0') == '--runtime: not a positive integer: 0 (see --help)'
+    assert refused('--runtime', '604801') == '--runtime: at most 604800 s (a week): 604801 (see --help)'
+    assert refused('--repeat', '101') == '--repeat: at most 100 passes over the grid: 101 (see --help)'
+    assert refused('--repeat', '0') == '--repeat: not a positive integer: 0 (see --help)'
+    assert refused('--min-read-gbs', '-1').startswith('--min-read-gbs: not a positive number of GB/s')
+    assert refused('--min-read-gbs', '0.0').startswith('--min-read-gbs: not a positive number')
+    assert refused('--io-size', '0') == '--io-size: must not be 0 (see --help)'
+    assert refused('--ds-version', '0.3.14').startswith('--ds-version: DeepSpeed 0.3.14')
+    assert refused('--ds-version', '0.16.4\n').endswith('(e.g. 0.16.4): 0.16.4\\n (see --help)')
+    assert refused('--outlier-pct', '101').startswith('--outlier-pct: not a percentage')
+
+
+def test_options_that_exclude_or_need_each_other():
+    assert refused('--budget', '5', '--exhaustive').startswith('--budget and --exhaustive')
+    assert refused('--io-size', '16m', '--runtime', '3').startswith('--runtime and --io-size')
+    assert refused('--precondition', '--no-precondition').startswith('--precondition and')
+    assert refused('--resume', 'r', '--size', '1g').startswith('--resume uses the run')
+    assert refused('--junit', 'j.xml').endswith('need --hosts (fleet mode) (see --help)')
+    assert refused('--force') == '--force only means something with --destructive (see --help)'
+    assert refused('--emit-jobs', 'd', '--hosts', 'h').startswith('--emit-jobs writes')
+
+
+def test_the_declarations_are_bash_that_gives_back_every_value():
+    o = parse(['--target', "a b'c\n$(x)", '--min-read-gbs', '2', '--destructive'])
+    h = Home('/s', '/s', '', '/w')
+    text = sweep_main.declarations(h, o, None, '1.5')
+    out = subprocess.run(['bash', '-c', 'eval "$1"; printf "%s|" "$TARGET" "$MIN_READ" '
+                          '"$DESTRUCTIVE" "$BUDGET_T0" "$DEFAULT_TARGET" "$FLEET"', 'x', text],
+                         stdout=subprocess.PIPE, check=True).stdout.decode()
+    assert out == "a b'c\n$(x)|2|1|1.5|/w/tswap-scratch.swap|0|"
