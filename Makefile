@@ -255,7 +255,7 @@ check-valgrind: all
 check-sanitizers: check-asan check-tsan check-valgrind
 
 # Every shell script and sweep module (sweep/lib/*.sh are sourced by
-# sweep/tswap-sweep; each is also checked on its own).
+# sweep/lib/run.sh; each is also checked on its own).
 lint:
 	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run tests/drive/refdrive $(wildcard sweep/tswap-sweep sweep/*.sh sweep/lib/*.sh tests/bench/tswap-bench tests/bench/lib/*.bash tests/bench/tswap-bench-deepspeed tests/bench/tswap-bench-sweep tests/bench/fastpersist-compare tests/bench/fastpersist-ratio jobs/fastpersist-plan tests/*.bash)
 	shellcheck -x -o all sweep/tswap-check sweep/tswap-zero jobs/run-grid
@@ -271,7 +271,7 @@ MAN_DATE := $(shell { [ -n "$$SOURCE_DATE_EPOCH" ] && date -u -d "@$$SOURCE_DATE
 	git log -1 --format=%cs 2>/dev/null || date -u +%F)
 man: $(BUILD)/man/tswap-sweep.1 $(BUILD)/man/tswap-zero.1 $(BUILD)/man/tswap-check.1 $(BUILD)/man/tswap.7
 HELP2MAN := help2man --no-info --no-discard-stderr --version-string='$(TSWAP_VERSION)'
-$(BUILD)/man/tswap-sweep.1: sweep/tswap-sweep sweep/lib/args.sh
+$(BUILD)/man/tswap-sweep.1: sweep/tswap-sweep sweep/tswap/cli/sweep_args.py
 	@mkdir -p $(BUILD)/man
 	$(HELP2MAN) --name='find the best DeepSpeed aio settings for a drive with fio and tswap' \
 		--output=$@ sweep/tswap-sweep

@@ -135,7 +135,7 @@ load fleet
 	SCRIPT_DIR=$REPO/sweep SWEEP_HOME=$REPO/sweep bash -c '
 		set -euo pipefail
 		. "$SWEEP_HOME/lib/state.sh"; . "$SWEEP_HOME/lib/util.sh"
-		. "$SWEEP_HOME/lib/paths.sh"; . "$SWEEP_HOME/lib/meta.sh"
+		. "$SWEEP_HOME/lib/meta.sh"
 		ENGINE=/x meta_json "$1"' meta "$SCRATCH/t.swap" >"$SCRATCH/meta.json"
 	jq -s '.[0] as $m | [range(0; 8) as $i | $m
 		| .pcie = {address: "0000:01:00.0", current_link_speed: "16.0 GT/s PCIe", max_link_speed: "16.0 GT/s PCIe",

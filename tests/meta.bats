@@ -29,7 +29,7 @@ meta() {
 	SCRIPT_DIR=$REPO/sweep SWEEP_HOME=$REPO/sweep bash -c '
 		set -euo pipefail
 		. "$SWEEP_HOME/lib/state.sh"; . "$SWEEP_HOME/lib/util.sh"
-		. "$SWEEP_HOME/lib/paths.sh"; . "$SWEEP_HOME/lib/meta.sh"
+		. "$SWEEP_HOME/lib/meta.sh"
 		ENGINE=$1 meta_json "$2"' meta "$ENGINE" "$1" >"$SCRATCH/meta.json"
 }
 

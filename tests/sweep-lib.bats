@@ -1,8 +1,7 @@
 #!/usr/bin/env bats
 # tests/sweep-lib.bats - the sweep's pure functions, with the modules of
 # sweep/lib/ sourced directly (no fio, no target, no run directory): fio
-# size notation, grid files and their expansion into plan lines, the
-# ceiling lines, one run's result.json (tswap.results.result), and the
+# size notation, a point's job, one run's result.json (tswap.results.result), and the
 # aggregation and best pick (tswap.stats.aggregate) and best-aio.json
 # (tswap.report.best_aio). The whole file runs
 # in about a second.
@@ -22,25 +21,19 @@ SWEEP_HOME=$SCRIPT_DIR
 . "$SWEEP_HOME/lib/state.sh"
 # shellcheck source=../sweep/lib/util.sh
 . "$SWEEP_HOME/lib/util.sh"
-# shellcheck source=../sweep/lib/paths.sh
-. "$SWEEP_HOME/lib/paths.sh"
-# shellcheck source=../sweep/lib/grid.sh
-. "$SWEEP_HOME/lib/grid.sh"
 # shellcheck source=../sweep/lib/results.sh
 . "$SWEEP_HOME/lib/results.sh"
 # shellcheck source=../sweep/lib/ranks.sh
 . "$SWEEP_HOME/lib/ranks.sh"
 # shellcheck source=../sweep/lib/bwlog.sh
 . "$SWEEP_HOME/lib/bwlog.sh"
+# grid_from, expand_grid, add_ceilings (grid files, their plan lines and
+# ceilings are tswap.plan's: tests/py/test_sweep_plan.py)
+# shellcheck source=plan.bash
+. "$BATS_TEST_DIRNAME/plan.bash"
 
 setup() {
 	TMP=$BATS_TEST_TMPDIR
-}
-
-# grid_from LINES...: a grid file of LINES, loaded (load_grid).
-grid_from() {
-	printf '%s\n' "$@" >"$TMP/t.grid"
-	load_grid "$TMP/t.grid"
 }
 
 @test "size_to_bytes: fio notation, binary units, case and an optional iB/B suffix" {
@@ -59,146 +52,37 @@ grid_from() {
 	done
 }
 
-@test "bytes_to_size and szname: the shortest exact notation" {
-	assert_equal "$(bytes_to_size 1048576)" 1m
-	assert_equal "$(bytes_to_size 1073741824)" 1g
-	assert_equal "$(bytes_to_size 3221225472)" 3g
-	assert_equal "$(bytes_to_size 1572864)" 1536k
-	assert_equal "$(bytes_to_size 4097)" 4097
-	assert_equal "$(bytes_to_size 512)" 512
+@test "szname: the shortest exact notation" {
 	local v
 	szname v 67108864
 	assert_equal "$v" 64m
-	# round trip
-	for v in 4k 1m 400m 1g 1536k 12345; do
-		assert_equal "$(bytes_to_size "$(size_to_bytes "$v")")" "$v"
-	done
+	szname v 1572864
+	assert_equal "$v" 1536k
+	szname v 4097
+	assert_equal "$v" 4097
+	szname v 3221225472
+	assert_equal "$v" 3g
 }
-
-@test "split_list: commas and blanks separate, empty items dropped" {
-	run -0 split_list 'read, write,,io_uring  libaio'
-	assert_equal "${lines[*]}" 'read write io_uring libaio'
-	run -0 split_list ''
-	assert_output ''
-}
-
-@test "load_grid: values, DeepSpeed's defaults for keys left out, scalar keys" {
-	grid_from '# a comment' 'rw read  # trailing comment' 'qd 8 32' 'runtime 3' 'ceiling off' 'description two  words'
-	assert_equal "$G_NAME" t
-	assert_equal "${G_RW[*]}" read
-	assert_equal "${G_QD[*]}" '8 32'
-	assert_equal "$G_RUNTIME" 3
-	assert_equal "$G_CEILING" off
-	assert_equal "$G_DESC" 'two words'
-	# the keys left out: ds_config aio defaults
-	assert_equal "${G_BACKEND[*]} ${G_TENSOR[*]} ${G_IODEPTH[*]} ${G_BLOCK[*]}" 'libaio 64m 1 1m'
-	assert_equal "${G_WINDOW[*]} ${G_SUBMIT[*]} ${G_THREADS[*]}" 'overlap block 1'
-}
-
-@test "load_grid: a bad line exits 2 naming FILE:LINE and the rule" {
-	run grid_from 'rw read' 'window sideways'
-	assert_failure 2
-	assert_output "tswap-sweep: $TMP/t.grid:2: window must be sequential or overlap, not 'sideways'"
-	run grid_from 'block 0'
-	assert_failure 2
-	assert_output --partial 't.grid:1: block: must not be 0'
-	run grid_from 'threads 2 x'
-	assert_failure 2
-	assert_output --partial "threads: not a positive integer: 'x'"
-	run grid_from 'speed 11'
-	assert_failure 2
-	assert_output --partial "unknown grid key 'speed'"
-	run grid_from 'runtime 0'
-	assert_failure 2
-	assert_output --partial 'runtime must be at least 1'
-}
-
-@test "load_grid: CRLF lines are read without the \\r; a repeated key, a number past 9 digits and the engine's limits exit 2 (issue 11 item 13)" {
-	printf 'rw read\r\ntensor 16m\r\nqd 8 16\r\n' >"$TMP/crlf.grid"
-	load_grid "$TMP/crlf.grid"
-	assert_equal "${G_TENSOR[*]}" 16m
-	assert_equal "${G_QD[*]}" '8 16'
-	run grid_from 'qd 8' 'rw read' 'qd 16'
-	assert_failure 2
-	assert_output --partial "t.grid:3: 'qd' repeated (first on line 1)"
-	run grid_from 'qd 99999999999999999999'
-	assert_failure 2
-	assert_output --partial "(1 to 9 digits)"
-	run grid_from 'threads 2048'
-	assert_failure 2
-	assert_output --partial 'threads: 2048 is above 1024'
-	grid_from 'threads 1024' 'backend io_uring' 'qd 32768'
-	check_engine_limits
-	grid_from 'backend io_uring' 'qd 32769'
-	run check_engine_limits
-	assert_failure 2
-	assert_output --partial 'qd 32769 is above 32768'
-	grid_from 'backend libaio' "qd $(($(cat /proc/sys/fs/aio-max-nr) + 1))"
-	run check_engine_limits
-	assert_failure 2
-	assert_output --partial 'fs.aio-max-nr'
-}
-
-@test "is_uint and size_to_bytes: numbers that would wrap bash arithmetic are refused" {
-	is_uint 999999999
-	is_uint 000000000001
-	run is_uint 1000000000
-	assert_failure
+@test "size_to_bytes: numbers that would wrap bash arithmetic are refused" {
 	run size_to_bytes 99999999999999999999
 	assert_failure
 	run size_to_bytes 8388608t
 	assert_failure
 	assert_equal "$(size_to_bytes 4194303t)" $((4194303 << 40))
 }
-
-@test "expand_grid: the cartesian product as plan lines, sizes in bytes, keys unique" {
-	grid_from 'rw read write' 'tensor 4m' 'block 1m 512k' 'qd 8 16' 'window overlap' 'submit block single' 'threads 1'
-	run -0 expand_grid
-	assert_equal "${#lines[@]}" 16 # 2 rw x 2 block x 2 qd x 2 submit
-	assert_equal "${lines[0]}" "$(printf '%s\t' read-libaio-t4m-b1m-q8-block-overlap-p1-d1 tswap read libaio 4194304 1048576 8 block overlap 1)1"
-	assert_equal "$(printf '%s\n' "${lines[@]}" | cut -f1 | sort -u | wc -l)" 16
-	assert_equal "$(printf '%s\n' "${lines[@]}" | awk -F '\t' 'NF != 11' | wc -l)" 0
-}
-
-@test "expand_grid: tensors that do not split into 4096-aligned parts per thread, and unaligned blocks, are left out with a note" {
-	grid_from 'rw read' 'tensor 4m' 'threads 1 3' 'block 1m 6000' 'qd 4'
-	run --separate-stderr -0 expand_grid
-	# threads 3 does not divide 4m; block 6000 is not a multiple of 4096
-	assert_equal "${#lines[@]}" 1
-	assert_equal "$(cut -f1 <<<"$output")" read-libaio-t4m-b1m-q4-block-overlap-p1-d1
-	# shellcheck disable=SC2154 # stderr: set by bats' run --separate-stderr
-	assert_equal "$stderr" 'tswap-sweep: left out 3 point(s) whose tensor size is not divisible into 4096-aligned parts per thread, or whose block size is not a multiple of 4096'
-}
-
-@test "add_ceilings: one fio libaio line before each direction's first point; plan_writes" {
+@test "plan_writes: 1 when a point of the plan writes" {
 	grid_from 'rw read write' 'qd 8 16'
 	PLAN_TEXT=$(add_ceilings "$(expand_grid)")
-	run -0 cut -f1,2,4,5,7 <<<"$PLAN_TEXT"
-	assert_equal "${#lines[@]}" 6
-	assert_equal "${lines[0]}" "$(printf 'ceiling-read-fio-libaio-bs1m-qd64\tceiling\tfio-libaio\t1048576\t64')"
-	assert_equal "${lines[3]}" "$(printf 'ceiling-write-fio-libaio-bs1m-qd64\tceiling\tfio-libaio\t1048576\t64')"
 	assert_equal "$(plan_writes)" 1
 	PLAN_TEXT=$(grep -v write <<<"$PLAN_TEXT")
 	assert_equal "$(plan_writes)" 0
 }
-
-@test "ceiling_jobs: as many fio jobs as the most parallel single-handle point has threads; its ceiling splits the queue over them, each on its own slice" {
-	grid_from 'rw read write' 'tensor 16m' 'block 1m' 'qd 8' 'threads 1 4'
-	run -0 ceiling_jobs "$(expand_grid)"
-	assert_output 4
-	# 1 thread: one job, the plan line and key as before
-	grid_from 'rw read' 'tensor 16m' 'qd 8' 'threads 1'
-	run -0 ceiling_jobs "$(expand_grid)"
-	assert_output 1
-	# never more jobs than blocks in flight
-	grid_from 'rw read' 'tensor 16m' 'qd 8' 'threads 8'
-	CEILING_QD=4
-	run -0 ceiling_jobs "$(expand_grid)"
-	assert_output 4
+@test "a ceiling of several jobs: its job splits the queue over them, each on its own slice; the faster ceiling counts" {
+	# the number of jobs: tests/py/test_sweep_plan.py (tswap.plan.expand ceiling_jobs)
 	grid_from 'rw read write' 'tensor 16m' 'block 1m' 'qd 8' 'threads 1 4'
 	PLAN_TEXT=$(CEILING_QD=64 CEILING_JOBS=4 add_ceilings "$(expand_grid)")
 	# per direction the one-job ceiling and the 4-job one (the faster is
-	# the ceiling: aggregate.jq)
+	# the ceiling: tswap.stats.aggregate)
 	run -0 cut -f1,2,7,10,11 <<<"$(grep ceiling <<<"$PLAN_TEXT")"
 	assert_equal "${#lines[@]}" 4
 	assert_line --index 0 "$(printf 'ceiling-read-fio-libaio-bs1m-qd64\tceiling\t64\t0\t64')"
@@ -225,36 +109,6 @@ grid_from() {
 	} | jq -s . >"$RUN/results.json"
 	run -0 jq -c .ceiling <<<"$(aggregate_json "$RUN/results.json")"
 	assert_output '{"read":2,"write":1.25}'
-}
-
-@test "ceiling_depth: as many 1m blocks as the deepest point keeps in flight, at least 64, capped by fs.aio-max-nr over the jobs" {
-	# quick-like: 16m tensors, 2 queued: 32 MiB in flight -> the minimum, 64
-	grid_from 'rw read' 'tensor 16m' 'iodepth 2' 'block 1m 4m' 'qd 8 32'
-	run -0 ceiling_depth "$(expand_grid)"
-	assert_output 64
-	# deepspeed: 400m tensors, 8 threads x 128 x 8m caps at the tensor: 400
-	grid_from 'rw read write' 'tensor 400m' 'iodepth 1' 'block 1m 8m' 'qd 32 128' 'threads 1 8'
-	run -0 ceiling_depth "$(expand_grid)"
-	assert_output 400
-	# ops queued do not add (a worker runs one operation at a time): 64 x
-	# 2m queued is 2 MiB in flight; 4 threads x 64 x 1m of a 512m tensor, 256
-	grid_from 'rw read' 'tensor 2m' 'iodepth 64' 'block 1m' 'qd 2'
-	run -0 ceiling_depth "$(expand_grid)"
-	assert_output 64
-	grid_from 'rw read' 'tensor 512m' 'iodepth 4' 'block 1m' 'qd 64' 'threads 4'
-	run -0 ceiling_depth "$(expand_grid)"
-	assert_output 256
-	PLAN_TEXT=$(CEILING_QD=256 add_ceilings "$(expand_grid)")
-	assert_equal "$(head -n 1 <<<"$PLAN_TEXT" | cut -f1,5,7)" "$(printf 'ceiling-read-fio-libaio-bs1m-qd256\t1048576\t256')"
-	# above what fs.aio-max-nr gives 2 ranks x 2 jobs: capped, said once
-	local aiomax
-	read -r aiomax </proc/sys/fs/aio-max-nr
-	grid_from 'rw readwrite' 'ranks 2' 'tensor 64g' 'iodepth 1' 'block 64m' 'qd 64' 'threads 64'
-	run --separate-stderr -0 ceiling_depth "$(expand_grid)"
-	local want=$((aiomax / 4))
-	((want < 4096)) || want=4096
-	assert_output "$want"
-	[[ $stderr == *"device ceiling: the deepest point keeps 64g in flight"*"iodepth $want"* ]] || fail "no cap note: $stderr"
 }
 
 # result RUNKEY POINT REPEAT GBS [STATUS]: one result.json object of the plan

@@ -2,8 +2,7 @@
 # tests/sweep-pick.bats - the pick and its confidence (tswap.stats through
 # aggregate_json, best-aio.json and report.md's lines: tswap.report) on fixture
 # result.json arrays, with the modules of sweep/lib/ sourced directly (no
-# target; a grid's threads range comes from the built engine's fio
-# --enghelp, paths.sh default_engine): flagged points are never picked,
+# target; the plan from tests/plan.bash): flagged points are never picked,
 # ties within noise are declared and resolved by the cost order, and a run
 # without a trustworthy point has no aio block and exits 4. About a second.
 
@@ -21,14 +20,13 @@ SWEEP_HOME=$SCRIPT_DIR
 . "$SWEEP_HOME/lib/state.sh"
 # shellcheck source=../sweep/lib/util.sh
 . "$SWEEP_HOME/lib/util.sh"
-# shellcheck source=../sweep/lib/paths.sh
-. "$SWEEP_HOME/lib/paths.sh"
-# shellcheck source=../sweep/lib/grid.sh
-. "$SWEEP_HOME/lib/grid.sh"
 # shellcheck source=../sweep/lib/results.sh
 . "$SWEEP_HOME/lib/results.sh"
 # shellcheck source=../sweep/lib/report.sh
 . "$SWEEP_HOME/lib/report.sh"
+# grid_from, expand_grid, add_ceilings
+# shellcheck source=plan.bash
+. "$BATS_TEST_DIRNAME/plan.bash"
 
 setup() {
 	TMP=$BATS_TEST_TMPDIR
@@ -45,11 +43,6 @@ from tswap.cli import read_json
 from tswap.report import head, sections
 f = getattr(head, sys.argv[2], None) or getattr(sections, sys.argv[2])
 print("\n".join(f(read_json(sys.argv[3], "aggregate"), *map(float, sys.argv[4:]))))' "$SWEEP_HOME" "$@"
-}
-
-grid_from() {
-	printf '%s\n' "$@" >"$TMP/t.grid"
-	load_grid "$TMP/t.grid"
 }
 
 # runs POINT GBS...: one ok result.json per GB/s (repeats 1..n) of POINT;

@@ -45,7 +45,7 @@ lib() {
 	SCRIPT_DIR=$REPO/sweep
 	SWEEP_HOME=$SCRIPT_DIR
 	local m
-	for m in state util paths grid jobs ranks results steady bwlog precondition; do
+	for m in state util jobs ranks results steady bwlog precondition; do
 		# shellcheck disable=SC1090
 		. "$SWEEP_HOME/lib/$m.sh"
 	done

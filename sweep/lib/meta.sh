@@ -8,7 +8,7 @@
 # Owns: meta_json (the object; shape in tswap.results.meta), meta_from_kv (the
 # collector's lines to that object), write_meta (RUN/meta.json
 # and the "meta" key of sweep.json; aggregate.json's comes from
-# results.sh collect), tswap_version, print_version (--version). Reads:
+# results.sh collect), tswap_version. Reads:
 # TARGET, ENGINE, RUN, ROOT, SWEEP_HOME. Writes: RUN/meta.json,
 # RUN/sweep.json. Nothing here writes to the target or needs root; a
 # field that cannot be read is null with the reason next to it.
@@ -26,23 +26,6 @@ tswap_version() {
 		v=$(cat -- "$SWEEP_HOME/VERSION")
 	fi
 	printf '%s%s\n' "${v:-unknown}" "${c:+ (commit $c)}"
-}
-
-# print_version PROG: the --version text (first line as GNU tools, for
-# help2man), then the engine's and fio's.
-print_version() {
-	local fio ver engine=${ENGINE:-$(default_engine 2>/dev/null || true)}
-	fio=$(fio --version 2>/dev/null) || fio='not installed'
-	ver=$(tswap_version)
-	printf '%s (tswap) %s\n' "$1" "$ver"
-	if [ -z "$engine" ]; then
-		printf 'engine: none found\n'
-	elif [ -f "$engine" ]; then
-		printf 'engine: %s (built with this tswap version; its stats JSON says tswap_version)\n' "$engine"
-	else
-		printf 'engine: %s (not built)\n' "$engine"
-	fi
-	printf 'fio: %s\n' "$fio"
 }
 
 # meta_json TARGET: the metadata object on stdout (tswap.results.meta). TARGET is a

@@ -44,7 +44,7 @@ plan_save() {
 }
 
 # plan_lines PLAN.JSON [FILTER]: its points (those FILTER gives) as plan
-# lines (the tab-separated form of grid.sh that point_job and result_json
+# lines (the tab-separated form of tswap.plan.expand that point_job and result_json
 # take).
 plan_lines() {
 	jq -r "${2:-.points[]}"' | [.point, .kind, .rw, .backend, .tensor, .block, .qd, .submit, .window, .threads, .iodepth]

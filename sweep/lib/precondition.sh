@@ -18,19 +18,11 @@
 # preconditioned unless asked). Saved in sweep.json; with --resume a
 # finished preconditioning (RUN/precondition/done) is not repeated.
 #
-# Owns: precondition_check_plan, precondition_wanted, precondition_targets,
+# Owns: precondition_wanted, precondition_targets,
 # precondition_before, precondition_line. Reads: PRECONDITION, PLAN_TEXT,
 # TARGETS, TARGET_KINDS, SIZE_BYTES, PRECOND_*. Writes: RUN/precondition/
 # (N/job.fio, N/fio.json per target, done), RUN/precondition.json.
 # shellcheck disable=SC2016 # ${TSWAP_TARGET} is literal: fio expands it
-
-# precondition_check_plan: --precondition needs a write point (setup).
-precondition_check_plan() {
-	local w
-	[ "$PRECONDITION" = on ] || return 0
-	w=$(plan_writes)
-	[ "$w" = 1 ] || usage_error "--precondition: the plan has no write point (preconditioning runs before the first one)"
-}
 
 # precondition_wanted: true when this run preconditions its targets.
 precondition_wanted() {

@@ -21,70 +21,16 @@
 # device it uses its own region (offset, size) of the sweep's --size. A
 # point of 1 rank reading or writing uses TARGET itself, as before.
 #
-# Owns: target_list, target_key, multi_point, rank_slots, rank_file, rank_var,
+# Owns: multi_point, rank_slots, rank_file, rank_var,
 # check_targets, prepare_targets, rank_env, rank_env_export, rank_env_lines,
-# rank_sections, targets_json, facts_keep.
-# Reads: TARGET, TARGETS, TARGET_KINDS, PLAN_TEXT, SIZE_BYTES, RUN.
+# rank_sections, targets_json, facts_keep, plan_facts, plan_facts_into,
+# plan_writes.
+# Reads: TARGET, TARGETS, TARGET_KINDS, DEFAULT_TARGET, PLAN_TEXT, SIZE_BYTES, RUN.
 # Writes: TARGETS, TARGET, TARGET_KIND, TARGET_KINDS, PLAN_FACTS*,
 # TARGETS_JSON*; the rank files; RUN/prepare.rankR*/;
 # POINTDIR/stats.json (merged).
 # shellcheck disable=SC2034 # sets TARGETS, TARGET_KINDS (state.sh)
 # shellcheck disable=SC2016 # ${TSWAP_RANK*} is literal: fio expands it
-
-# target_list: split TARGET at commas into TARGETS (absolute), TARGET = the
-# first. Empty or repeated entries are refused: repeated by name, or by
-# what they name (target_key: a symlink, a hard link, another node of the
-# same device).
-target_list() {
-	local t key what
-	local -A seen=() same=()
-	local -a list
-	IFS=',' read -r -a list <<<"$TARGET"
-	[ "${#list[@]}" -gt 0 ] || usage_error "--target: no path"
-	TARGETS=()
-	for t in "${list[@]}"; do
-		[ -n "$t" ] || usage_error "--target: an empty path in the list '$TARGET'"
-		t=$(abspath "$t")
-		[ -z "${seen[$t]+set}" ] || usage_error "--target: $t is named twice"
-		seen[$t]=1
-		key=$(target_key "$t")
-		if [ -n "${same[$key]+set}" ]; then
-			what=${key#* }
-			case $key in
-			block*) what="block device as ${same[$key]} ($what)" ;;
-			file*) what="file as ${same[$key]} (DEV:INODE $what)" ;;
-			*) what="path as ${same[$key]} ($what)" ;;
-			esac
-			usage_error "--target: $t is the same $what: a target named twice"
-		fi
-		same[$key]=$t
-		TARGETS+=("$t")
-	done
-	TARGET=${TARGETS[0]}
-}
-
-# target_key PATH: what PATH names, to find one target named twice: "block
-# MAJ:MIN" (the device number, whatever the node), "file DEV:INODE" (an
-# existing file), else "path P" (P: the path with every symlink resolved:
-# a new file).
-target_key() {
-	local id maj min
-	if id=$(stat -L -c '%F %t %T %d:%i' -- "$1" 2>/dev/null); then
-		case $id in
-		'block special file '*)
-			id=${id#block special file }
-			read -r maj min _ <<<"$id"
-			printf 'block %d:%d\n' "$((16#$maj))" "$((16#$min))"
-			return 0
-			;;
-		'regular '*)
-			printf 'file %s\n' "${id##* }"
-			return 0
-			;;
-		esac
-	fi
-	printf 'path %s\n' "$(readlink -m -- "$1")"
-}
 
 # targets_json: TARGETS as a JSON array (TARGET alone when TARGETS is
 # empty); jq runs once for the targets of a run, see facts_keep.
@@ -107,7 +53,7 @@ targets_key() {
 	if [ "${#TARGETS[@]}" -eq 0 ]; then printf '%s\n' "$TARGET"; else printf '%s\n' "${TARGETS[*]}"; fi
 }
 
-# facts_keep: keep what plan_facts (grid.sh) and targets_json answer for
+# facts_keep: keep what plan_facts and targets_json answer for
 # the plan and targets of now (state.sh PLAN_FACTS*, TARGETS_JSON*), so
 # that the calls of every point (several each, most in $(...)) run no jq.
 # Each function asks jq again when PLAN_TEXT or the targets have changed
@@ -180,8 +126,7 @@ target_new_file() {
 # target's afterwards.
 check_targets() {
 	local writes=$1 i r h dev slots def
-	def=$(default_target)
-	def=$(dirname -- "$def")
+	def=$(dirname -- "$DEFAULT_TARGET")
 	[ "${#TARGETS[@]}" -gt 0 ] || TARGETS=("$TARGET")
 	TARGET_KINDS=()
 	for i in "${!TARGETS[@]}"; do
@@ -312,3 +257,28 @@ rank_sections() {
 	done
 }
 
+# plan_facts: tswap.plan.points facts() for PLAN_TEXT: 1 or 0 (a point
+# writes), true or false (a point of 1 rank reads or writes), then
+# rank_slots' lines; the kept answer when PLAN_TEXT is unchanged.
+plan_facts() {
+	if [ -n "${PLAN_FACTS:-}" ] && [ "${PLAN_FACTS_OF:-}" = "$PLAN_TEXT" ]; then
+		printf '%s\n' "$PLAN_FACTS"
+	else
+		py plan --facts <<<"$PLAN_TEXT"
+	fi
+}
+
+# plan_facts_into ARRAY: plan_facts' lines into ARRAY.
+plan_facts_into() {
+	local -n _facts=$1
+	local text
+	text=$(plan_facts)
+	mapfile -t _facts <<<"$text"
+}
+
+# plan_writes: 1 when a point of the plan writes (write, readwrite), else 0.
+plan_writes() {
+	local -a f
+	plan_facts_into f
+	printf '%s\n' "${f[0]}"
+}

@@ -1,95 +1,13 @@
 # shellcheck shell=bash
-# settings.sh - a run's settings: resolved for a new run, saved in and
-# read back from its run directory.
+# settings.sh - a run's settings (a new run's resolved by
+# tswap/cli/sweep_setup.py): saved in and read back from its run directory.
 #
-# Owns: setup_new_run (options over the grid's values over defaults; the
-# plan), out_empty, new_run_dir, save_config, load_config. Reads: the
-# option globals, the grid (grid.sh). Writes: RUNTIME, RAMP, REPEAT, SIZE, SIZE_BYTES,
-# TARGET, ENGINE, CEILING, PLAN_TEXT, RUN; RUN/sweep.json (tswap.plan.config),
+# Owns: out_empty, new_run_dir, default_out, save_config, load_config.
+# Reads: the settings globals. Writes: for --resume, the settings of
+# sweep.json (RUNTIME, RAMP, REPEAT, SIZE, ..., PLAN_TEXT); RUN; RUN/sweep.json (tswap.plan.config),
 # RUN/plan.json (pipeline.sh), RUN/hosts.txt (fleet), build/sweep/latest (checkout).
 # shellcheck disable=SC2034 # sets the settings of state.sh
 # shellcheck disable=SC2153 # FLEET: a global of state.sh
-
-# grid_options CHECK: --rw, --ranks, --backend and --tensor-size over the
-# grid's lists (G_RW, G_RANKS, G_BACKEND, G_TENSOR), checked when CHECK is 1.
-grid_options() {
-	local spec name flag opt arr
-	local -a list
-	for spec in rw:--rw:RW_OPT:G_RW ranks:--ranks:RANKS_OPT:G_RANKS \
-		backend:--backend:BACKEND_OPT:G_BACKEND tensor:--tensor-size:TENSOR_OPT:G_TENSOR; do
-		IFS=: read -r name flag opt arr <<<"$spec"
-		[ -n "${!opt}" ] || continue
-		split_into list "${!opt}"
-		[ "$1" = 0 ] || check_values "$name" "$flag" "${list[@]}"
-		split_into "$arr" "${!opt}"
-	done
-}
-
-# setup_new_run: resolve the settings of a new run and its plan.
-setup_new_run() {
-	local gfile item t tb max_t=0 sz
-	gfile=$(grid_file_for "$GRID") || exit # its own message and status
-	load_grid "$gfile"
-	grid_options 1
-	check_engine_limits
-	io_size_check
-	if [ -z "$IO_SIZE" ]; then
-		: "${RUNTIME:=${G_RUNTIME:-5}}"
-		: "${RAMP:=${G_RAMP:-1}}"
-	else
-		RUNTIME=
-		RAMP=
-		IO_SIZE=$(size_to_bytes "$IO_SIZE")
-		szname IO_SIZE "$IO_SIZE"
-	fi
-	: "${REPEAT:=${G_REPEAT:-1}}"
-	REPEAT=$((10#$REPEAT))
-	: "${SIZE:=${G_SIZE:-1g}}"
-	if [ "$G_CEILING" = off ]; then
-		CEILING=0
-	fi
-	if [ "$FLEET" = 1 ]; then
-		# paths on the hosts: taken as given (absolute, checked per host)
-		[ -n "$ENGINE" ] || ENGINE=$(fleet_default_engine)
-		[[ ${G_RANKS[*]} == 1 && ${G_RW[*]} != *readwrite* && $TARGET != *,* ]] ||
-			usage_error "--hosts: ranks above 1, rw readwrite and several targets are not supported in fleet mode"
-	else
-		: "${TARGET:=$G_TARGETS}"
-		[ -n "$TARGET" ] || TARGET=$(default_target)
-		target_list
-		[ -n "$ENGINE" ] || ENGINE=$(default_engine)
-		ENGINE=$(abspath "$ENGINE")
-	fi
-	SIZE_BYTES=$(size_to_bytes "$SIZE")
-	for item in "${G_TENSOR[@]}"; do
-		tb=$(size_to_bytes "$item")
-		((tb > max_t)) && max_t=$tb
-	done
-	if [ "$FLEET" = 0 ] && [ -b "$TARGET" ]; then
-		t=$(blockdev --getsize64 "$TARGET" 2>/dev/null) || die "$EXIT_ERROR" "cannot read the size of $TARGET"
-		if ((SIZE_BYTES > t)); then
-			warn "--size $SIZE is larger than $TARGET ($t bytes): using the whole device"
-			SIZE_BYTES=$((t / 4096 * 4096))
-		fi
-	fi
-	SIZE=$(bytes_to_size "$SIZE_BYTES")
-	# the target's preparation, the ceiling and preconditioning write 1m
-	# blocks: refused here, before a run directory or a target file
-	((SIZE_BYTES >= 1 << 20)) ||
-		usage_error "--size $SIZE: at least 1m (one 1 MiB block: the target's preparation, the ceiling and preconditioning write 1m blocks)"
-	szname sz "$max_t"
-	((max_t <= SIZE_BYTES)) || usage_error "tensor size $sz does not fit in --size $SIZE"
-	PLAN_TEXT=$(expand_grid)
-	PLAN_TEXT=$(unique_points "$PLAN_TEXT")
-	[ -n "$PLAN_TEXT" ] || usage_error "the grid has no valid point"
-	if [ "$CEILING" = 1 ]; then
-		CEILING_QD=$(ceiling_depth "$PLAN_TEXT")
-		CEILING_JOBS=$(ceiling_jobs "$PLAN_TEXT")
-		PLAN_TEXT=$(add_ceilings "$PLAN_TEXT")
-	fi
-	steady_resolve
-	precondition_check_plan
-}
 
 # save_config: sweep.json and plan.json describe the run for --resume.
 save_config() {
@@ -206,5 +124,17 @@ new_run_dir() {
 	save_config
 	if [ -n "$ROOT" ] && [ -z "$OUT" ]; then
 		ln -sfn "${RUN##*/}" "$ROOT/build/sweep/latest" 2>/dev/null || true
+	fi
+}
+
+# default_out: the default run directory, build/sweep/DATE-TIME in a
+# checkout, ./tswap-sweep-DATE-TIME when installed.
+default_out() {
+	local stamp
+	stamp=$(date -u +%Y%m%d-%H%M%S)
+	if [ -n "$ROOT" ]; then
+		printf '%s\n' "$ROOT/build/sweep/$stamp"
+	else
+		printf '%s\n' "$PWD/tswap-sweep-$stamp"
 	fi
 }

@@ -17,22 +17,12 @@ readonly PROG=tswap-sweep
 # EXIT_UNTRUSTED: every point with a result is flagged (report.sh
 # run_verdict): no pick, best-aio.json without an aio block.
 readonly EXIT_OK=0 EXIT_THRESHOLD=1 EXIT_USAGE=2 EXIT_ERROR=3 EXIT_UNTRUSTED=4 EXIT_INTERRUPTED=130
-# The device ceiling: fio's own libaio engine at bs CEILING_BS and an
-# iodepth of at least CEILING_QD_MIN, deeper when a point of the grid keeps
-# more bytes in flight (grid.sh ceiling_depth), at most CEILING_QD_MAX.
-readonly CEILING_BS=1m CEILING_QD_MIN=64 CEILING_QD_MAX=4096
-# The ceiling's iodepth for this run (settings.sh resolve, sweep.json).
-CEILING_QD=$CEILING_QD_MIN
-# The ceiling's fio jobs (submitters) per handle for this run, its iodepth
-# split among them (grid.sh ceiling_jobs; settings.sh, sweep.json), at
-# most CEILING_JOBS_MAX.
-CEILING_JOBS=1
-readonly CEILING_JOBS_MAX=64
-# --repeat (and a grid's repeat): at most REPEAT_MAX passes over the grid
-# (a CV needs a few; more is a typo, not a plan); --runtime, --ramp,
-# --budget and a grid's runtime and ramp: at most SECS_MAX s (a week: fio
-# would run for years).
-readonly REPEAT_MAX=100 SECS_MAX=604800
+# The device ceiling: fio's own libaio engine at bs CEILING_BS, iodepth
+# CEILING_QD and CEILING_JOBS fio jobs per handle for this run (a new run's:
+# tswap.plan.expand; a resumed run's: sweep.json, CEILING_QD_MIN when
+# older than the key).
+readonly CEILING_BS=1m CEILING_QD_MIN=64
+CEILING_QD=$CEILING_QD_MIN CEILING_JOBS=1
 # A point's CV above CV_FLAG and above CV_REL x the median CV of the run's
 # other points, or above CV_MAX in any case, is flagged (tswap.stats.aggregate
 # cv_limit); GB/s above CACHE_FACTOR x the
@@ -56,39 +46,38 @@ readonly BWLOG_MSEC=250 DROP_PCT=20 BWLOG_MIN_SAMPLES=8
 readonly PRECOND_BS=1m PRECOND_QD=32 PRECOND_LOOPS=2
 
 # ROOT: the checkout when the script runs from one (sweep/../Makefile and
-# engine/), else empty (installed): it picks the defaults (paths.sh).
+# engine/), else empty (installed): build/sweep/latest (settings.sh).
 ROOT=
 if [ -f "$SCRIPT_DIR/../Makefile" ] && [ -d "$SCRIPT_DIR/../engine" ]; then
 	ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
 fi
 readonly ROOT
 
-# --- settings: args.sh (options), then settings.sh / fleet.sh (defaults,
-# the grid's values, or a resumed run's sweep.json) --------------------------
-TARGET='' SIZE='' GRID=quick RW_OPT='' BACKEND_OPT='' TENSOR_OPT='' RUNTIME='' RAMP=''
-IO_SIZE='' REPEAT='' OUT='' RESUME='' DRY_RUN=0 MIN_READ='' MIN_WRITE='' COMPARE=''
-DESTRUCTIVE=0 FORCE=0 ENGINE='' CEILING=1 EMIT_DIR='' SWEEP_OPTS_SEEN=0
-# --fixed-runtime (args.sh): no steady-state detection; STEADY (steady.sh
-# steady_resolve): on or off for this run, saved in sweep.json.
+# --- settings: tswap/cli/sweep_main.py (the options; a new run's settings
+# over the grid's values over the defaults: the state run.sh sources), or
+# settings.sh / fleet.sh (a resumed run's sweep.json) ------------------------
+TARGET='' SIZE='' RUNTIME='' RAMP='' IO_SIZE='' REPEAT='' OUT='' RESUME='' DRY_RUN=0
+MIN_READ='' MIN_WRITE='' COMPARE='' DESTRUCTIVE=0 FORCE=0 ENGINE='' CEILING=1
+# --fixed-runtime: no steady-state detection; STEADY: on or off for this
+# run, saved in sweep.json.
 FIXED_RUNTIME=0 STEADY=''
-# --precondition / --no-precondition (args.sh): on, off, or auto (on for
-# write points on a block device); saved in sweep.json (precondition.sh).
+# --precondition / --no-precondition: on, off, or auto (on for write
+# points on a block device); saved in sweep.json (precondition.sh).
 PRECONDITION=auto
-# QUIET: --quiet; progress lines (the entry point's fd 8) go to stderr, or
+# QUIET: --quiet; progress lines (run.sh's fd 8) go to stderr, or
 # nowhere with --quiet; results go to stdout, errors to stderr always.
 QUIET=0
-# DS_VERSION: --ds-version (args.sh), or a resumed run's (settings.sh):
-# the DeepSpeed release best-aio.json's keys are for; empty: the newest.
+# DS_VERSION: --ds-version, or a resumed run's (settings.sh): the
+# DeepSpeed release best-aio.json's keys are for; empty: the newest.
 DS_VERSION=''
-# --ranks LIST (args.sh). TARGETS: the targets, --target split at commas
-# (ranks.sh target_list); TARGET is the first of them.
-# TARGET_KINDS: file or block per target (ranks.sh check_targets).
-RANKS_OPT=''
+# TARGETS: the targets, --target split at commas; TARGET is the first of
+# them. TARGET_KINDS: file or block per target (ranks.sh check_targets).
+# DEFAULT_TARGET: the target without --target (build/scratch/tswap.swap in
+# a checkout, ./tswap-scratch.swap installed).
 declare -ga TARGETS=() TARGET_KINDS=()
-# The most ranks a point may have (ranks.sh: one fio job per handle).
-readonly RANKS_MAX=256
+DEFAULT_TARGET=''
 # TARGET_KIND: file, block (target.sh) or fleet (fleet.sh); SIZE_BYTES:
-# bytes of the target used (settings.sh); TARGET_OWNED (target.sh): a file
+# bytes of the target used; TARGET_OWNED (target.sh): a file
 # target is new (the sweep creates it), ours (scratch.sh) or theirs.
 TARGET_KIND='' SIZE_BYTES='' TARGET_OWNED=''
 # TARGET_IDS[PATH]: what each path the points use named once prepared,
@@ -96,16 +85,12 @@ TARGET_KIND='' SIZE_BYTES='' TARGET_OWNED=''
 # TARGET_FDS[PATH]=FD: those paths held open for the fio run starting
 # (target_fds_open).
 declare -gA TARGET_IDS=() TARGET_FDS=()
-
-# --- the grid (grid.sh): list keys (the cartesian product) and scalar keys
-# (defaults for options) of the grid file --------------------------------------
-declare -ga G_RW=() G_BACKEND=() G_TENSOR=() G_IODEPTH=() G_BLOCK=() G_QD=()
-declare -ga G_WINDOW=() G_SUBMIT=() G_THREADS=() G_RANKS=()
-G_SIZE='' G_RUNTIME='' G_RAMP='' G_REPEAT='' G_DESC='' G_NAME='' G_CEILING='' G_TARGETS=''
+# G_NAME, G_DESC: the grid's name and description
+G_NAME='' G_DESC=''
 
 # --- the run --------------------------------------------------------------------
-# PLAN_TEXT: the plan, one tab-separated line per point (grid.sh, format
-# there; RUN/plan.json holds it as JSON, pipeline.sh); RUN: the run directory (settings.sh); NOTES: notes for the report
+# PLAN_TEXT: the plan, one tab-separated line per point (tswap.plan.expand,
+# format there; RUN/plan.json holds it as JSON, pipeline.sh); RUN: the run directory (settings.sh); NOTES: notes for the report
 # (util.sh note, also in RUN/notes.txt).
 PLAN_TEXT='' RUN=''
 # The kept answers of plan_facts (for the plan PLAN_FACTS_OF) and
@@ -142,7 +127,7 @@ readonly BUDGET_OVER_EST=1 BUDGET_RESERVE=5 BUDGET_REPEAT=3 BUDGET_AUTO_OVER=360
 # own work per run (budget_reserve: measured 6.5-12 on the reference VM)
 readonly BUDGET_RESERVE_RUNS=10
 
-# --- fleet mode (--hosts): settings (args.sh, fleet.sh), one entry per host
+# --- fleet mode (--hosts): settings (the options, fleet.sh), one entry per host
 # in the H_* arrays (fleet.sh), the fio clients running now (exec-fleet.sh) ---
 HOSTS_FILE='' FLEET=0 OUTLIER_PCT='' CONNECT_TIMEOUT='' HOST_TIMEOUT='' JUNIT_OUT='' FIO_WANT=''
 readonly FLEET_PORT=8765 OUTLIER_PCT_DEFAULT=20 CONNECT_TIMEOUT_DEFAULT=10 HOST_TIMEOUT_DEFAULT=120

@@ -23,7 +23,7 @@
 #   those points keep the fixed runtime (steady null).
 # - The external engine needs nothing: fio counts its completions.
 #
-# Owns: steady_resolve, steady_window_at, steady_options, steady_line.
+# Owns: steady_window_at, steady_options, steady_line.
 # Reads: FIXED_RUNTIME, IO_SIZE, RUNTIME, RAMP (a point's: a --budget round
 # runs with its own), FLEET, BUDGET, SS_CRIT, SS_DUR.
 # Writes: STEADY (on/off; sweep.json keeps it for --resume).
@@ -33,19 +33,6 @@
 # sample, SS_DUR samples, one more.
 steady_window_at() {
 	printf '%s\n' "$((10#$1 + SS_DUR + 2))"
-}
-
-# steady_resolve: STEADY for a new run. Off with --fixed-runtime,
-# --io-size, in fleet mode, and when the runtime is too short for a
-# steady-state window (the quick grid's 1 s: its repeats are its evidence).
-steady_resolve() {
-	local w
-	w=$(steady_window_at "${RAMP:-0}")
-	STEADY=on
-	if [ "$FIXED_RUNTIME" = 1 ] || [ -n "$IO_SIZE" ] || [ "$FLEET" = 1 ] || ((10#$RUNTIME < w)); then
-		STEADY=off
-	fi
-	return 0
 }
 
 # steady_options RW RANKS: the job's steady-state options (none when

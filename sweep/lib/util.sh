@@ -4,7 +4,7 @@
 #
 # Owns: say/warn/warn_once/die/usage_error (stdout, stderr, exit codes),
 # note (the report's notes), need_tools, fio size notation (size_to_bytes,
-# bytes_to_size, szname), is_uint/is_number, split_list, abspath, fmt_secs,
+# szname), abspath, fmt_secs,
 # num (float arithmetic, in jq), py (a stage of the Python package).
 # Reads: PROG, RUN. Writes: NOTES, RUN/notes.txt (note), WARNED (warn_once).
 
@@ -75,13 +75,6 @@ size_to_bytes() {
 	printf '%d\n' "$((10#$num * mult))"
 }
 
-# bytes_to_size N: the shortest exact fio notation (1048576 -> 1m).
-bytes_to_size() {
-	local name
-	szname name "$1"
-	printf '%s\n' "$name"
-}
-
 # szname VAR N: bytes_to_size N into VAR without a subshell (hot loops).
 szname() {
 	local -n _out=$1
@@ -95,44 +88,6 @@ szname() {
 	else
 		_out=$n
 	fi
-}
-
-# aio_depth_cap JOBS MAX: the most iodepth each of JOBS fio jobs running
-# at once can get: MAX, or fs.aio-max-nr / JOBS when that is less (the
-# kernel refuses io_setup past it). Prints "CAP AIO_MAX_NR" (? when
-# unreadable), for the caller's note when it caps.
-aio_depth_cap() {
-	local jobs=$1 cap=$2 aiomax=''
-	[ -r /proc/sys/fs/aio-max-nr ] && read -r aiomax </proc/sys/fs/aio-max-nr
-	if is_uint "$aiomax" && ((10#$aiomax / jobs < cap)); then
-		cap=$((10#$aiomax / jobs))
-	fi
-	printf '%s %s\n' "$cap" "${aiomax:-?}"
-}
-
-# is_uint STR: decimal digits, at most 9 significant ones, so that bash
-# arithmetic on it (10#STR) can never wrap.
-is_uint() { [[ $1 =~ ^0*([0-9]{1,9})$ ]]; }
-
-is_number() { [[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]]; }
-
-# split_list STR: comma and/or blank separated list, one item per line.
-split_list() {
-	local -a l
-	split_into l "$1"
-	((${#l[@]} == 0)) || printf '%s\n' "${l[@]}"
-}
-
-# split_into ARRAY STR: the items of STR (split_list) into the array ARRAY.
-split_into() {
-	local -n _into=$1
-	local _item
-	local -a _items
-	_into=()
-	IFS=', ' read -r -a _items <<<"$2"
-	for _item in "${_items[@]}"; do
-		[ -z "$_item" ] || _into+=("$_item")
-	done
 }
 
 # abspath PATH: absolute path without resolving symlinks of the last part.

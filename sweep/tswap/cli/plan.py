@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""plan [--doc | --facts] < PLAN_TEXT: the plan text (grid.sh's lines)
+"""plan [--doc | --facts] < PLAN_TEXT: the plan text (tswap.plan.expand's lines)
 as plan.json's points, a JSON array on stdout; --doc: plan.json's
-document, {"points": [...]}; --facts: grid.sh plan_facts' lines
+document, {"points": [...]}; --facts: ranks.sh plan_facts' lines
 (tswap.plan.points.facts). plan --check PLAN.JSON: nothing when the run's
 plan.json is whole, else one line saying what is damaged, exit 3
 (tswap.plan.points.damage)."""

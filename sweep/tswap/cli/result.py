@@ -13,7 +13,7 @@ fio and the engine left in DIR:
 - fio.stderr: its last two lines that are not blank go into an error.
 - bw_bw.*.log: the bandwidth logs (tswap.results.bwlog).
 
-PLANLINE: the point's plan line (grid.sh, tab-separated: KEY kind rw
+PLANLINE: the point's plan line (tswap.plan.expand, tab-separated: KEY kind rw
 backend tensor block qd submit window threads iodepth [ranks]); --targets:
 a JSON array of the targets; the bwlog limits are the run's (state.sh)."""
 

@@ -44,7 +44,8 @@ def home(script_dir: str, sweep_home: str) -> Home:
         if not (pwd.startswith('/') and os.path.samefile(pwd, '.')):
             pwd = os.getcwd()
     except OSError:
-        pwd = os.getcwd()
+        # a working directory removed: bash keeps its $PWD
+        pwd = pwd or '.'
     return Home(script_dir, sweep_home, root, pwd)
 
 

@@ -110,3 +110,7 @@ def main(script_dir: str, sweep_home: str, argv: list[str]) -> int:
     except Refusal as r:
         _out(sys.stderr, '%s: %s\n' % (PROG, r.message))
         return r.code
+    except OSError as e:
+        # what cannot be read or written here (the run's own checks come later)
+        _out(sys.stderr, '%s: %s\n' % (PROG, e))
+        return EXIT_ERROR

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""A run's points: the plan text (sweep/lib/grid.sh: one tab-separated
+"""A run's points: the plan text (tswap.plan.expand: one tab-separated
 line per point) as plan.json's points, and what the sweep asks of them.
 
 A plan line's fields: point, kind (tswap or ceiling), rw (read, write,
@@ -47,7 +47,7 @@ def facts(plan_text: str) -> list[str]:
     when a point writes (write, readwrite), else "0"; "true" when a point
     of 1 rank reads or writes (not readwrite), else "false"; then the
     handles the multi-handle points use, "RANK<TAB>io", and for
-    readwrite's write handles "RANK<TAB>write" (grid.sh plan_facts,
+    readwrite's write handles "RANK<TAB>write" (ranks.sh plan_facts,
     ranks.sh rank_slots)."""
     pts = [(f[2], _ranks(f)) for f in (line.split('\t') for line in plan_text.split('\n') if line)]
     out = ['1' if any(rw in ('write', 'readwrite') for rw, _ in pts) else '0',

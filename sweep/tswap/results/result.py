@@ -23,7 +23,7 @@ _BLANK = re.compile(r'[ \t\n\v\f\r]*')
 
 @dataclass(frozen=True)
 class Run:
-    """What the sweep knows of the run: the plan line's fields (grid.sh:
+    """What the sweep knows of the run: the plan line's fields (tswap.plan.expand:
     point KEY, kind, rw, backend, tensor/block bytes, qd, submit, window,
     threads, iodepth, ranks), its runkey (KEY.rN) and repeat, fio's exit
     status (rc), wall seconds, and the targets (paths, rank order)."""

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# run.sh - the run of tswap-sweep: the executor (this host, or the hosts
+# of --hosts: pipeline.sh), the target check, then a dry run, or the run
+# directory, the points and the outputs.
+#
+# Not a command: sweep/tswap-sweep execs the Python package
+# (tswap/cli/sweep_main.py), which parses the options, refuses what it must,
+# does --help, --version, --list-grids and --emit-jobs, resolves a new
+# run's settings and plan, and execs `bash run.sh SCRIPT_DIR SWEEP_HOME FD`
+# with that state as bash declarations in the file open on FD (sourced
+# here, after state.sh's defaults). Exit codes: sweep/tswap-sweep.
+# shellcheck source-path=SCRIPTDIR/..
+set -euo pipefail
+
+[ "$#" -eq 3 ] || { printf 'run.sh: run by tswap-sweep, not on its own\n' >&2; exit 3; }
+SCRIPT_DIR=$1
+SWEEP_HOME=$2
+STATE_FD=$3
+readonly SCRIPT_DIR SWEEP_HOME
+
+# Sourced at the top level (not in a function), so that their declarations
+# are global. state.sh first: every global is named there.
+# shellcheck source=lib/state.sh
+. "$SWEEP_HOME/lib/state.sh"
+# shellcheck source=lib/util.sh
+. "$SWEEP_HOME/lib/util.sh"
+# shellcheck source=lib/fioproc.sh
+. "$SWEEP_HOME/lib/fioproc.sh"
+# shellcheck source=lib/settings.sh
+. "$SWEEP_HOME/lib/settings.sh"
+# shellcheck source=lib/jobs.sh
+. "$SWEEP_HOME/lib/jobs.sh"
+# shellcheck source=lib/scratch.sh
+. "$SWEEP_HOME/lib/scratch.sh"
+# shellcheck source=lib/lock.sh
+. "$SWEEP_HOME/lib/lock.sh"
+# shellcheck source=lib/space.sh
+. "$SWEEP_HOME/lib/space.sh"
+# shellcheck source=lib/target.sh
+. "$SWEEP_HOME/lib/target.sh"
+# shellcheck source=lib/ranks.sh
+. "$SWEEP_HOME/lib/ranks.sh"
+# shellcheck source=lib/budget.sh
+. "$SWEEP_HOME/lib/budget.sh"
+# shellcheck source=lib/budget-run.sh
+. "$SWEEP_HOME/lib/budget-run.sh"
+# shellcheck source=lib/pipeline.sh
+. "$SWEEP_HOME/lib/pipeline.sh"
+# shellcheck source=lib/status.sh
+. "$SWEEP_HOME/lib/status.sh"
+# shellcheck source=lib/steady.sh
+. "$SWEEP_HOME/lib/steady.sh"
+# shellcheck source=lib/bwlog.sh
+. "$SWEEP_HOME/lib/bwlog.sh"
+# shellcheck source=lib/precondition.sh
+. "$SWEEP_HOME/lib/precondition.sh"
+# shellcheck source=lib/results.sh
+. "$SWEEP_HOME/lib/results.sh"
+# shellcheck source=lib/plot.sh
+. "$SWEEP_HOME/lib/plot.sh"
+# shellcheck source=lib/report.sh
+. "$SWEEP_HOME/lib/report.sh"
+# shellcheck source=lib/fleet.sh
+. "$SWEEP_HOME/lib/fleet.sh"
+# shellcheck source=lib/fleet-target.sh
+. "$SWEEP_HOME/lib/fleet-target.sh"
+# shellcheck source=lib/fleet-meta.sh
+. "$SWEEP_HOME/lib/fleet-meta.sh"
+# shellcheck source=lib/fleet-report.sh
+. "$SWEEP_HOME/lib/fleet-report.sh"
+# shellcheck source=lib/meta.sh
+. "$SWEEP_HOME/lib/meta.sh"
+
+# The state tswap/cli/sweep_main.py computed: the options, and for a new
+# run its settings, grid, plan and the plan's facts (state.sh names them).
+# shellcheck disable=SC1090 # written by the package
+. "/dev/fd/$STATE_FD"
+exec {STATE_FD}<&-
+
+# main: the run, from the settings on. A resumed run's settings are its
+# sweep.json's (settings.sh load_config).
+main() {
+	local writes
+	# fd 8: progress (the points as they run, their ETA; in a fleet, the
+	# preflight and each point's hosts): stderr, so that stdout carries
+	# only the results; --quiet drops it.
+	if [ "$QUIET" = 1 ]; then exec 8>/dev/null; else exec 8>&2; fi
+	if [ -n "$RESUME" ]; then
+		RUN=$(abspath "$RESUME")
+		load_config
+	fi
+	if [ "$FLEET" = 1 ]; then
+		# shellcheck source=lib/exec-fleet.sh
+		. "$SWEEP_HOME/lib/exec-fleet.sh"
+	else
+		# shellcheck source=lib/exec-local.sh
+		. "$SWEEP_HOME/lib/exec-local.sh"
+	fi
+	if [ -n "$RESUME" ]; then
+		budget_resume_check
+	else
+		exec_setup
+		budget_setup
+	fi
+	facts_keep
+	writes=$(plan_writes)
+	exec_check_targets "$writes"
+	facts_keep
+	if [ "$DRY_RUN" = 1 ]; then
+		budget_dry_run
+		dry_run
+		exit "$EXIT_OK"
+	fi
+	need_tools fio setsid setpriv
+	exec_ready
+	need_tools flock
+	lock_targets # before the run directory: a target in use refuses the run
+	if [ -z "$RESUME" ]; then
+		new_run_dir # takes the lock before it writes in the run directory
+		exec_new_run
+		budget_save_config
+	fi
+	lock_run
+	# a run made before plan.json: its plan.tsv converted
+	[ -f "$RUN/plan.json" ] || plan_save "$RUN"
+	run_all
+	finish_run
+}
+
+# Anything that fails unexpectedly (set -e) is a run error, exit 3, with
+# the module and line, rather than whatever status the failing command had.
+# shellcheck disable=SC2317 # invoked by trap
+on_err() {
+	local rc=$1 line=$2 file=${3##*/} free
+	trap - ERR
+	# most often a full run directory (jq or mv: No space left on device);
+	# shellcheck disable=SC2310 # run_dir_free failing: the message below
+	if [ -n "$RUN" ] && [ -d "$RUN" ] && free=$(run_dir_free) && ((free < RUN_SPACE_MIN)); then
+		run_dir_full_exit "$free"
+	fi
+	warn "internal error (status $rc) at line $line${file:+ of $file}"
+	exit "$EXIT_ERROR"
+}
+
+set -E
+trap 'on_err "$?" "$LINENO" "${BASH_SOURCE[0]:-}"' ERR
+main
