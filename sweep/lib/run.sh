@@ -1,4 +1,4 @@
-#!/usr/bin/env bash
+# shellcheck shell=bash
 # run.sh - the run of tswap-sweep: the executor (this host, or the hosts
 # of --hosts: pipeline.sh), the target check, then a dry run, or the run
 # directory, the points and the outputs.
