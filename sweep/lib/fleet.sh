@@ -8,9 +8,9 @@
 # the other, with no timeout). Results: fio's client JSON (client_stats).
 #
 # Owns: hosts_tokens, fleet_path_problem, load_hosts, fleet_check_options,
-# fleet_check_targets, fleet_setup, fleet_config_json, fleet_load_config.
-# Reads: HOSTS_FILE, TARGET, ENGINE, the fleet options, RUN/sweep.json
-# (resume). Writes: FLEET, TARGET_KIND, the H_* arrays, the fleet
+# fleet_check_targets, fleet_setup, fleet_config_json (--resume reads its
+# "fleet" back: tswap/cli/sweep_resume.py). Reads: HOSTS_FILE, TARGET,
+# ENGINE, the fleet options. Writes: FLEET, TARGET_KIND, the H_* arrays, the fleet
 # settings (OUTLIER_PCT, CONNECT_TIMEOUT, HOST_TIMEOUT, FIO_WANT).
 # shellcheck disable=SC2034 # sets the fleet globals of state.sh
 # shellcheck disable=SC2016 # '${' is literal
@@ -229,27 +229,3 @@ fleet_config_json() {
 		  host_timeout: $hostt, fio_version: $want}' <<<"$hosts"
 }
 
-# fleet_load_config SWEEP.JSON: the hosts and fleet settings of a run
-# (options given with --resume win).
-fleet_load_config() {
-	local cfg=$1 i
-	local -a f=()
-	FLEET=1
-	HOSTS_FILE=$(jq -r .fleet.hosts_file "$cfg")
-	[ -n "$OUTLIER_PCT" ] || OUTLIER_PCT=$(jq -r .fleet.outlier_pct "$cfg")
-	[ -n "$CONNECT_TIMEOUT" ] || CONNECT_TIMEOUT=$(jq -r .fleet.connect_timeout "$cfg")
-	[ -n "$HOST_TIMEOUT" ] || HOST_TIMEOUT=$(jq -r .fleet.host_timeout "$cfg")
-	[ -n "$FIO_WANT" ] || FIO_WANT=$(jq -r .fleet.fio_version "$cfg")
-	CONNECT_TIMEOUT=$((10#$CONNECT_TIMEOUT))
-	HOST_TIMEOUT=$((10#$HOST_TIMEOUT))
-	# NUL-separated: paths may hold anything but NUL
-	# shellcheck disable=SC2312 # its status: wait below
-	mapfile -d '' -t f < <(jq -j '.fleet.hosts[] | (.id, .label, .address, .target, .engine, (.options | join("\n")), .where) | . + "\u0000"' "$cfg")
-	wait "$!"
-	H_ADDR=() H_LABEL=() H_ID=() H_TARGET=() H_ENGINE=() H_OPTS=() H_WHERE=() H_LOST=()
-	for ((i = 0; i + 6 < ${#f[@]}; i += 7)); do
-		H_ID+=("${f[i]}") H_LABEL+=("${f[i + 1]}") H_ADDR+=("${f[i + 2]}") H_TARGET+=("${f[i + 3]}")
-		H_ENGINE+=("${f[i + 4]}") H_OPTS+=("${f[i + 5]}") H_WHERE+=("${f[i + 6]}") H_LOST+=('')
-	done
-	[ "${#H_ADDR[@]}" -gt 0 ] || die "$EXIT_ERROR" "$cfg: no hosts in the fleet settings"
-}

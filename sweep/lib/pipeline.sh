@@ -25,7 +25,7 @@
 #   exec_collect, exec_csv, exec_verdicts, exec_report, exec_summary,
 #   exec_status              the outputs (report.sh, fleet-report.sh)
 #
-# Owns: plan_doc, plan_save, plan_lines, plan_load (RUN/plan.json, the plan
+# Owns: plan_doc, plan_save, plan_lines (RUN/plan.json, the plan
 # document; an older run's plan.tsv is converted), point_label, load_done,
 # run_points, run_all, on_signal, dry_run, since, finish_run. Reads: RUN, REPEAT,
 # BUDGET, PLAN_TEXT. Writes: FINISHED; RUN/plan.json.
@@ -49,13 +49,6 @@ plan_save() {
 plan_lines() {
 	jq -r "${2:-.points[]}"' | [.point, .kind, .rw, .backend, .tensor, .block, .qd, .submit, .window, .threads, .iodepth]
 		+ (if .ranks > 1 then [.ranks] else [] end) | map(tostring) | join("\t")' "$1"
-}
-
-# plan_load RUN: the plan lines of a run: its plan.json, or the plan.tsv
-# of a run made before plan.json (plan_save converts it once the run
-# directory is locked: the entry point).
-plan_load() {
-	if [ -f "$1/plan.json" ]; then plan_lines "$1/plan.json"; else cat -- "$1/plan.tsv"; fi
 }
 
 # point_label VAR PLANLINE: the progress label of a point, into VAR.

@@ -71,24 +71,21 @@ readonly SCRIPT_DIR SWEEP_HOME
 # shellcheck source=lib/meta.sh
 . "$SWEEP_HOME/lib/meta.sh"
 
-# The state tswap/cli/sweep_main.py computed: the options, and for a new
-# run its settings, grid, plan and the plan's facts (state.sh names them).
+# The state tswap/cli/sweep_main.py computed: the options, and a new run's
+# settings, grid, plan and the plan's facts, or a resumed run's settings,
+# plan and hosts (state.sh names them).
 # shellcheck disable=SC1090 # written by the package
 . "/dev/fd/$STATE_FD"
 exec {STATE_FD}<&-
 
-# main: the run, from the settings on. A resumed run's settings are its
-# sweep.json's (settings.sh load_config).
+# main: the run, from the settings on (a resumed run's: its sweep.json's
+# and plan.json's, read by tswap/cli/sweep_resume.py; RUN is its directory).
 main() {
 	local writes
 	# fd 8: progress (the points as they run, their ETA; in a fleet, the
 	# preflight and each point's hosts): stderr, so that stdout carries
 	# only the results; --quiet drops it.
 	if [ "$QUIET" = 1 ]; then exec 8>/dev/null; else exec 8>&2; fi
-	if [ -n "$RESUME" ]; then
-		RUN=$(abspath "$RESUME")
-		load_config
-	fi
 	if [ "$FLEET" = 1 ]; then
 		# shellcheck source=lib/exec-fleet.sh
 		. "$SWEEP_HOME/lib/exec-fleet.sh"

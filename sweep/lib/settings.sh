@@ -1,10 +1,10 @@
 # shellcheck shell=bash
-# settings.sh - a run's settings (a new run's resolved by
-# tswap/cli/sweep_setup.py): saved in and read back from its run directory.
+# settings.sh - a new run's directory and settings on disk (the settings
+# resolved by tswap/cli/sweep_setup.py; --resume reads them back with
+# tswap/cli/sweep_resume.py).
 #
-# Owns: out_empty, new_run_dir, default_out, save_config, load_config.
-# Reads: the settings globals. Writes: for --resume, the settings of
-# sweep.json (RUNTIME, RAMP, REPEAT, SIZE, ..., PLAN_TEXT); RUN; RUN/sweep.json (tswap.plan.config),
+# Owns: out_empty, new_run_dir, default_out, save_config.
+# Reads: the settings globals. Writes: RUN; RUN/sweep.json (tswap.plan.config),
 # RUN/plan.json (pipeline.sh), RUN/hosts.txt (fleet), build/sweep/latest (checkout).
 # shellcheck disable=SC2034 # sets the settings of state.sh
 # shellcheck disable=SC2153 # FLEET: a global of state.sh
@@ -36,41 +36,6 @@ save_config() {
 	mv -f "$tmp" "$RUN/sweep.json"
 	[ "$fleet" = /dev/null ] || rm -f -- "$fleet"
 	plan_save "$RUN"
-}
-
-load_config() {
-	local cfg="$RUN/sweep.json"
-	if [ ! -f "$cfg" ] || { [ ! -f "$RUN/plan.json" ] && [ ! -f "$RUN/plan.tsv" ]; }; then
-		die "$EXIT_USAGE" "$RUN is not a tswap-sweep run directory (no sweep.json/plan.tsv)"
-	fi
-	jq -e . "$cfg" >/dev/null 2>&1 || die "$EXIT_ERROR" "$cfg does not parse"
-	# the settings in one jq run, NUL-separated (paths and the grid's
-	# description may hold newlines), the targets last
-	local -a f
-	# shellcheck disable=SC2312 # cfg parsed above; the count is checked below
-	mapfile -d '' -t f < <(jq -j --argjson qd "$CEILING_QD_MIN" '
-		[.target, .size, .size_bytes, .grid, .grid_description, .runtime, .ramp, .io_size,
-		 .repeat, (.ceiling_qd // $qd), (.ceiling_jobs // 1), .engine,
-		 (if .ceiling then 1 else 0 end), (.ds_version // ""),
-		 (.steady_state // "off"), (if .fixed_runtime then 1 else 0 end),
-		 (.precondition // "off"), (if .fleet then 1 else 0 end)]
-		+ (.targets // [.target]) | map(tostring + "\u0000") | add' "$cfg")
-	[ "${#f[@]}" -ge 19 ] || die "$EXIT_ERROR" "$cfg: settings missing"
-	TARGET=${f[0]} SIZE=${f[1]} SIZE_BYTES=${f[2]} G_NAME=${f[3]} G_DESC=${f[4]}
-	RUNTIME=${f[5]} RAMP=${f[6]} IO_SIZE=${f[7]} REPEAT=${f[8]}
-	CEILING_QD=${f[9]} CEILING_JOBS=${f[10]}
-	ENGINE=${ENGINE:-${f[11]}}
-	CEILING=${f[12]}
-	DS_VERSION=${DS_VERSION:-${f[13]}}
-	# runs from before steady state: fixed runtime, no preconditioning
-	STEADY=${f[14]} FIXED_RUNTIME=${f[15]} PRECONDITION=${f[16]}
-	TARGETS=("${f[@]:18}")
-	# a damaged or hand-edited plan.json: one line (py's), exit 3
-	[ ! -f "$RUN/plan.json" ] || py plan --check "$RUN/plan.json" || exit "$EXIT_ERROR"
-	PLAN_TEXT=$(plan_load "$RUN")
-	if [ "${f[17]}" = 1 ]; then
-		fleet_load_config "$cfg"
-	fi
 }
 
 # out_empty: exit 2 unless the existing --out directory RUN is empty but

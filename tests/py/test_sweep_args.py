@@ -66,3 +66,55 @@ def test_the_declarations_are_bash_that_gives_back_every_value():
                           '"$DESTRUCTIVE" "$BUDGET_T0" "$DEFAULT_TARGET" "$FLEET"', 'x', text],
                          stdout=subprocess.PIPE, check=True).stdout.decode()
     assert out == "a b'c\n$(x)|2|1|1.5|/w/tswap-scratch.swap|0|"
+
+
+def resume(tmp_path, cfg, plan=None, tsv=None, **opts):
+    from tswap.cli.sweep_resume import load
+    run = tmp_path / 'run'
+    run.mkdir()
+    (run / 'sweep.json').write_text(cfg)
+    if plan is not None:
+        (run / 'plan.json').write_text(plan)
+    if tsv is not None:
+        (run / 'plan.tsv').write_text(tsv)
+    r = load(Home('/s', '/s', '', str(tmp_path)), parse(['--resume', 'run'] + list(opts.get('argv', ()))))
+    return dict(r.values), dict(r.arrays)
+
+
+PLAN = ('{"points": [{"point": "read-x", "kind": "tswap", "rw": "read", "backend": "libaio",'
+        ' "tensor": 1048576, "block": 1048576, "qd": 4, "submit": "block", "window": "overlap",'
+        ' "threads": 1, "iodepth": 1, "ranks": 2}]}')
+
+
+def test_resume_reads_the_runs_own_settings_and_plan(tmp_path):
+    # settings.sh load_config before the port: sweep.json's values as jq's tostring
+    v, a = resume(tmp_path, '{"target": "/t", "size": "16m", "size_bytes": 16777216, "grid": "g",'
+                  ' "runtime": "1", "repeat": 3, "engine": "/e.so", "ceiling": true}', PLAN,
+                  argv=['--ds-version', '0.16.4'])
+    assert (v['RUN'], v['TARGET'], v['SIZE_BYTES'], v['REPEAT'], v['CEILING'], v['CEILING_QD']) == \
+        (str(tmp_path / 'run'), '/t', '16777216', '3', '1', '64')
+    assert (v['STEADY'], v['PRECONDITION'], v['IO_SIZE'], v['DS_VERSION'], v['ENGINE']) == \
+        ('off', 'off', 'null', '0.16.4', '/e.so')
+    assert a['TARGETS'] == ('/t',)
+    assert v['PLAN_TEXT'] == 'read-x\ttswap\tread\tlibaio\t1048576\t1048576\t4\tblock\toverlap\t1\t1\t2'
+    # a run from before plan.json: its plan.tsv, trailing newlines dropped
+    old = tmp_path / 'old'
+    old.mkdir()
+    v, _ = resume(old, '{"targets": ["/a"]}', tsv='a\tb\n\n')
+    assert v['PLAN_TEXT'] == 'a\tb'
+
+
+def test_resume_refuses_what_is_not_a_run(tmp_path):
+    for cfg, code, msg in (('{', 3, 'does not parse'), ('null', 3, 'does not parse'),
+                           ('', 3, 'settings missing'), ('[1]', 3, 'settings missing'),
+                           ('{"targets": []}', 3, 'settings missing')):
+        d = tmp_path / str(len(list(tmp_path.iterdir())))
+        d.mkdir()
+        with pytest.raises(Refusal) as e:
+            resume(d, cfg, PLAN)
+        assert (e.value.code, e.value.message.endswith(msg)) == (code, True), cfg
+    d = tmp_path / 'plan'
+    d.mkdir()
+    with pytest.raises(Refusal) as e:
+        resume(d, '{}', '{"points": []}')
+    assert e.value.code == 3 and e.value.prog == 'tswap' and 'damaged or edited by hand' in e.value.message

@@ -24,6 +24,8 @@ from ..plan import points
 from ..plan.values import EXIT_ERROR, EXIT_OK, Refusal
 from . import sweep_host as host
 from .sweep_args import USAGE, Options, declared, parse
+from .sweep_resume import Resumed
+from .sweep_resume import load as load_run
 from .sweep_setup import Run, emit, list_grids, new_run
 
 PROG = 'tswap-sweep'
@@ -36,11 +38,13 @@ def _out(stream: object, text: str) -> None:
     buf.flush()
 
 
-def declarations(h: host.Home, o: Options, run: Optional[Run], t0: str) -> str:
+def declarations(h: host.Home, o: Options, run: Optional[Run], t0: str,
+                 resumed: Optional[Resumed] = None) -> str:
     """The state handed to run.sh, one `declare -g` a global (arrays with
     -a), every value quoted for bash (shlex.quote): the options, and for
     a new run its settings, grid and plan, with the plan's facts kept
-    (ranks.sh facts_keep: run.sh does not ask the package again)."""
+    (ranks.sh facts_keep: run.sh does not ask the package again); for
+    --resume the run's own (tswap.cli.sweep_resume)."""
     v: dict[str, Value] = dict(declared(o))
     v['BUDGET_T0'] = t0
     v['DEFAULT_TARGET'] = host.default_target(h)
@@ -55,6 +59,9 @@ def declarations(h: host.Home, o: Options, run: Optional[Run], t0: str) -> str:
                  PLAN_TEXT=plan, PLAN_FACTS='\n'.join(points.facts(plan)), PLAN_FACTS_OF=plan,
                  STEADY='on' if run.steady else 'off', NOTES=run.notes,
                  G_NAME=g.name, G_DESC=g.desc)
+    if resumed is not None:
+        v.update(resumed.values)
+        v.update(resumed.arrays)
     out = []
     for name, val in v.items():
         if isinstance(val, tuple):
@@ -105,10 +112,11 @@ def main(script_dir: str, sweep_home: str, argv: list[str]) -> int:
         if o.emit_dir:
             emit(h, o)
             return EXIT_OK
-        run = None if o.resume else new_run(h, o)
-        return hand_over(h, declarations(h, o, run, t0))
+        if o.resume:
+            return hand_over(h, declarations(h, o, None, t0, load_run(h, o)))
+        return hand_over(h, declarations(h, o, new_run(h, o), t0))
     except Refusal as r:
-        _out(sys.stderr, '%s: %s\n' % (PROG, r.message))
+        _out(sys.stderr, '%s: %s\n' % (r.prog or PROG, r.message))
         return r.code
     except OSError as e:
         # what cannot be read or written here (the run's own checks come later)

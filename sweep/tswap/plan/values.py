@@ -26,13 +26,14 @@ _LOWER = str.maketrans('ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz
 
 class Refusal(Exception):
     """The sweep stops before anything runs: exit status code, and the
-    one line said on stderr after "tswap-sweep: " (usage errors end in
-    " (see --help)": usage())."""
+    one line said on stderr after "PROG: " (prog: "" for tswap-sweep;
+    usage errors end in " (see --help)": usage())."""
 
-    def __init__(self, code: int, message: str) -> None:
+    def __init__(self, code: int, message: str, prog: str = '') -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.prog = prog
 
 
 def usage(message: str) -> Refusal:
