@@ -20,6 +20,7 @@ import signal
 import sys
 from typing import Optional, Union
 
+from ..jqjson import dumps
 from ..plan import points
 from ..plan.values import EXIT_ERROR, EXIT_OK, Refusal
 from . import sweep_host as host
@@ -62,6 +63,9 @@ def declarations(h: host.Home, o: Options, run: Optional[Run], t0: str,
     if resumed is not None:
         v.update(resumed.values)
         v.update(resumed.arrays)
+        v.update(PLAN_FACTS='\n'.join(points.facts(str(v['PLAN_TEXT']))), PLAN_FACTS_OF=v['PLAN_TEXT'])
+    if run is not None or resumed is not None:
+        v.update(_targets_json(v))
     out = []
     for name, val in v.items():
         if isinstance(val, tuple):
@@ -69,6 +73,19 @@ def declarations(h: host.Home, o: Options, run: Optional[Run], t0: str,
         else:
             out.append('declare -g -- %s=%s\n' % (name, shlex.quote(val)))
     return ''.join(out)
+
+
+def _targets_json(v: dict[str, Value]) -> dict[str, Value]:
+    """ranks.sh targets_json's answer kept (TARGETS_JSON and its key
+    TARGETS_JSON_OF: the targets joined by US), so that run.sh runs no jq
+    for it; nothing when a path is not UTF-8 (jq would replace bytes)."""
+    targets = v.get('TARGETS') or (v['TARGET'],)
+    assert isinstance(targets, tuple)
+    try:
+        ''.join(targets).encode('utf-8')
+    except UnicodeEncodeError:
+        return {}
+    return {'TARGETS_JSON': dumps(list(targets), compact=True), 'TARGETS_JSON_OF': '\x1f'.join(targets)}
 
 
 def hand_over(h: host.Home, state: str) -> int:
