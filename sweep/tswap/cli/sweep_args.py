@@ -350,21 +350,14 @@ def _check(o: Options) -> Options:
     return o
 
 
+# the options the run reads (their state.sh names: the field's, upper case)
+_HANDED_NOT = frozenset(('action', 'grid', 'rw_opt', 'backend_opt', 'tensor_opt', 'ranks_opt',
+                         'emit_dir', 'settings_seen'))
+
+
 def declared(o: Options) -> tuple[tuple[str, str], ...]:
-    """The options as the shell's globals (sweep/lib/state.sh), NAME and
-    text, for the hand-over to the run (flags "1"/"0")."""
-    names = {'target': 'TARGET', 'size': 'SIZE', 'runtime': 'RUNTIME', 'ramp': 'RAMP',
-             'io_size': 'IO_SIZE', 'repeat': 'REPEAT', 'out': 'OUT', 'resume': 'RESUME',
-             'dry_run': 'DRY_RUN', 'min_read': 'MIN_READ', 'min_write': 'MIN_WRITE',
-             'compare': 'COMPARE', 'destructive': 'DESTRUCTIVE', 'force': 'FORCE',
-             'engine': 'ENGINE', 'ceiling': 'CEILING', 'fixed_runtime': 'FIXED_RUNTIME',
-             'precondition': 'PRECONDITION', 'quiet': 'QUIET', 'ds_version': 'DS_VERSION',
-             'budget': 'BUDGET', 'exhaustive': 'EXHAUSTIVE', 'hosts_file': 'HOSTS_FILE',
-             'outlier_pct': 'OUTLIER_PCT', 'connect_timeout': 'CONNECT_TIMEOUT',
-             'host_timeout': 'HOST_TIMEOUT', 'junit_out': 'JUNIT_OUT', 'fio_want': 'FIO_WANT'}
-    out = []
-    for f in fields(o):
-        if f.name in names:
-            v = getattr(o, f.name)
-            out.append((names[f.name], ('1' if v else '0') if isinstance(v, bool) else v))
-    return tuple(out)
+    """The options the run reads as the shell's globals (sweep/lib/state.sh),
+    NAME and text, for the hand-over (flags "1"/"0")."""
+    return tuple((f.name.upper(), ('1' if v else '0') if isinstance(v, bool) else v)
+                 for f in fields(o) if f.name not in _HANDED_NOT
+                 for v in (getattr(o, f.name),))
