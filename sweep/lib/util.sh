@@ -75,7 +75,8 @@ size_to_bytes() {
 	printf '%d\n' "$((10#$num * mult))"
 }
 
-# szname VAR N: bytes_to_size N into VAR without a subshell (hot loops).
+# szname VAR N: the shortest exact fio notation of N bytes (1048576 -> 1m)
+# into VAR, without a subshell (hot loops; tswap.plan.values bytes_to_size).
 szname() {
 	local -n _out=$1
 	local n=$2
