@@ -56,15 +56,15 @@ def _threads_max(h: host.Home, engine: str) -> Callable[[], int]:
     return lambda: host.engine_max(h, engine, 'tswap_threads')
 
 
-def load_grid(h: host.Home, o: Options, check: bool) -> tuple[grid.Grid, tuple[str, ...]]:
-    """--grid's grid with its defaults and the list options over it
-    (checked when check), and its notes."""
+def load_grid(h: host.Home, o: Options) -> tuple[grid.Grid, tuple[str, ...]]:
+    """--grid's grid with its defaults and the list options over it, and
+    its notes."""
     tmax = _threads_max(h, o.engine)
     path = host.grid_file(h, o.grid)
     g, notes = grid.load(path, host.read_text(path), h.pwd, tmax)
     opts = (('rw', '--rw', o.rw_opt), ('ranks', '--ranks', o.ranks_opt),
             ('backend', '--backend', o.backend_opt), ('tensor', '--tensor-size', o.tensor_opt))
-    return grid.with_options(grid.with_defaults(g), opts, tmax if check else None), notes
+    return grid.with_options(grid.with_defaults(g), opts, tmax), notes
 
 
 def engine_limits(h: host.Home, o: Options, g: grid.Grid) -> None:
@@ -127,7 +127,7 @@ def new_run(h: host.Home, o: Options) -> Run:
     """A new run's settings and plan (settings.sh setup_new_run), the
     warnings said on stderr as they come; Refusal on a bad grid, option
     or target."""
-    g, notes = load_grid(h, o, True)
+    g, notes = load_grid(h, o)
     engine_limits(h, o, g)
     io_size_check(o.io_size, g)
     runtime, ramp, io_size = o.runtime, o.ramp, o.io_size
@@ -211,7 +211,7 @@ def emit(h: host.Home, o: Options) -> None:
     first line), else Refusal before anything is written (jobs.sh
     emit_grid_jobs, emit_jobs)."""
     d = o.emit_dir
-    g, _ = load_grid(h, o, True)
+    g, _ = load_grid(h, o)
     io_size_check(o.io_size, g)
     runtime, ramp = (o.runtime or g.runtime or '5', o.ramp or g.ramp or '1') if not o.io_size \
         else (o.runtime, o.ramp)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Callable, Optional
+from typing import Callable
 
 from .values import (EXIT_USAGE, RANKS_MAX, REPEAT_MAX, SECS_MAX, Refusal, abspath,
                      comma_fields, is_uint, size_to_bytes, split_list)
@@ -190,16 +190,13 @@ def with_defaults(g: Grid) -> Grid:
 
 
 def with_options(g: Grid, opts: tuple[tuple[str, str, str], ...],
-                 threads_max: Optional[Callable[[], int]]) -> Grid:
+                 threads_max: Callable[[], int]) -> Grid:
     """g with the list options over its lists: opts holds (key, option,
-    text) for --rw, --ranks, --backend, --tensor-size given; each text is
+    text) for --rw, --ranks, --backend, --tensor-size; each text given is
     split (values.split_list) and checked under the key's rule, the
-    option named, unless threads_max is None (settings.sh grid_options)."""
+    option named (settings.sh grid_options)."""
     for key, flag, text in opts:
-        if not text:
-            continue
-        vals = split_list(text)
-        if threads_max is not None:
-            check_values(key, flag, vals, threads_max)
-        g = replace(g, **{key: vals})
+        if text:
+            check_values(key, flag, split_list(text), threads_max)
+            g = replace(g, **{key: split_list(text)})
     return g
