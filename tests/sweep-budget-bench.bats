@@ -55,7 +55,8 @@ load budget
 		and ([.budget[].picks[] | .match | IN("same", "tied", "other", "none")] | all)
 		and ([.budget[].picks[] | has("vs_pick")] | all) and (.match_count | IN(0, 1, 2))
 		and (.control | length) == 1 and .control[0].wall_s > 0 and (.control[0].agree | type) == "boolean"
-		and ([.control[0].picks[] | .fraction > 0] | all)' \
+		and (.exhaustive.picks as $e | [.control[0].picks | to_entries[]
+			| if $e[.key].point == null then .value.fraction == null else .value.fraction > 0 end] | all)' \
 		"$out/results.json" >/dev/null || fail "$(cat "$out/results.json")"
 	assert_file_exist "$out/full-exhaustive/report.md"
 	assert_file_exist "$out/full-budget45-2/report.md"
