@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""tswap.plan.checkpoint: FastFileWriter's sections of one checkpoint file
+(DeepSpeed v0.19.5 deepspeed/io: fast_file_writer.py _write_from_tensor,
+_force_drain, _unaligned_drain, _fini; double_io_buffer.py
+Double_IO_Buffer._split_buffer; base_io_buffer.py Base_IO_Buffer) and
+best-checkpoint.json's keys (runtime/model_checkpointing/config.py
+get_checkpoint_writer_config, constants.py), checked against
+jobs/fastpersist-plan, the job profile's copy of the same rule."""
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tswap.plan.checkpoint import (IO_BUFFER_DOUBLE_DEFAULT, IO_BUFFER_SIZE_DEFAULT, WRITER_KEYS,
+                                   CheckpointError, best_checkpoint, sections, writer_block)
+
+PLAN = Path(__file__).resolve().parents[2] / 'jobs' / 'fastpersist-plan'
+MIB = 1 << 20
+
+
+def test_double_buffering_drains_half_the_buffer_then_the_aligned_rest_then_the_tail():
+    # 5 MiB + 3 KiB + 100 with a 2 MiB double buffer, 2 threads: H = 1 MiB,
+    # A = 1024: 5 drains, 3072 aligned bytes (_force_drain), 100 bytes of
+    # tail (_unaligned_drain), which ends with the fsync (_fini)
+    s = sections(5 * MIB + 3072 + 100, 2 * MIB, True, 2)
+    assert (s.align, s.drain, s.body, s.rem, s.tail) == (1024, MIB, 5 * MIB, 3072, 100)
+    assert s.names == ('body', 'rem', 'tail') and s.last == 'tail'
+    assert s.body + s.rem + s.tail == s.file_bytes
+
+
+def test_single_buffering_drains_the_whole_buffer():
+    s = sections(3 * 64 * MIB, 64 * MIB, False, 1)
+    assert (s.drain, s.body, s.rem, s.tail) == (64 * MIB, 192 * MIB, 0, 0)
+    assert s.names == ('body',) and s.last == 'body'
+
+
+def test_a_file_smaller_than_one_drain_has_no_body():
+    s = sections(4096 + 7, 64 * MIB, True, 4)
+    assert (s.body, s.rem, s.tail) == (0, 4096, 7) and s.names == ('rem', 'tail')
+
+
+@pytest.mark.parametrize('iobuf,double,threads,rule', [
+    (3 * 512, True, 1, 'multiple of 2 x THREADS x 512 = 1024 with double buffering'),
+    (1536, False, 2, 'multiple of THREADS x 512 = 1024'),
+    (64 * MIB, True, 1025, 'at most 1024'),
+    (0, True, 1, 'IO_BUFFER_SIZE=0: must be a positive'),
+])
+def test_buffers_deepspeed_asserts_on_are_refused_in_one_line(iobuf, double, threads, rule):
+    with pytest.raises(CheckpointError) as e:
+        sections(MIB, iobuf, double, threads)
+    assert rule in str(e.value) and '\n' not in str(e.value)
+
+
+def _script(s: int, iobuf: int, double: bool, threads: int) -> dict[str, str]:
+    r = subprocess.run(['sh', str(PLAN), str(s), str(iobuf), '1' if double else '0', str(threads)],
+                       stdout=subprocess.PIPE, check=True, text=True)
+    out = {}
+    for line in r.stdout.splitlines():
+        k, v = line.removeprefix('export ').split('=', 1)
+        out[k] = v.strip("'")
+    return out
+
+
+@pytest.mark.parametrize('s,iobuf,double,threads', [
+    (5 * MIB + 3072 + 100, 2 * MIB, True, 2),
+    (192 * MIB, 64 * MIB, False, 1),
+    (4096 + 7, 64 * MIB, True, 4),
+    (100, 16 * MIB, True, 8),
+    (48 * MIB + 512, 32 * MIB, False, 1),
+])
+def test_the_job_profiles_plan_script_cuts_the_file_the_same_way(s, iobuf, double, threads):
+    p = sections(s, iobuf, double, threads)
+    sh = _script(s, iobuf, double, threads)
+    assert int(sh['TSWAP_FP_DRAIN']) == p.drain
+    assert sh['TSWAP_FP_SECTIONS'].split() == ['--section=%s' % n for n in p.names]
+    assert int(sh['TSWAP_FP_REM_OFFSET']) == p.body
+    assert int(sh['TSWAP_FP_TAIL_OFFSET']) == p.body + p.rem
+    for name, size in (('BODY', p.body), ('REM', p.rem), ('TAIL', p.tail)):
+        if size:
+            assert int(sh['TSWAP_FP_%s' % name]) == size
+        assert sh['TSWAP_FP_FSYNC_%s' % name] == ('1' if p.last == name.lower() else '0')
+
+
+def test_the_writer_block_has_exactly_the_keys_deepspeed_0_19_5_reads():
+    # config.py get_checkpoint_writer_config at v0.19.5: type,
+    # io_buffer_size, io_buffer_double, show_statistics, data_parallel,
+    # decoupled, io_multiplier; defaults from constants.py
+    assert WRITER_KEYS == ('type', 'io_buffer_size', 'io_buffer_double', 'show_statistics',
+                           'data_parallel', 'decoupled', 'io_multiplier')
+    w = writer_block(IO_BUFFER_SIZE_DEFAULT, IO_BUFFER_DOUBLE_DEFAULT)
+    assert tuple(w) == WRITER_KEYS
+    assert w == {'type': 'fast', 'io_buffer_size': 67108864, 'io_buffer_double': True,
+                 'show_statistics': False, 'data_parallel': None, 'decoupled': False,
+                 'io_multiplier': 1}
+
+
+def test_best_checkpoint_names_the_writer_and_the_aio_block_of_the_release():
+    pt = {'tensor': 32 * MIB, 'iodepth': 1, 'block': 4 * MIB, 'qd': 32, 'threads': 2,
+          'submit': 'single', 'window': 'sequential'}
+    doc = best_checkpoint(pt, 'won')
+    assert tuple(doc) == ('deepspeed_versions', 'checkpoint', 'aio', 'reason')
+    assert tuple(doc['checkpoint']) == ('writer',)
+    assert doc['checkpoint']['writer']['io_buffer_size'] == 32 * MIB
+    assert doc['checkpoint']['writer']['io_buffer_double'] is False
+    # aio_config.py get_aio_config at v0.19.5 (AIO_DEFAULT_DICT's order)
+    assert doc['aio'] == {'block_size': 4 * MIB, 'queue_depth': 32, 'intra_op_parallelism': 2,
+                          'single_submit': True, 'overlap_events': False, 'use_gds': False}
+    assert best_checkpoint(dict(pt, iodepth=2), 'x')['checkpoint']['writer']['io_buffer_double']
