@@ -47,6 +47,11 @@ point_job() {
 	local key kind rw be t b q s w p d n h=${2:-} engine='${TSWAP_ENGINE}' target='${TSWAP_TARGET}' opt multi=0
 	local tn bn zn dirn=''
 	IFS=$'\t' read -r key kind rw be t b q s w p d n <<<"$1"
+	if [ "$kind" = checkpoint ]; then
+		# one file of SIZE_BYTES as FastFileWriter writes it (tswap.plan.checkpoint)
+		py checkpoint-job "$1" "$SIZE_BYTES"
+		return 0
+	fi
 	multi_point "$rw" "${n:-1}" && multi=1
 	szname tn "$t"
 	szname bn "$b"

@@ -59,6 +59,11 @@ point_label() {
 	szname tn "$t"
 	if [ "$kind" = ceiling ]; then
 		printf -v _label '%-5s ceiling (fio libaio bs=%s iodepth=%s%s)' "$rw" "$tn" "$q" "$( ((p > 1)) && printf ' over %s jobs' "$p")"
+	elif [ "$kind" = checkpoint ]; then
+		# tensor: io_buffer_size; iodepth 2: io_buffer_double (tswap.plan.checkpoint)
+		szname bn "$b"
+		printf -v _label 'checkpoint io_buffer=%s %s b=%s q=%s %s/%s p=%s' "$tn" \
+			"$( ((d == 2)) && echo double || echo single)" "$bn" "$q" "$s" "$w" "$p"
 	else
 		szname bn "$b"
 		printf -v _label '%-5s %-8s t=%s b=%s q=%s %s/%s p=%s d=%s' "$rw" "$be" "$tn" "$bn" "$q" "$s" "$w" "$p" "$d"

@@ -6,7 +6,8 @@
 # % of ceiling, cache and CV flags, the best read/write/combined points and
 # the libaio point best-aio.json comes from: tswap.stats.aggregate), plan_json
 # (tswap.plan.points), write_csv (tswap.report.csv; a fleet's: its jq),
-# write_best_aio (tswap.report.best_aio, DeepSpeed's aio keys). Reads:
+# write_best_aio (tswap.report.best_aio, DeepSpeed's aio keys; a
+# checkpoint run's best-checkpoint.json: tswap.plan.checkpoint). Reads:
 # POINTDIR/fio.stdout, stats.json, bw_bw.*.log; RUN/points/*/result.json, RUN/plan.json,
 # CV_FLAG, CACHE_FACTOR, BWLOG_MSEC, BWLOG_MIN_SAMPLES, DROP_PCT.
 # Writes: POINTDIR/fio.json, result.json, progress.txt; RUN/results.json,
@@ -79,4 +80,8 @@ write_csv() {
 write_best_aio() {
 	py best-aio "$RUN/aggregate.json" --ds-version "$DS_VERSION" >"$RUN/best-aio.json.tmp"
 	mv -f "$RUN/best-aio.json.tmp" "$RUN/best-aio.json"
+	# a checkpoint run (--workload checkpoint): best-checkpoint.json too
+	[[ $'\n'$PLAN_TEXT == *$'\tcheckpoint\t'* ]] || return 0
+	py best-checkpoint "$RUN/aggregate.json" --ds-version "$DS_VERSION" >"$RUN/best-checkpoint.json.tmp"
+	mv -f "$RUN/best-checkpoint.json.tmp" "$RUN/best-checkpoint.json"
 }

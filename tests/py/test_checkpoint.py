@@ -5,14 +5,21 @@ _force_drain, _unaligned_drain, _fini; double_io_buffer.py
 Double_IO_Buffer._split_buffer; base_io_buffer.py Base_IO_Buffer) and
 best-checkpoint.json's keys (runtime/model_checkpointing/config.py
 get_checkpoint_writer_config, constants.py), checked against
-jobs/fastpersist-plan, the job profile's copy of the same rule."""
+jobs/fastpersist-plan, the job profile's copy of the same rule; and
+tswap-sweep --workload checkpoint's rules: its grid, points, point job,
+tie order and refusals."""
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from tswap.cli.sweep_args import parse
 from tswap.plan.checkpoint import (IO_BUFFER_DOUBLE_DEFAULT, IO_BUFFER_SIZE_DEFAULT, WRITER_KEYS,
-                                   CheckpointError, best_checkpoint, sections, writer_block)
+                                   CheckpointError, best_checkpoint, expand_points, grid_check,
+                                   job_file, sections, skipped_warning, writer_block)
+from tswap.plan.grid import Grid
+from tswap.plan.values import Refusal
+from tswap.stats.pick import cost
 
 PLAN = Path(__file__).resolve().parents[2] / 'jobs' / 'fastpersist-plan'
 MIB = 1 << 20
@@ -106,3 +113,79 @@ def test_best_checkpoint_names_the_writer_and_the_aio_block_of_the_release():
     assert doc['aio'] == {'block_size': 4 * MIB, 'queue_depth': 32, 'intra_op_parallelism': 2,
                           'single_submit': True, 'overlap_events': False, 'use_gds': False}
     assert best_checkpoint(dict(pt, iodepth=2), 'x')['checkpoint']['writer']['io_buffer_double']
+
+
+# --workload checkpoint: the grid, its points, a point's job, the pick
+
+
+def test_a_checkpoint_grid_left_empty_is_deepspeeds_defaults():
+    # constants.py: 64 MiB, double; ds_config aio: 1m, 8, block, overlap, 1
+    ex = expand_points(Grid(name='g'))
+    assert ex.lines == ('ckpt-io64m-double-b1m-q8-block-overlap-p1\tcheckpoint\twrite\tlibaio'
+                        '\t67108864\t1048576\t8\tblock\toverlap\t1\t2',)
+    assert ex.skipped == 0
+
+
+def test_points_a_buffer_deepspeed_refuses_are_left_out_and_counted():
+    # 1536 bytes single is a multiple of A = 512 (1 thread) only; double
+    # needs 2 x A
+    g = Grid(name='g', io_buffer_size=('1536',), io_buffer_double=('on', 'off'),
+             threads=('1', '2'), qd=('4', '8'))
+    ex = expand_points(g)
+    assert [x.split('\t')[0] for x in ex.lines] == ['ckpt-io1536-single-b1m-q4-block-overlap-p1',
+                                                    'ckpt-io1536-single-b1m-q8-block-overlap-p1']
+    assert ex.skipped == 6
+    assert 'left out 6 checkpoint point(s) whose io_buffer_size' in skipped_warning(6)
+
+
+@pytest.mark.parametrize('g,workload,rule', [
+    (Grid(name='q', tensor=('16m',)), 'checkpoint', 'grid q: tensor is not a checkpoint key'),
+    (Grid(name='q', ranks=('2',)), 'checkpoint', 'grid q: ranks is not a checkpoint key'),
+    (Grid(name='q', rw=('read', 'write')), 'checkpoint', 'grid q: rw read: --workload checkpoint takes only rw write'),
+    (Grid(name='q', backend=('io_uring',)), 'checkpoint', 'only backend libaio'),
+    (Grid(name='c', io_buffer_double=('on',)), 'tensor', 'grid c: io_buffer_double is a checkpoint key'),
+])
+def test_a_grid_that_does_not_fit_the_workload_is_refused_in_one_line(g, workload, rule):
+    with pytest.raises(Refusal) as e:
+        grid_check(g, workload)
+    assert e.value.code == 2 and rule in e.value.message and '\n' not in e.value.message
+
+
+def test_a_point_job_has_the_sections_with_bytes_and_fsyncs_in_the_last():
+    line = expand_points(Grid(name='g', io_buffer_size=('2m',), threads=('2',))).lines[0]
+    job = job_file(line, 5 * MIB + 3072 + 100)
+    secs = job.split('\n[')[1:]
+    assert [s.split(']')[0] for s in secs] == ['global', 'body', 'rem', 'tail']
+    assert 'offset=0\nbs=1048576\nsize=5242880\nend_fsync=0\n' in secs[1]
+    assert 'tswap_threads=2\ntswap_alloc=deepspeed\ndirect=1\n' in secs[1]
+    assert secs[2].startswith('rem]\nstonewall\n') and 'offset=5242880\nbs=3072\nsize=3072\nend_fsync=0\n' in secs[2]
+    assert 'ioengine=sync\ndirect=0\noffset=5245952\nbs=100\nsize=100\nend_fsync=1\n' in secs[3]
+    # a file of whole drains: the body alone, fsync there
+    whole = job_file(line, 4 * MIB)
+    assert '\n[rem]' not in whole and '\n[tail]' not in whole and 'end_fsync=1' in whole
+
+
+def test_a_tie_goes_to_the_smaller_buffer():
+    # stats.pick cost: the writer's pinned io_buffer_size counts
+    base = {'kind': 'checkpoint', 'threads': 1, 'qd': 8, 'block': MIB, 'submit': 'block', 'gbs': 1.0}
+    assert cost(dict(base, tensor=16 * MIB)) < cost(dict(base, tensor=64 * MIB, gbs=1.01))
+
+
+@pytest.mark.parametrize('argv,msg', [
+    (['--workload', 'checkpoint', '--rw', 'read,write'], '--rw read,write (only write)'),
+    (['--workload', 'x'], "--workload: tensor or checkpoint, not 'x'"),
+    (['--workload', 'checkpoint', '--tensor-size', '4m'], 'no --tensor-size'),
+    (['--workload', 'checkpoint', '--budget', '60'], 'no --budget'),
+    (['--workload', 'checkpoint', '--ds-version', '0.17.0'], 'DeepSpeed 0.17.0 has no FastFileWriter'),
+])
+def test_workload_refusals(argv, msg):
+    with pytest.raises(Refusal) as e:
+        parse(argv)
+    assert msg in e.value.message and e.value.code == 2
+
+
+def test_workload_checkpoint_defaults_to_its_grid_and_write():
+    assert parse(['--workload', 'checkpoint']).grid == 'checkpoint'
+    assert parse(['--workload', 'checkpoint', '--grid', 'x.grid']).grid == 'x.grid'
+    assert parse(['--workload', 'checkpoint', '--rw', 'write']).rw_opt == 'write'
+    assert parse([]).grid == 'quick' and parse([]).workload == 'tensor'

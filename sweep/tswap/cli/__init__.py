@@ -20,7 +20,8 @@ STAGES = ('aggregate', 'budget-plan', 'budget-prune', 'budget-round', 'budget-ch
           'sweep-config', 'best-aio', 'ds-release', 'summary-csv', 'report', 'summary', 'compare', 'verdict',
           'thresholds', 'result', 'bwlog', 'meta', 'plot-data', 'load-done',
           'fleet-results', 'fleet-verdicts', 'fleet-checks', 'fleet-csv', 'fleet-report',
-          'fleet-summary', 'fleet-progress', 'junit', 'check', 'check-settings')
+          'fleet-summary', 'fleet-progress', 'junit', 'check', 'check-settings',
+          'checkpoint-job', 'best-checkpoint')
 
 PROG = 'tswap'
 

@@ -52,6 +52,7 @@ def run(a: argparse.Namespace) -> int:
     d = a.rundir
     agg = read_json(os.path.join(d, 'aggregate.json'), 'aggregate')
     best_path = os.path.join(d, 'best-aio.json')
+    ckpt = os.path.join(d, 'best-checkpoint.json')
     nt = os.path.join(d, 'notes.txt')
     lines = RunLines(steady=a.steady, bwlog=a.bwlog, precondition=a.precondition,
                      plots=_read(a.plots) if a.plots else '',
@@ -61,5 +62,6 @@ def run(a: argparse.Namespace) -> int:
     meta = read_json_opt(os.path.join(d, 'meta.json'), 'meta')
     budget = read_json_opt(os.path.join(d, 'budget.json'), 'budget') if a.budget else None
     sys.stdout.write(report_md(agg, read_json(os.path.join(d, 'sweep.json'), 'sweep'),
-                               read_json(best_path, 'best-aio'), _read(best_path), meta, budget, lines))
+                               read_json(best_path, 'best-aio'), _read(best_path), meta, budget, lines,
+                               _read(ckpt) if os.path.isfile(ckpt) else ''))
     return 0

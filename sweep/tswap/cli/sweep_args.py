@@ -34,6 +34,15 @@ Grid
                        deepspeed-full, full, or a grid file (format:
                        docs/sweep.md)
   --list-grids         print the built-in grids and exit
+  --workload NAME      tensor (default: tensor swaps, the grid's rw), or
+                       checkpoint: one file of --size bytes written per
+                       point as DeepSpeed's FastFileWriter (>= 0.17.1)
+                       writes a checkpoint, sweeping io_buffer_size x
+                       io_buffer_double x the aio block (default grid
+                       checkpoint); writes best-checkpoint.json (the
+                       checkpoint.writer and aio blocks). Not with --rw
+                       other than write, --ranks, --backend, --tensor-size,
+                       --io-size, --budget, --hosts (docs/sweep.md)
   --rw LIST            directions, comma separated: read,write,readwrite
                        (readwrite: a read and a write handle at once)
   --ranks LIST         swappers at once, each its own handle and file, e.g.
@@ -135,10 +144,10 @@ _VALUED = ('--target', '--size', '--grid', '--rw', '--ranks', '--backend', '--te
            '--runtime', '--ramp', '--io-size', '--repeat', '--out', '--resume',
            '--min-read-gbs', '--min-write-gbs', '--compare', '--engine', '--emit-jobs',
            '--hosts', '--outlier-pct', '--connect-timeout', '--host-timeout', '--junit',
-           '--fio-version', '--ds-version', '--budget')
+           '--fio-version', '--ds-version', '--budget', '--workload')
 _SETTINGS = frozenset(('--target', '--size', '--grid', '--rw', '--ranks', '--backend',
                        '--tensor-size', '--runtime', '--ramp', '--io-size', '--repeat', '--out',
-                       '--engine', '--hosts', '--budget'))
+                       '--engine', '--hosts', '--budget', '--workload'))
 _FIELD = MappingProxyType({'--target': 'target', '--size': 'size', '--grid': 'grid', '--rw': 'rw_opt',
           '--ranks': 'ranks_opt', '--backend': 'backend_opt', '--tensor-size': 'tensor_opt',
           '--runtime': 'runtime', '--ramp': 'ramp', '--io-size': 'io_size',
@@ -147,7 +156,7 @@ _FIELD = MappingProxyType({'--target': 'target', '--size': 'size', '--grid': 'gr
           '--engine': 'engine', '--emit-jobs': 'emit_dir', '--hosts': 'hosts_file',
           '--outlier-pct': 'outlier_pct', '--connect-timeout': 'connect_timeout',
           '--host-timeout': 'host_timeout', '--junit': 'junit_out', '--fio-version': 'fio_want',
-          '--ds-version': 'ds_version', '--budget': 'budget'}).get
+          '--ds-version': 'ds_version', '--budget': 'budget', '--workload': 'workload'}).get
 _FLAGS = MappingProxyType({'--dry-run': ('dry_run', 0), '--exhaustive': ('exhaustive', 1), '-q': ('quiet', 0),
           '--quiet': ('quiet', 0), '--destructive': ('destructive', 0),
           '--force': ('force', 0), '--fixed-runtime': ('fixed_runtime', 1)}).get
@@ -204,6 +213,7 @@ class Options:
     host_timeout: str = ''
     junit_out: str = ''
     fio_want: str = ''
+    workload: str = 'tensor'
 
 
 def _out_dir(val: str) -> str:
@@ -227,6 +237,7 @@ def parse(argv: list[str]) -> Options:
     o = Options()
     args = list(argv)
     i = 0
+    grid_seen = False
     while i < len(args):
         opt = args[i]
         if opt.startswith('--') and '=' in opt:
@@ -256,10 +267,13 @@ def parse(argv: list[str]) -> Options:
                 val = _out_dir(val)
             o = replace(o, **{_FIELD(opt): val},
                         settings_seen=o.settings_seen or opt in _SETTINGS)
+            grid_seen = grid_seen or opt == '--grid'
         else:
             raise usage("unknown argument '%s'" % opt)
         i += 1
-    return _check(o)
+    if o.workload == 'checkpoint' and not grid_seen:
+        o = replace(o, grid='checkpoint')
+    return _workload(_check(o))
 
 
 def _gbs(opt: str, v: str) -> None:
@@ -286,6 +300,31 @@ def _ds_version(v: str) -> None:
         release(v)
     except ReleaseError as e:
         raise usage(str(e)) from None
+
+
+def _workload(o: Options) -> Options:
+    """--workload: tensor or checkpoint, and what checkpoint excludes
+    (one file, written through one aio handle, once per repeat)."""
+    if o.workload not in ('tensor', 'checkpoint'):
+        raise usage("--workload: tensor or checkpoint, not '%s'" % o.workload.replace('\n', '\\n'))
+    if o.workload != 'checkpoint':
+        return o
+    if o.rw_opt and set(re.split('[, ]+', o.rw_opt.strip(', '))) != {'write'}:
+        raise usage('--workload checkpoint writes a file: --rw %s (only write)' % o.rw_opt)
+    for opt, v in (('--ranks', o.ranks_opt), ('--backend', o.backend_opt),
+                   ('--tensor-size', o.tensor_opt), ('--io-size', o.io_size),
+                   ('--budget', o.budget), ('--hosts', o.hosts_file),
+                   ('--emit-jobs', o.emit_dir)):
+        if v:
+            raise usage('--workload checkpoint: no %s (one file of --size bytes, libaio,'
+                        ' once per repeat)' % opt)
+    try:
+        if not release(o.ds_version).checkpoint_writer:
+            raise usage('--workload checkpoint: DeepSpeed %s has no FastFileWriter (from 0.17.1)'
+                        % o.ds_version)
+    except ReleaseError as e:
+        raise usage(str(e)) from None
+    return o
 
 
 def _check(o: Options) -> Options:
@@ -352,7 +391,7 @@ def _check(o: Options) -> Options:
 
 # the options the run reads (their state.sh names: the field's, upper case)
 _HANDED_NOT = frozenset(('action', 'grid', 'rw_opt', 'backend_opt', 'tensor_opt', 'ranks_opt',
-                         'emit_dir', 'settings_seen'))
+                         'emit_dir', 'settings_seen', 'workload'))
 
 
 def declared(o: Options) -> tuple[tuple[str, str], ...]:

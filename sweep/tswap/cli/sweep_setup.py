@@ -9,10 +9,10 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
-from ..plan import expand, grid, jobs
+from ..plan import checkpoint, expand, grid, jobs
 from ..plan.values import (EXIT_ERROR, EXIT_USAGE, Refusal, abspath, bytes_to_size, comma_fields,
                            is_uint, size_to_bytes, usage)
 from . import sweep_host as host
@@ -62,6 +62,11 @@ def load_grid(h: host.Home, o: Options) -> tuple[grid.Grid, tuple[str, ...]]:
     tmax = _threads_max(h, o.engine)
     path = host.grid_file(h, o.grid)
     g, notes = grid.load(path, host.read_text(path), h.pwd, tmax)
+    checkpoint.grid_check(g, o.workload)
+    if o.workload == 'checkpoint':
+        # one file, written: no tensor (the file is --size bytes)
+        return replace(grid.with_defaults(g), rw=('write',), tensor=(), iodepth=(),
+                       ranks=('1',)), notes
     opts = (('rw', '--rw', o.rw_opt), ('ranks', '--ranks', o.ranks_opt),
             ('backend', '--backend', o.backend_opt), ('tensor', '--tensor-size', o.tensor_opt))
     return grid.with_options(grid.with_defaults(g), opts, tmax), notes
@@ -166,9 +171,11 @@ def new_run(h: host.Home, o: Options) -> Run:
                     ' ceiling and preconditioning write 1m blocks)' % size)
     if max_t > size_bytes:
         raise usage('tensor size %s does not fit in --size %s' % (bytes_to_size(max_t), size))
-    ex = expand.expand(g)
+    ckpt = o.workload == 'checkpoint'
+    ex = checkpoint.expand_points(g) if ckpt else expand.expand(g)
     if ex.skipped:
-        warn(expand.skipped_warning(ex.skipped) or '')
+        warn(checkpoint.skipped_warning(ex.skipped) if ckpt
+             else expand.skipped_warning(ex.skipped) or '')
     if not ex.lines:
         raise usage('the grid has no valid point')
     plan, qd, njobs = ex.lines, expand.CEILING_QD_MIN, 1

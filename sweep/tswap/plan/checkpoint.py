@@ -37,6 +37,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .deepspeed import O_DIRECT_ALIGNMENT, aio_block, release
+from .expand import Expanded
+from .grid import DEFAULTS, Grid
+from .jobs import tswap_options
+from .values import EXIT_USAGE, Refusal, bytes_to_size, size_to_bytes
 
 # constants.py CHECKPOINT_IO_BUFFER_SIZE_DEFAULT (64 * 1024**2),
 # CHECKPOINT_IO_BUFFER_DOUBLE_DEFAULT (True)
@@ -134,3 +138,123 @@ def best_checkpoint(point: dict[str, Any], verdict: Any, ds: str = '') -> dict[s
             'checkpoint': {'writer': writer_block(int(iobuf) if iobuf is not None else 0,
                                                   point.get('iodepth') == 2)},
             'aio': aio, 'reason': verdict}
+
+
+# --workload checkpoint: the grid keys it takes, the others it refuses
+# (a tensor grid's), and its points (docs/sweep.md "Checkpoint writes").
+CHECKPOINT_KEYS = ('io_buffer_size', 'io_buffer_double', 'block', 'qd', 'window', 'submit',
+                   'threads')
+_TENSOR_ONLY = ('tensor', 'iodepth', 'ranks')
+ALIGN = 4096    # a block the sweep takes (tswap.plan.expand ALIGN)
+
+
+def grid_check(g: Grid, workload: str) -> None:
+    """Refuse (exit 2, one line) a grid that does not fit the workload: a
+    checkpoint run takes no tensor, iodepth or ranks key, rw only write
+    and backend only libaio (FastFileWriter writes through the aio handle,
+    one file); a tensor run no io_buffer_* key."""
+    if workload != 'checkpoint':
+        for k in ('io_buffer_size', 'io_buffer_double'):
+            if getattr(g, k):
+                raise Refusal(EXIT_USAGE, 'grid %s: %s is a checkpoint key: only with --workload'
+                              ' checkpoint (see --help)' % (g.name, k))
+        return
+    for k in _TENSOR_ONLY:
+        if getattr(g, k):
+            raise Refusal(EXIT_USAGE, 'grid %s: %s is not a checkpoint key (--workload checkpoint'
+                          ' writes one file of --size bytes; its keys: %s)'
+                          % (g.name, k, ' '.join(CHECKPOINT_KEYS)))
+    for k, only in (('rw', 'write'), ('backend', 'libaio')):
+        bad = [v for v in getattr(g, k) if v != only]
+        if bad:
+            raise Refusal(EXIT_USAGE, 'grid %s: %s %s: --workload checkpoint takes only %s %s'
+                          % (g.name, k, bad[0], k, only))
+
+
+def expand_points(g: Grid) -> Expanded:
+    """A checkpoint grid's points as plan lines (tswap.plan.expand's
+    fields): kind checkpoint, rw write, backend libaio, tensor =
+    io_buffer_size (bytes), iodepth = the writer's buffers (2 with
+    io_buffer_double, else 1); keys left out get DeepSpeed's defaults
+    (64m, on; the ds_config aio block's). Loops: io_buffer_size,
+    io_buffer_double, threads, window, submit, block, qd. A buffer
+    FastFileWriter would refuse with those threads (sections()), or a
+    block not a multiple of 4096, is left out and counted."""
+    out: list[str] = []
+    seen = set()
+    skipped = 0
+    d = dict(DEFAULTS)
+    bufs = g.io_buffer_size or (bytes_to_size(IO_BUFFER_SIZE_DEFAULT),)
+    dbls = g.io_buffer_double or ('on',)
+    threads, window, submit = g.threads or d['threads'], g.window or d['window'], g.submit or d['submit']
+    block, qd = g.block or d['block'], g.qd or d['qd']
+    for buf in bufs:
+        ib = size_to_bytes(buf) or 0
+        for dbl in dbls:
+            for p in map(int, threads):
+                try:
+                    sections(1, ib, dbl == 'on', p)
+                except CheckpointError:
+                    skipped += len(window) * len(submit) * len(block) * len(qd)
+                    continue
+                for w in window:
+                    for s in submit:
+                        for b in block:
+                            bb = size_to_bytes(b) or 0
+                            if bb % ALIGN:
+                                skipped += len(qd)
+                                continue
+                            for q in map(int, qd):
+                                key = 'ckpt-io%s-%s-b%s-q%d-%s-%s-p%d' % (
+                                    bytes_to_size(ib), 'double' if dbl == 'on' else 'single',
+                                    bytes_to_size(bb), q, s, w, p)
+                                if key in seen:
+                                    continue
+                                seen.add(key)
+                                out.append('%s\tcheckpoint\twrite\tlibaio\t%d\t%d\t%d\t%s\t%s\t%d\t%d'
+                                           % (key, ib, bb, q, s, w, p, 2 if dbl == 'on' else 1))
+    return Expanded(tuple(out), skipped)
+
+
+def skipped_warning(skipped: int) -> str:
+    """The warning for points expand_points() left out."""
+    return ('left out %d checkpoint point(s) whose io_buffer_size is not a multiple of threads x'
+            ' 512 (x 2 with io_buffer_double: DeepSpeed asserts it), or whose block size is not'
+            ' a multiple of 4096' % skipped)
+
+
+def job_file(line: str, file_bytes: int) -> str:
+    """The fio job of a checkpoint plan line for a file of file_bytes:
+    jobs/fastpersist-checkpoint.fio's sections that have bytes (body,
+    rem: the tswap engine, tswap_alloc=deepspeed; tail: fio's sync
+    engine, buffered), stonewalled, the last with end_fsync=1. fio's
+    runtime of each includes its end_fsync (backend.c: do_io, then
+    update_runtime), so the bytes over the sections' runtimes are the
+    whole file's GB/s (tswap.results.result)."""
+    f = line.split('\t')
+    key, ib, bb, q, s, w, p, bufs = f[0], int(f[4]), int(f[5]), f[6], f[7], f[8], int(f[9]), int(f[10])
+    sec = sections(file_bytes, ib, bufs == 2, p)
+    eng = ('ioengine=external:${TSWAP_ENGINE}\n' + tswap_options('libaio', bb, q, s, w, str(p))
+           + 'tswap_alloc=deepspeed\ndirect=1\n')
+    out = ['; tswap-sweep point %s\n' % key,
+           '; checkpoint: one file of %d bytes as DeepSpeed\'s FastFileWriter writes it\n' % file_bytes,
+           '; (jobs/fastpersist-checkpoint.fio): io_buffer_size %s, io_buffer_double %s:\n'
+           % (bytes_to_size(ib), 'true' if bufs == 2 else 'false'),
+           '; body %d bytes in drains of %d, rem %d, tail %d; fsync ends %s.\n'
+           % (sec.body, sec.drain, sec.rem, sec.tail, sec.last),
+           '; aio: block %s, queue depth %s, submit %s, window %s, %d thread(s).\n'
+           % (bytes_to_size(bb), q, s, w, p),
+           '; Environment: TSWAP_ENGINE (tswap.so), TSWAP_TARGET (the file, \':\' escaped as \'\\:\').\n',
+           '; run.sh in this directory sets them and reruns the point.\n\n',
+           '[global]\nfilename=${TSWAP_TARGET}\nrw=write\nfallocate=none\niodepth=1\n']
+    off = 0
+    for name in sec.names:
+        n = getattr(sec, name)
+        out.append('\n[%s]\n' % name)
+        if off:
+            out.append('stonewall\n')
+        out.append(eng if name != 'tail' else 'ioengine=sync\ndirect=0\n')
+        out.append('offset=%d\nbs=%d\nsize=%d\nend_fsync=%d\n'
+                   % (off, sec.drain if name == 'body' else n, n, 1 if name == sec.last else 0))
+        off += n
+    return ''.join(out)

@@ -2,7 +2,8 @@
 """Grid files (docs/sweep.md "Grid files"): one "key value..." line per
 parameter, '#' comments. List keys (their cartesian product is the plan:
 tswap.plan.expand): rw backend tensor iodepth block qd window submit
-threads ranks. Scalar keys (defaults for options): size runtime ramp
+threads ranks; a checkpoint grid's (tswap.plan.checkpoint): io_buffer_size
+io_buffer_double block qd window submit threads. Scalar keys (defaults for options): size runtime ramp
 repeat ceiling targets description.
 
 A UTF-8 byte order mark and CRLF line endings are read without them (a
@@ -19,18 +20,19 @@ from .values import (EXIT_USAGE, RANKS_MAX, REPEAT_MAX, SECS_MAX, Refusal, abspa
                      comma_fields, is_uint, size_to_bytes, split_list)
 
 LIST_KEYS = ('rw', 'backend', 'tensor', 'iodepth', 'block', 'qd', 'window', 'submit',
-             'threads', 'ranks')
+             'threads', 'ranks', 'io_buffer_size', 'io_buffer_double')
 # DeepSpeed's ds_config aio defaults for the list keys a grid leaves out
 DEFAULTS = (('rw', ('read', 'write')), ('backend', ('libaio',)), ('tensor', ('64m',)),
             ('iodepth', ('1',)), ('block', ('1m',)), ('qd', ('8',)),
             ('window', ('overlap',)), ('submit', ('block',)), ('threads', ('1',)),
             ('ranks', ('1',)))
-_ALL_KEYS = ('rw backend tensor iodepth block qd window submit threads ranks size runtime '
-             'ramp repeat ceiling targets description')
+_ALL_KEYS = ('rw backend tensor iodepth block qd window submit threads ranks io_buffer_size '
+             'io_buffer_double size runtime ramp repeat ceiling targets description')
 _ENUMS = (('rw', ('read', 'write', 'readwrite'), 'read, write or readwrite'),
           ('backend', ('libaio', 'io_uring'), 'libaio or io_uring'),
           ('window', ('sequential', 'overlap'), 'sequential or overlap'),
-          ('submit', ('single', 'block'), 'single or block'))
+          ('submit', ('single', 'block'), 'single or block'),
+          ('io_buffer_double', ('on', 'off'), 'on or off'))
 _BOM = '\ufeff'
 
 
@@ -50,6 +52,8 @@ class Grid:
     submit: tuple[str, ...] = ()
     threads: tuple[str, ...] = ()
     ranks: tuple[str, ...] = ()
+    io_buffer_size: tuple[str, ...] = ()
+    io_buffer_double: tuple[str, ...] = ()
     size: str = ''
     runtime: str = ''
     ramp: str = ''
@@ -67,7 +71,8 @@ def check_values(key: str, where: str, vals: tuple[str, ...],
                  threads_max: Callable[[], int]) -> None:
     """Refuse (exit 2, naming WHERE: FILE:LINE or the option) a list key
     without values or with a value outside its rule: rw, backend, window
-    and submit from their sets; tensor and block sizes above 0; iodepth,
+    and submit from their sets (io_buffer_double on or off); tensor, block
+    and io_buffer_size sizes above 0; iodepth,
     qd and threads positive integers of at most 9 digits, threads at most
     the engine's tswap_threads limit (threads_max(), asked first: it may
     refuse with exit 3); ranks 1 to RANKS_MAX (grid.sh check_values)."""
@@ -78,7 +83,7 @@ def check_values(key: str, where: str, vals: tuple[str, ...],
         for k, ok, words in _ENUMS:
             if key == k and v not in ok:
                 raise _bad(where, "%s must be %s, not '%s'" % (key, words, v))
-        if key in ('tensor', 'block'):
+        if key in ('tensor', 'block', 'io_buffer_size'):
             b = size_to_bytes(v)
             if b is None:
                 raise _bad(where, "%s: not a size: '%s'" % (key, v))

@@ -15,6 +15,9 @@ from ..jqjson import dumps, text
 
 Point = dict[str, Any]
 
+# the kinds of point that are measured and picked (a ceiling is neither):
+# tswap's tensor operations and checkpoint files (tswap.plan.checkpoint)
+MEASURED = frozenset(('tswap', 'checkpoint'))
 _NUMERIC = frozenset((4, 5, 6, 9, 10))
 _NAMES = ('point', 'kind', 'rw', 'backend', 'tensor', 'block', 'qd', 'submit', 'window',
           'threads', 'iodepth')

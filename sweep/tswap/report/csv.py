@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..jqjson import jround, number, text, truthy
+from ..plan.points import MEASURED
 from .fmt import alt
 
 HEADER = ('point,repeat,status,direction,backend,tensor_size,block_size,queue_depth,submit,'
@@ -56,5 +57,6 @@ def summary_csv(results: list[dict[str, Any]], agg: Any) -> str:
     """summary.csv's text: HEADER, then a row per result of kind "tswap"
     (results.json's order); agg: aggregate.json (None: no ceiling)."""
     ceiling = agg.get('ceiling') if isinstance(agg, dict) else None
-    lines = [HEADER] + [row(r, ceiling) for r in results if r.get('kind') == 'tswap']
+    lines = [HEADER] + [row(r, ceiling) for r in results
+                        if r.get('kind') in MEASURED]
     return '\n'.join(lines) + '\n'

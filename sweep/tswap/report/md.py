@@ -109,10 +109,12 @@ def _aio_section(agg: Doc, best: Any, aio_text: str) -> list[str]:
 
 
 def report_md(agg: Doc, cfg: Doc, best: Any, aio_text: str, meta: Optional[Doc],
-              budget: Any, run: RunLines) -> str:
+              budget: Any, run: RunLines, checkpoint_text: str = '') -> str:
     """report.md's text. agg: aggregate.json; cfg: sweep.json; best:
     best-aio.json's document, aio_text its text; meta: meta.json (None
-    without); budget: budget.json of a --budget run (None otherwise)."""
+    without); budget: budget.json of a --budget run (None otherwise);
+    checkpoint_text: a checkpoint run's best-checkpoint.json ("" for
+    another run: no such section)."""
     out = ['# tswap sweep report', '']
     out += report_pick(agg)
     out += report_head(head_cfg(cfg, budget), agg, run.notes, run.dropped)
@@ -122,6 +124,11 @@ def report_md(agg: Doc, cfg: Doc, best: Any, aio_text: str, meta: Optional[Doc],
     if truthy(meta):
         out += meta_report(meta)
     out += report_budget(agg)
+    if checkpoint_text:
+        out += ['## DeepSpeed checkpoint config (best-checkpoint.json)', '',
+                'The best whole-file write GB/s (fsync included) of the checkpoint points: its'
+                ' checkpoint.writer and aio blocks (see docs/sweep.md, Checkpoint writes):', '',
+                '```json\n%s\n```' % checkpoint_text.rstrip('\n'), '']
     out += ['## DeepSpeed aio config (best-aio.json)', '']
     out += _aio_section(agg, best, aio_text)
     if run.thresholds:

@@ -256,9 +256,29 @@ def _result(run: Run, fio: Optional[dict], stats: Optional[dict], tail: str,
     doc.update(bw_log=bwlog, drops=bwlog['drops'] if bwlog else None,
                drop_pct=bwlog['drop_pct'] if bwlog else None)
     h = handles(jobs, run.rw, run.targets)
+    if run.kind == 'checkpoint':
+        h = checkpoint_gbs(doc, h, d)
     doc.update(ranks=run.ranks, handles=h)
     doc.update(handle_sums(h))
     return doc
+
+
+def checkpoint_gbs(doc: dict, h: list[dict], d: list) -> list[dict]:
+    """A checkpoint point (tswap.plan.checkpoint.job_file): its sections
+    ran one after the other, so its GB/s is the whole file's: the bytes
+    over the sum of the sections' write runtimes (d: the jobs' write
+    objects; fio's runtime of a direction includes the end_fsync: backend.c
+    do_io, then update_runtime). Its one handle is the file; doc's gbs is
+    set to it. Returns the handles."""
+    ms = _sum(d, 'runtime')
+    b = _sum(d, 'io_bytes')
+    if ms <= 0:
+        doc.update(status='error', error='fio accounted no time to the checkpoint file'
+                   ' (too small to time: give a larger --size)', gbs=None)
+        return []
+    doc['gbs'] = b / (ms / 1000) / 1e9
+    return [{'job': 'checkpoint', 'rank': 0, 'rw': 'write', 'gbs': doc['gbs'], 'bytes': b,
+             'runtime_ms': ms, 'target': h[0]['target']}]
 
 
 def progress_line(doc: dict) -> str:

@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from ..plan.points import MEASURED
 from .link import ceiling_above_link, fleet_link, link_rate
 from .pick import flags, pick
 
@@ -257,7 +258,8 @@ def aggregate(results: list[Doc], plan: Any, lim: Limits,
         by.setdefault(x['point'], []).append(x)
     points = plan['points'] if isinstance(plan, dict) else plan
     pts = [point_stats(p, by.get(p['point'], [])) for p in points]
-    cvs = sorted(p['cv'] for p in pts if p.get('kind') == 'tswap' and p.get('cv') is not None)
+    # checkpoint points (tswap.plan.checkpoint) are measured as tswap's
+    cvs = sorted(p['cv'] for p in pts if p.get('kind') in MEASURED and p.get('cv') is not None)
     cpt: dict[str, Doc] = {}
     for p in pts:
         if p.get('kind') == 'ceiling' and p.get('gbs') is not None:
@@ -274,7 +276,7 @@ def aggregate(results: list[Doc], plan: Any, lim: Limits,
                                 for k in sorted(cpt)) if x is not None}
     out_points = []
     for p in pts:
-        if p.get('kind') != 'tswap':
+        if p.get('kind') not in MEASURED:
             continue
         ck = p.get('ckey') or p.get('rw')
         c = ceiling.get(ck)

@@ -47,8 +47,12 @@ def cost(p: Point) -> tuple:
     """The cost order among tied configs, cheapest first: fewer intra-op
     threads, then less pinned memory per thread (queue depth x block size
     bytes: DeepSpeed pins queue_depth buffers of block_size), then block
-    submit before single submit (fewer io_submit calls), then GB/s."""
-    return (p['threads'], p['qd'] * p['block'],
+    submit before single submit (fewer io_submit calls), then GB/s. A
+    checkpoint point's pinned memory adds the writer's io_buffer_size
+    (tensor: writer_factory.py _setup_for_aio pins it): a smaller buffer
+    wins a tie."""
+    pinned = p['tensor'] if p.get('kind') == 'checkpoint' else 0
+    return (p['threads'], p['qd'] * p['block'] + pinned,
             0 if p['submit'] == 'block' else 1, -p['gbs'])
 
 

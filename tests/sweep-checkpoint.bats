@@ -1,0 +1,102 @@
+#!/usr/bin/env bats
+# tests/sweep-checkpoint.bats - tswap-sweep --workload checkpoint: a tiny
+# checkpoint sweep with real fio on a file under the test's scratch
+# directory (4 points of one 3 MiB file each, seconds), best-checkpoint.json's
+# keys (DeepSpeed 0.19.5's checkpoint.writer and aio keys) and values (one
+# of the grid's points), what each point wrote (FastFileWriter's sections:
+# tswap.plan.checkpoint), and the one-line refusals.
+# shellcheck disable=SC2016,SC2154  # jq programs in single quotes; bats sets $status, $output, $stderr
+
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+SWEEP=$REPO/sweep/tswap-sweep
+
+setup() {
+	common_setup
+	export TSWAP_ENGINE=$ENGINE
+	GRID=$SCRATCH/tiny.grid
+	# A = 2 x 512: a file of 3 MiB + 1636 bytes is body (3 MiB), rem 1024
+	# and a tail of 612 bytes with either buffer
+	cat >"$GRID" <<-'G'
+		io_buffer_size    1m 2m
+		io_buffer_double  on off
+		block             256k
+		qd                4
+		threads           2
+		repeat            1
+	G
+	S=$((3 * 1048576 + 1636))
+}
+teardown() { common_teardown; }
+
+@test "checkpoint sweep: best-checkpoint.json has DeepSpeed 0.19.5's keys and one of the grid's points" {
+	local out=$SCRATCH/run
+	run -0 --separate-stderr "$SWEEP" --workload checkpoint --grid "$GRID" --target "$SCRATCH/ckpt.pt" \
+		--size "$S" --no-ceiling --out "$out"
+	run -0 jq -c '[keys_unsorted, (.checkpoint | keys_unsorted), (.checkpoint.writer | keys_unsorted),
+		(.aio | keys_unsorted)]' "$out/best-checkpoint.json"
+	# runtime/model_checkpointing/config.py get_checkpoint_writer_config and
+	# swap_tensor/aio_config.py get_aio_config at v0.19.5
+	assert_output '[["deepspeed_versions","checkpoint","aio","reason"],["writer"],["type","io_buffer_size","io_buffer_double","show_statistics","data_parallel","decoupled","io_multiplier"],["block_size","queue_depth","intra_op_parallelism","single_submit","overlap_events","use_gds"]]'
+	run -0 jq -r '[.checkpoint.writer.type, .checkpoint.writer.io_buffer_size, .checkpoint.writer.io_buffer_double,
+		.aio.block_size, .aio.queue_depth, .aio.intra_op_parallelism, .aio.single_submit, .aio.overlap_events] | @tsv' \
+		"$out/best-checkpoint.json"
+	assert_output --regexp $'^fast\t(1048576|2097152)\t(true|false)\t262144\t4\t2\tfalse\ttrue$'
+	# the pick is the best write of the run's checkpoint points
+	run -0 jq -r '.best.write.point' "$out/aggregate.json"
+	assert_output --regexp '^ckpt-io[12]m-(single|double)-b256k-q4-block-overlap-p2$'
+	run -0 grep -c '^## DeepSpeed checkpoint config (best-checkpoint.json)$' "$out/report.md"
+	assert_output 1
+}
+
+@test "checkpoint sweep: each point writes the whole file as FastFileWriter cuts it, fsync last" {
+	local out=$SCRATCH/run p
+	run -0 --separate-stderr "$SWEEP" --workload checkpoint --grid "$GRID" --target "$SCRATCH/ckpt.pt" \
+		--size "$S" --no-ceiling --out "$out"
+	run -0 jq -r '.points[] | select(.kind == "checkpoint") | .point' "$out/plan.json"
+	assert_equal "${#lines[@]}" 4
+	# the double 2 MiB buffer drains 1 MiB at a time, the single one 2 MiB
+	p=$out/points/ckpt-io2m-double-b256k-q4-block-overlap-p2.r1
+	run -0 jq -c '[.jobs[] | {jobname, bytes: .write.io_bytes, bs: ."job options".bs,
+		fsync: ."job options".end_fsync}]' "$p/fio.json"
+	assert_output '[{"jobname":"body","bytes":3145728,"bs":"1048576","fsync":"0"},{"jobname":"rem","bytes":1024,"bs":"1024","fsync":"0"},{"jobname":"tail","bytes":612,"bs":"612","fsync":"1"}]'
+	run -0 jq -r '[.jobs[] | ."job options".bs] | first' \
+		"$out/points/ckpt-io2m-single-b256k-q4-block-overlap-p2.r1/fio.json"
+	assert_output 2097152
+	# one handle, the file: its bytes over the sections' runtimes
+	run -0 jq -r --argjson s "$S" '.handles | length == 1 and .[0].bytes == $s' "$p/result.json"
+	assert_output true
+	run -0 jq -r '(.handles[0].bytes / (.handles[0].runtime_ms / 1000) / 1e9) - .gbs | fabs < 1e-9' "$p/result.json"
+	assert_output true
+}
+
+@test "checkpoint sweep: refusals are one line, exit 2" {
+	local t=$SCRATCH/ckpt.pt
+	run -2 --separate-stderr "$SWEEP" --workload checkpoint --rw read --target "$t" --dry-run
+	assert_equal "$stderr" 'tswap-sweep: --workload checkpoint writes a file: --rw read (only write) (see --help)'
+	run -2 --separate-stderr "$SWEEP" --workload tensors --target "$t" --dry-run
+	assert_equal "$stderr" "tswap-sweep: --workload: tensor or checkpoint, not 'tensors' (see --help)"
+	run -2 --separate-stderr "$SWEEP" --workload checkpoint --ranks 2 --target "$t" --dry-run
+	assert_equal "${#stderr_lines[@]}" 1
+	assert_equal "$stderr" 'tswap-sweep: --workload checkpoint: no --ranks (one file of --size bytes, libaio, once per repeat) (see --help)'
+	run -2 --separate-stderr "$SWEEP" --workload checkpoint --ds-version 0.16.4 --target "$t" --dry-run
+	assert_equal "$stderr" 'tswap-sweep: --workload checkpoint: DeepSpeed 0.16.4 has no FastFileWriter (from 0.17.1) (see --help)'
+	run -2 --separate-stderr "$SWEEP" --workload checkpoint --grid quick --target "$t" --dry-run
+	assert_equal "${#stderr_lines[@]}" 1
+	[[ $stderr == 'tswap-sweep: grid quick: tensor is not a checkpoint key '* ]]
+	run -2 --separate-stderr "$SWEEP" --grid "$GRID" --target "$t" --dry-run
+	assert_equal "$stderr" 'tswap-sweep: grid tiny: io_buffer_size is a checkpoint key: only with --workload checkpoint (see --help)'
+	[ ! -e "$t" ]
+}
+
+@test "checkpoint sweep: the built-in grid is the default, its points FastFileWriter accepts" {
+	run -0 --separate-stderr "$SWEEP" --workload checkpoint --target "$SCRATCH/ckpt.pt" --no-ceiling \
+		--repeat 1 --dry-run
+	assert_output --partial 'grid checkpoint'
+	# 16m 64m 256m x on off x 1m 8m x 8 32 x threads 1 2, the default file 1g
+	run -0 grep -c '^### \[[0-9]*/48\] ckpt-io[0-9]*m-\(single\|double\)-' <<<"$output"
+	assert_output 48
+	[ ! -e "$SCRATCH/ckpt.pt" ]
+}
