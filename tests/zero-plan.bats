@@ -166,7 +166,13 @@ stage3: sg2-state.write[sg2-out]"
 	jq '.zero_optimization.offload_optimizer |= (.buffer_count = 3 | .pipeline_read = false | .pipeline_write = false)' "$EXAMPLE" >"$c"
 	one_line "needs at least 4" --ds-config "$c" --params 1.3e9
 	# a parameter partition must be smaller than offload_param.buffer_size
-	one_line "does not fit offload_param.buffer_size=100000000" --ds-config "$EXAMPLE" --params 1.3e9 --param-numel 2e8
+	# before DeepSpeed 0.17.1, at most as large from it (#7215)
+	one_line "does not fit offload_param.buffer_size=100000000 (partitioned_param_swapper.py get_buffer asserts numel < buffer_size)" \
+		--ds-config "$EXAMPLE" --params 1.3e9 --param-numel 2e8 --ds-version 0.17.0
+	one_line "does not fit offload_param.buffer_size=100000000 (partitioned_param_swapper.py get_buffer asserts numel <= buffer_size)" \
+		--ds-config "$EXAMPLE" --params 1.3e9 --param-numel 200000002
+	run -0 "$ZERO" --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/fits" --ds-config "$EXAMPLE" --params 1.3e9 \
+		--param-numel 2e8 --ds-version 0.17.1
 	one_line "nothing is swapped" --ds-config "$EXAMPLE" --params 1.3e9 --world 1e9
 }
 

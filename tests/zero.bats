@@ -297,3 +297,38 @@ TINY=(--params 50331648 --param-numel 8388608 --ranks 2)
 	assert_success
 	assert_file_exists "$OUT/link/plan.json"
 }
+
+@test "zero: --ds-version: tswap-sweep's syntax and refusals; the replay allocates its buffers as that DeepSpeed does" {
+	refused() { # refused TEXT VERSION
+		run --separate-stderr "$ZERO" --ds-config "$EXAMPLE" --params 1.3e9 --ranks 2 --target "$SCRATCH" \
+			--dry-run --out "$OUT/r" --ds-version "$2"
+		assert_failure 2
+		assert_equal "$output" ""
+		assert_equal "$stderr" "tswap-zero: --ds-version: $1"
+		assert_not_exists "$OUT/r"
+	}
+	refused "DeepSpeed 0.20.0 is newer than 0.19.5, the newest release tswap knows (its aio keys and rules are unchecked)" 0.20.0
+	refused "DeepSpeed 0.17.99 is no release: 0.17 has 0.17.0 to 0.17.6 (DeepSpeed's git tags)" 0.17.99
+	refused "not a DeepSpeed release MAJOR.MINOR[.PATCH] (e.g. 0.16.4): v0.19" v0.19
+	refused "empty; a DeepSpeed release MAJOR.MINOR[.PATCH] (e.g. 0.16.4)" ''
+	refused "tswap-zero follows DeepSpeed 0.16.4 to 0.19.5 (its swap rules were checked against 0.16.4); 0.15.0 is older" 0.15.0
+	# default 0.19.5: swap buffers from new_cpu_locked_tensor (#8212), the
+	# engine's tswap_alloc=deepspeed in [global] of both job files
+	run -0 "$ZERO" --ds-config "$EXAMPLE" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/new"
+	assert_line "deepspeed 0.19.5: swap buffers from new_cpu_locked_tensor (replay: tswap_alloc=deepspeed); reads must fit their file: yes (checked)"
+	assert_equal "$(jq -r .deepspeed.version "$OUT/new/plan.json")" 0.19.5
+	for f in step layout; do
+		assert_equal "$(sed -n '/^\[global\]/,/^$/p' "$OUT/new/$f.fio" | grep -c '^tswap_alloc=deepspeed$')" 1
+		assert_equal "$(grep -c '^tswap_alloc=' "$OUT/new/$f.fio")" 1
+	done
+	# 0.19.3: accelerator pin_memory buffers: fio's allocation
+	run -0 "$ZERO" --ds-config "$EXAMPLE" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/old" \
+		--ds-version 0.19.3
+	assert_line --partial "deepspeed 0.19.3: swap buffers from pin_memory"
+	run grep -c '^tswap_alloc=' "$OUT/old/step.fio" "$OUT/old/layout.fio"
+	assert_output "$OUT/old/step.fio:0
+$OUT/old/layout.fio:0"
+	# the same bytes either way
+	assert_equal "$(jq -c '[.read_bytes_per_step, .write_bytes_per_step, .ops]' "$OUT/old/plan.json")" \
+		"$(jq -c '[.read_bytes_per_step, .write_bytes_per_step, .ops]' "$OUT/new/plan.json")"
+}

@@ -20,9 +20,11 @@ import time
 from typing import Any, Optional
 
 from .. import jqjson
+from ..plan.deepspeed import ReleaseError
 from ..plan.zero_config import PlanError
 from ..plan.zero_fiojob import job_text
 from ..plan.zero_plan import build, path_notes, table
+from ..plan.zero_release import ZeroRelease, zero_release
 from .zero_common import EXIT_ERROR, Exit, find_engine, logical_cwd, say, usage_error
 from .zero_inputs import (MAX_TENSORS, check_path, parse_count, read_aio, read_config, read_numels,
                           same_folder_key, split_targets)
@@ -34,6 +36,7 @@ Usage: tswap-zero --ds-config FILE --params N --ranks N --target DIR[,DIR...]
                   [--step steady|first|init]
                   [--dtype fp32|fp16|bf16] [--steps N] [--dry-run] [--out DIR]
                   [--aio FILE] [--scale N] [--keep] [--no-ceiling]
+                  [--ds-version X]
 
 Plan the NVMe swap traffic of one DeepSpeed ZeRO-Infinity training step from
 a ds_config, and replay it with fio and the tswap engine.
@@ -81,6 +84,14 @@ a ds_config, and replay it with fio and the tswap engine.
                      flight (intra_op_parallelism x queue_depth x
                      block_size), at most 4096; 256 MiB per rank, or twice
                      the queue's bytes; each step is reported against it)
+  --ds-version X     the DeepSpeed release whose rules to follow,
+                     MAJOR.MINOR[.PATCH] from 0.3.15 to 0.19.5 (default
+                     0.19.5, the newest tswap knows): the ds_config keys it
+                     reads, the buffer_size assert, the pread bound, and
+                     from 0.19.4 swap buffers from new_cpu_locked_tensor
+                     (the replay uses tswap_alloc=deepspeed: posix_memalign
+                     + mlock, so RLIMIT_MEMLOCK must hold them unless
+                     CAP_IPC_LOCK); docs/zero-infinity.md
   --emit-jobs FILE   write the step as a job-library profile (engine and folder
                      as ${TSWAP_ENGINE}, ${TSWAP_ZERO_DIR}; used by `make jobs`)
   --version          print the tswap, engine and fio versions and exit
@@ -94,15 +105,16 @@ error; 130/143/129 interrupted (SIGINT/TERM/HUP: fio stopped, swap files removed
 # tensor up to (4096: NVMe's usual logical block; tswap checks the real one).
 DIO_UNIT = 4096
 _VALUED = ('--ds-config', '--params', '--ranks', '--world', '--param-numel', '--param-numels', '--target', '--steps',
-           '--out', '--aio', '--scale', '--step', '--dtype', '--emit-jobs')
+           '--out', '--aio', '--scale', '--step', '--dtype', '--emit-jobs', '--ds-version')
 
 
 def make_plan(cfg_path: str, cfg: Any, params: int, world: int, ranks: int, pnumel: int, step: str, dtype: str,
-              out: str, numels: Optional[tuple[float, ...]] = None) -> dict[str, Any]:
+              out: str, numels: Optional[tuple[float, ...]] = None,
+              release: Optional[ZeroRelease] = None) -> dict[str, Any]:
     """plan.json written to out (through out.tmp); a refused plan: one
     line naming the option or the ds_config key, exit 2."""
     try:
-        plan = build(cfg, float(params), float(world), float(ranks), float(pnumel), step, dtype, numels)
+        plan = build(cfg, float(params), float(world), float(ranks), float(pnumel), step, dtype, numels, release)
     except PlanError as e:
         m = str(e)
         raise usage_error(m if m.startswith('--') else '--ds-config %s: %s' % (cfg_path, m[len('ds_config: '):]
@@ -118,7 +130,8 @@ def options(argv: list[str]) -> Optional[dict[str, Any]]:
     o: dict[str, Any] = {'ds-config': '', 'params': '', 'ranks': '', 'world': '', 'param-numel': '',
                          'param-numels': '',
                          'target': '', 'steps': '1', 'out': '', 'aio': '', 'scale': '1', 'step': 'steady',
-                         'dtype': '', 'emit-jobs': '', 'dry': False, 'keep': False, 'ceiling': True}
+                         'dtype': '', 'emit-jobs': '', 'ds-version': None, 'dry': False, 'keep': False,
+                         'ceiling': True}
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -208,6 +221,12 @@ def run(home: str, argv: list[str]) -> int:
     if o['dtype'] not in ('', 'fp32', 'fp16', 'bf16'):
         raise usage_error('--dtype=%s: one of fp32, fp16, bf16' % o['dtype'])
     scale = parse_count('--scale', o['scale'], 1)
+    if o['ds-version'] == '':
+        raise usage_error('--ds-version: empty; a DeepSpeed release MAJOR.MINOR[.PATCH] (e.g. 0.16.4)')
+    try:
+        o['release'] = zero_release(o['ds-version'] or '')
+    except ReleaseError as e:
+        raise usage_error(str(e)) from None
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in targets):
         raise usage_error('--target: a control character (newline, tab, ...) in a path cannot be used')
     tlist = split_targets(targets)
@@ -255,7 +274,8 @@ def _plan_and_run(home: str, o: dict[str, Any], claim: OutClaim, out: str, param
                   emit: str) -> int:
     cfg_path, step, dtype = o['ds-config'], o['step'], o['dtype']
     cfg = read_config(cfg_path)
-    plan = make_plan(cfg_path, cfg, params, world, ranks, pnumel, step, dtype, out + '/plan.json', o['numels'])
+    plan = make_plan(cfg_path, cfg, params, world, ranks, pnumel, step, dtype, out + '/plan.json', o['numels'],
+                     o['release'])
     engine = find_engine(home)
     if engine is None:
         if not o['dry']:

@@ -298,7 +298,7 @@ def run_replay(home: str, o: dict[str, Any], out: str, plan: dict[str, Any], cfg
         acfg = _merge(cfg, {'aio': aio_doc['aio']})
         _write_json(out + '/ds_config.aio.json', acfg)
         aplan = make_plan(out + '/ds_config.aio.json', acfg, params, world, ranks, pnumel, o['step'], o['dtype'],
-                          out + '/plan.aio.json', o['numels'])
+                          out + '/plan.aio.json', o['numels'], o['release'])
         with open(out + '/step.aio.fio', 'w', encoding='utf-8') as f:
             f.write(job_text(aplan, 'step', aiod, DIO_UNIT, scale, engine, '; tswap-zero: the step with --aio ' + aio))
         with open(out + '/layout.aio.fio', 'w', encoding='utf-8') as f:

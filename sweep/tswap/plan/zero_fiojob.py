@@ -83,7 +83,7 @@ def _parts(j: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 def _global(plan: dict[str, Any], engine: str) -> list[str]:
     c = plan['config']
-    return ['[global]', 'ioengine=external:' + engine, 'tswap_backend=libaio', 'tswap_block_size=' + num(c['block_size']),
+    return (['[global]', 'ioengine=external:' + engine, 'tswap_backend=libaio', 'tswap_block_size=' + num(c['block_size']),
             'tswap_queue_depth=' + num(c['queue_depth']),
             'tswap_submit=' + ('single' if c['single_submit'] else 'block'),
             'tswap_window=' + ('overlap' if c['overlap_events'] else 'sequential'),
@@ -91,7 +91,11 @@ def _global(plan: dict[str, Any], engine: str) -> list[str]:
             'fallocate=none',
             # files are set up when their job starts, so a file is created by
             # its first write, as DeepSpeed creates it (backend.c thread_main)
-            'create_serialize=0', '']
+            'create_serialize=0']
+            # DeepSpeed 0.19.4+ (#8212): swap buffers from new_cpu_locked_tensor
+            # (posix_memalign + mlock); before, fio's buffers locked by tswap_pin
+            + (['tswap_alloc=deepspeed'] if plan.get('deepspeed', {}).get('swap_buffers') == 'new_cpu_locked_tensor'
+               else []) + [''])
 
 
 def layout_jobs(plan: dict[str, Any]) -> list[dict[str, Any]]:

@@ -2,7 +2,8 @@
 """tswap-zero's plan (plan.json): the swap traffic of ZeRO-Infinity's
 initialisation, first training step and steady training step, from a
 ds_config by DeepSpeed v0.16.4's rules (zero_config, zero_rank,
-zero_steps), and the dry run's table.
+zero_steps) with what changed to the release --ds-version names
+(zero_release, 0.16.4 to 0.19.5), and the dry run's table.
 
 build(ds_config, params, world, ranks, param_numel, step, dtype) -> the
 plan, a JSON object (key order as plan.json keeps it); PlanError with one
@@ -18,7 +19,9 @@ from ..jqjson import jround
 from ..jqjson import number as num
 from ..jqjson import sort_key, text
 from .zero_config import read_config
+from .deepspeed import show
 from .zero_rank import rank_geometry
+from .zero_release import ZeroRelease, check_reads, zero_release
 from .zero_schema import check as check_schema
 from .zero_steps import phases as step_phases
 from .zero_steps import summary
@@ -31,15 +34,18 @@ def _pick(f: dict[str, Any]) -> dict[str, Any]:
 
 
 def build(cfg: dict, params: float, world: float, ranks: float, param_numel: float, step: str,
-          dtype: str, numels: Optional[tuple[float, ...]] = None) -> dict[str, Any]:
+          dtype: str, numels: Optional[tuple[float, ...]] = None,
+          release: Optional[ZeroRelease] = None) -> dict[str, Any]:
     """The plan of step (steady, first or init) for a model of params
     elements in tensors of param_numel, world data-parallel ranks, ranks of
     them on this node; dtype "" (from the ds_config), fp32, fp16 or bf16;
     numels: each tensor's elements in model order (--param-numels), in
-    place of param_numel (then None in plan.json's inputs)."""
-    cfg, auto_notes = check_schema(cfg)
+    place of param_numel (then None in plan.json's inputs); release: the
+    DeepSpeed release whose rules differ (zero_release; None the newest)."""
+    r = release if release is not None else zero_release('')
+    cfg, auto_notes = check_schema(cfg, r.version)
     c, defaults = read_config(cfg, dtype, world, step)
-    rk = rank_geometry(c, params, world, param_numel, numels)
+    rk = rank_geometry(c, params, world, param_numel, numels, r.buffer_size_inclusive)
     ph = step_phases(c, rk, ranks)
     sg = rk.sg
     all_params = [rk.pfile[k] for k in sorted(rk.pfile)]
@@ -61,6 +67,13 @@ def build(cfg: dict, params: float, world: float, ranks: float, param_numel: flo
     notes += auto_notes
     if dtype != '':
         notes.append('parameter dtype %s from --dtype' % dtype)
+    if not r.padded_writes and not ph.pipelined and any(s['optimizer_swap'] for s in sg):
+        notes.append('DeepSpeed %s writes the optimizer state unpadded (partitioned_optimizer_swapper.py '
+                     'swap_out_optimizer_state; padded from 0.16.9, #7046): the plan pads it' % show(r.version))
+    ops = [{'phase': p['name'], 'stage': s['name'], 'rw': j['rw'], 'dir': j['dir'], 'file': f,
+            'bytes': j['bytes']} for p in cur for s in p['stages'] for j in s['jobs'] for f in j['files']]
+    files = [_pick(f) for f in all_files]
+    check_reads(ops, files, r)
     return {
         'tool': 'tswap-zero',
         'step': step,
@@ -68,6 +81,7 @@ def build(cfg: dict, params: float, world: float, ranks: float, param_numel: flo
                         'param_numel': param_numel if numels is None else None},
                        **({} if numels is None else {'param_numels': list(numels)})),
         'config': config,
+        'deepspeed': r.as_json(),
         'defaults': list(defaults),
         'notes': notes,
         'per_rank': {'partition_numel': rk.rank_numel, 'model_tensors': rk.nparams, 'sub_groups': list(sg),
@@ -75,14 +89,13 @@ def build(cfg: dict, params: float, world: float, ranks: float, param_numel: flo
                                      for f in rk.nvme_params],
                      'files': len(all_files), 'file_bytes': sum(f['bytes'] for f in all_files)},
         # every file of a rank (dir: optimizer or params, name as DeepSpeed's)
-        'swap_files': [_pick(f) for f in all_files],
+        'swap_files': files,
         # the files that exist before the step
         'layout_files': [_pick(f) for f in layout],
         'files': len(all_files) * ranks,
         'phases': cur,
         # the order DeepSpeed issues the swaps in (fio job order)
-        'ops': [{'phase': p['name'], 'stage': s['name'], 'rw': j['rw'], 'dir': j['dir'], 'file': f,
-                 'bytes': j['bytes']} for p in cur for s in p['stages'] for j in s['jobs'] for f in j['files']],
+        'ops': ops,
         'steps': {'init': summary(ph.init), 'first': summary(ph.first), 'steady': summary(ph.steady)},
         'read_bytes_per_step': sum(p['read_bytes'] for p in cur),
         'write_bytes_per_step': sum(p['write_bytes'] for p in cur)}
@@ -154,6 +167,11 @@ def table(plan: dict[str, Any]) -> list[str]:
         % tuple(text(c[k]) for k in ('swapper', 'pipeline_read', 'pipeline_write', 'sub_group_size', 'block_size',
                                       'queue_depth', 'intra_op_parallelism', 'single_submit', 'overlap_events',
                                       'gas'))]
+    d = plan['deepspeed']
+    lines.append('deepspeed %s: swap buffers from %s (replay: %s); reads must fit their file: %s'
+                 % (d['version'], d['swap_buffers'], 'tswap_alloc=deepspeed' if d['swap_buffers'] ==
+                    'new_cpu_locked_tensor' else "fio's buffers, tswap_pin=auto", 'yes (checked)' if d['pread_bound']
+                    else 'no'))
     lines += ['default: ' + d for d in plan['defaults']] + ['note: ' + n for n in plan['notes']]
     lines += ['', 'per rank: partition %s elements in %d sub-groups; %d swap files, %s bytes'
               % (num(pr['partition_numel']), len(pr['sub_groups']), pr['files'], num(pr['file_bytes'])), '']

@@ -122,11 +122,13 @@ def _grad_files(g: list[int], parts: tuple[float, ...], dsid: str, a_opt: float,
 
 
 def rank_geometry(c: ZeroConfig, params: float, world: float, param_numel: float,
-                  numels: Optional[tuple[float, ...]] = None) -> Rank:
+                  numels: Optional[tuple[float, ...]] = None, inclusive: bool = True) -> Rank:
     """One rank's tensors and files for a model of params elements in
     tensors of param_numel (the last the remainder), or of numels (each
     tensor's elements in model order, --param-numels), split over world
-    ranks. PlanError when DeepSpeed would assert or nothing is swapped."""
+    ranks. PlanError when DeepSpeed would assert or nothing is swapped;
+    inclusive: a partition of offload_param.buffer_size elements fits
+    (DeepSpeed 0.17.1 on, zero_release)."""
     state_names = STATE_NAMES[c.optimizer]
     # The optimizer swapper is built with dtype=torch.float32 (stage3.py
     # _configure_tensor_swapping); the param swapper with the model dtype
@@ -191,7 +193,7 @@ def rank_geometry(c: ZeroConfig, params: float, world: float, param_numel: float
         sg.append(s)
     nvme = reuse(c, full, [f for s in sg if s['params_on_nvme'] for f in s['param_files']])
     shape = ('--param-numel %s' % num(param_numel) if numels is None else '--param-numels')
-    _check(c, sg, state_names, parts, par_es, min_aio, pfile, nvme, params, world, shape)
+    _check(c, sg, state_names, parts, par_es, min_aio, pfile, nvme, params, world, shape, inclusive)
     return Rank(tuple(state_names), opt_es, par_es, min_aio, a_opt, a_par, n, full, parts, rank_numel,
                 pfile, tuple(sg), tuple(nvme))
 
@@ -218,14 +220,16 @@ def reuse(c: ZeroConfig, full: tuple[float, ...], nvme: list[dict[str, Any]]) ->
 
 def _check(c: ZeroConfig, sg: list[dict[str, Any]], state_names: tuple[str, ...], parts: tuple[float, ...],
            par_es: float, min_aio: float, pfile: dict, nvme: list[dict[str, Any]], params: float, world: float,
-           shape: str) -> None:
+           shape: str, inclusive: bool) -> None:
     """Configurations DeepSpeed itself rejects (an assert at init or in the
     first or second step), and plans with nothing to swap."""
     nopt = sum(1 for s in sg if s['optimizer_swap'])
     per_sg = len(state_names) + 2
     held = 1 + (1 if c.pipeline_read else 0) + (1 if c.pipeline_write else 0) if nopt > 1 else 1
     needed = per_sg * held
-    too_big = sum(1 for p in parts if p * par_es >= min_aio and p >= c.param_buffer_size)
+    too_big = sum(1 for p in parts if p * par_es >= min_aio
+                  and (p > c.param_buffer_size if inclusive else p >= c.param_buffer_size))
+    rel = '<=' if inclusive else '<'
     kept = sum(1 for f in nvme if f['kept'])
     nfiles = sum(len(s['state_tensors']) + len(s['grad_files']) for s in sg) + len(pfile)
     if c.opt_nvme and nopt > 0 and c.opt_buffer_count < needed:
@@ -241,16 +245,17 @@ def _check(c: ZeroConfig, sg: list[dict[str, Any]], state_names: tuple[str, ...]
                         % (num(c.opt_buffer_count), num(needed), num(held), num(per_sg), ', '.join(state_names), where))
     if c.param_nvme and too_big > 0:
         # zero/partition_parameters.py _partition_param -> partitioned_param_swapper
-        # .py get_buffer: assert numel < buffer_size for every NVMe partition.
+        # .py get_buffer: assert numel < buffer_size for every NVMe partition
+        # (numel <= buffer_size from 0.17.1, #7215).
         if shape.startswith('--param-numel '):
             raise PlanError('--param-numel: a parameter partition of %s elements (ceil(%s / world %s)) does not fit '
-                            'offload_param.buffer_size=%s (partitioned_param_swapper.py get_buffer asserts numel < '
+                            'offload_param.buffer_size=%s (partitioned_param_swapper.py get_buffer asserts numel %s '
                             'buffer_size): lower --param-numel or raise buffer_size'
-                            % (num(max(parts)), shape.split(' ')[1], num(world), num(c.param_buffer_size)))
+                            % (num(max(parts)), shape.split(' ')[1], num(world), num(c.param_buffer_size), rel))
         raise PlanError('--param-numels: tensor %d\'s partition of %s elements (over world %s) does not fit '
-                        'offload_param.buffer_size=%s (partitioned_param_swapper.py get_buffer asserts numel < '
+                        'offload_param.buffer_size=%s (partitioned_param_swapper.py get_buffer asserts numel %s '
                         'buffer_size): raise buffer_size'
-                        % (parts.index(max(parts)), num(max(parts)), num(world), num(c.param_buffer_size)))
+                        % (parts.index(max(parts)), num(max(parts)), num(world), num(c.param_buffer_size), rel))
     if kept > c.param_buffer_count:
         # Each NVMe parameter kept for backward holds one of the param
         # swapper's buffer_count buffers; the next swap_in finds none and

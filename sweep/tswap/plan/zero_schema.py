@@ -25,7 +25,9 @@ from types import MappingProxyType
 from typing import Any
 
 from ..jqjson import dumps
+from .deepspeed import NEWEST, Version
 from .zero_config import PlanError, is_num
+from .zero_release import added_key
 
 # kinds: bool, obool (Optional[bool]), int (any whole number), int0 (ge=0),
 # stage (ZeroStageEnum), device (OffloadDeviceEnum), path (Optional[Path]),
@@ -139,9 +141,10 @@ def _value_error(key: str, v: Any, kind: str, where: str) -> str:
     return ''
 
 
-def _model(d: Any, key: str, model: str, notes: list[str]) -> Any:
-    """d checked against one of DeepSpeed's models (a copy with "auto"
-    values dropped); the nested offload models checked in turn."""
+def _model(d: Any, key: str, model: str, notes: list[str], version: Version) -> Any:
+    """d checked against one of DeepSpeed's models as release version has
+    it (a copy with "auto" values dropped); the nested offload models
+    checked in turn."""
     where, fields, defaults = _MODEL[model]
     if not isinstance(d, dict):
         raise PlanError('ds_config: %s = %s: not an object (%s)' % (key, _show(d), where))
@@ -149,16 +152,19 @@ def _model(d: Any, key: str, model: str, notes: list[str]) -> Any:
     for k, v in d.items():
         name = '%s.%s' % (key, k)
         kind = fields.get(k)
+        later = ''
         if kind is None:
+            kind, later = added_key(model, k, version)
+        if not kind:
             raise PlanError('ds_config: %s: extra fields not permitted (%s: runtime/config_utils.py '
-                            'DeepSpeedConfigModel, extra="forbid")' % (name, where))
+                            'DeepSpeedConfigModel, extra="forbid")%s' % (name, where, '; ' + later if later else ''))
         if v == 'auto':
             # runtime/config_utils.py DeepSpeedConfigModel.__init__ drops it
             notes.append('%s = "auto": DeepSpeed drops it and takes the default %s (runtime/config_utils.py '
                          'DeepSpeedConfigModel)' % (name, defaults.get(k, 'false')))
             continue
         if kind in ('param', 'optimizer'):
-            out[k] = None if v is None else _model(v, name, kind, notes)
+            out[k] = None if v is None else _model(v, name, kind, notes, version)
             continue
         err = _value_error(name, v, kind, where)
         if err:
@@ -186,8 +192,28 @@ def _aio(aio: Any) -> None:
                                                                                        rule))
 
 
-def check(cfg: dict) -> tuple[dict, tuple[str, ...]]:
-    """cfg checked as DeepSpeed does (module docstring); the ds_config
+def _on(v: Any) -> bool:
+    """A pydantic lax boolean that reads as true."""
+    return v is True or (is_num(v) and v == 1) or (isinstance(v, str) and v.lower() in ('1', 'on', 't', 'true', 'y',
+                                                                                       'yes'))
+
+
+def _unmodelled(z: dict) -> None:
+    """Fields of later releases that take another optimizer path than the
+    NVMe swappers the plan models: refused."""
+    oo = z.get('offload_optimizer') or {}
+    if _on(oo.get('super_offload')):
+        raise PlanError('ds_config: zero_optimization.offload_optimizer.super_offload = %s: SuperOffload '
+                        '(zero/offload_config.py super_offload, stage3.py) is not modelled by tswap-zero: leave it '
+                        'false' % _show(oo['super_offload']))
+    if z.get('zenflow') is not None:
+        raise PlanError('ds_config: zero_optimization.zenflow: ZenFlow (zero/config.py zenflow, '
+                        'runtime/zenflow) is not modelled by tswap-zero: leave it out')
+
+
+def check(cfg: dict, version: Version = NEWEST) -> tuple[dict, tuple[str, ...]]:
+    """cfg checked as DeepSpeed release version does (module docstring;
+    the fields later releases add: zero_release.ADDED_KEYS); the ds_config
     with zero_optimization's "auto" values dropped, and a note per key
     dropped. PlanError: one line naming the key and the rule."""
     notes: list[str] = []
@@ -212,6 +238,7 @@ def check(cfg: dict) -> tuple[dict, tuple[str, ...]]:
                         '(zero/config.py read_zero_config_deprecated); NVMe offload needs stage 3'
                         % (dumps(z), 1 if z else 0))
     if z is not None:
-        out['zero_optimization'] = _model(z, 'zero_optimization', 'zero_optimization', notes)
+        out['zero_optimization'] = _model(z, 'zero_optimization', 'zero_optimization', notes, version)
+        _unmodelled(out['zero_optimization'])
     _aio(cfg.get('aio'))
     return out, tuple(notes)
