@@ -332,3 +332,104 @@ $OUT/old/layout.fio:0"
 	assert_equal "$(jq -c '[.read_bytes_per_step, .write_bytes_per_step, .ops]' "$OUT/old/plan.json")" \
 		"$(jq -c '[.read_bytes_per_step, .write_bytes_per_step, .ops]' "$OUT/new/plan.json")"
 }
+
+@test "zero: input files that are FIFOs, devices, directories, symlink loops, BOM, not UTF-8 or nested deep: one line, exit 2, no hang" {
+	local d=$BATS_TEST_TMPDIR/in
+	mkdir -p "$d"
+	mkfifo "$d/fifo"
+	ln -s loop2 "$d/loop1"
+	ln -s loop1 "$d/loop2"
+	printf '\xef\xbb\xbf{}' >"$d/bom.json"
+	printf '{"zero_optimization": {"stage": "\xff"}}' >"$d/latin1.json"
+	/usr/bin/python3 -c "print('[' * 100000 + ']' * 100000)" >"$d/deep.json"
+	echo '[4194304, NaN]' >"$d/nan.json"
+	refused() { # refused TEXT ARGS...
+		local text=$1
+		shift
+		run --separate-stderr timeout 30 "$ZERO" --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/r" "$@"
+		assert_failure 2
+		assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 1
+		[[ $stderr == "tswap-zero: $text"* ]] || { echo "stderr: $stderr"; return 1; }
+		assert_not_exists "$OUT/r"
+	}
+	local opt what
+	for opt in --ds-config --param-numels --aio; do
+		case $opt in
+		--ds-config) what=(--params 1.3e9) ;;
+		*) what=(--ds-config "$EXAMPLE" --params 1.3e9) ;;
+		esac
+		[ "$opt" != --param-numels ] || what=(--ds-config "$EXAMPLE")
+		refused "$opt $d/fifo: a FIFO, not a regular file" "${what[@]}" "$opt" "$d/fifo"
+		refused "$opt /dev/zero: a character device, not a regular file" "${what[@]}" "$opt" /dev/zero
+		refused "$opt $d: a directory, not a regular file" "${what[@]}" "$opt" "$d"
+		refused "$opt $d/loop1: cannot open it (Too many levels of symbolic links" "${what[@]}" "$opt" "$d/loop1"
+		refused "$opt $d/bom.json: starts with a UTF-8 byte-order mark" "${what[@]}" "$opt" "$d/bom.json"
+		refused "$opt $d/latin1.json: not UTF-8 text (byte 33" "${what[@]}" "$opt" "$d/latin1.json"
+		refused "$opt $d/deep.json: nested too deeply to read" "${what[@]}" "$opt" "$d/deep.json"
+	done
+	refused "--param-numels $d/nan.json: entry 1 = NaN: not a whole number" --ds-config "$EXAMPLE" --param-numels "$d/nan.json"
+	assert [ -p "$d/fifo" ]
+}
+
+@test "zero: a batch size that divides to infinity, --aio values and keys given twice, empty values, control characters: one line, exit 2" {
+	local c=$BATS_TEST_TMPDIR/c.json a=$BATS_TEST_TMPDIR/a.json
+	refused() { # refused TEXT ARGS...
+		local text=$1
+		shift
+		run --separate-stderr timeout 30 "$ZERO" --ds-config "$EXAMPLE" --ranks 2 --target "$SCRATCH" --dry-run "$@"
+		assert_failure 2
+		assert_equal "$output" ""
+		assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 1
+		[[ $stderr == "tswap-zero: $text"* ]] || { echo "stderr: $stderr"; return 1; }
+	}
+	jq 'del(.gradient_accumulation_steps) | .train_batch_size = 1e300 | .train_micro_batch_size_per_gpu = 1e-300' \
+		"$EXAMPLE" >"$c"
+	refused "--ds-config $c: gradient_accumulation_steps (given, or train_batch_size // train_micro_batch_size_per_gpu // world) must be an integer from 1 to 1024" \
+		--ds-config "$c" --params 1.3e9 --out "$OUT/r"
+	# --aio's block is checked in the dry run too, and named as --aio's
+	echo '{"aio": {"queue_depth": 1e12}}' >"$a"
+	refused "--aio $a: aio.queue_depth = 1000000000000: out of the engine's range" --params 1.3e9 --aio "$a" --out "$OUT/r"
+	printf '%s' '{"aio": {"block_size": 1048576, "block_size": 512}}' >"$a"
+	refused "--aio $a: key aio.block_size given twice" --params 1.3e9 --aio "$a" --out "$OUT/r"
+	assert_not_exists "$OUT/r"
+	# an empty value (an unset variable) is not the default
+	local o
+	for o in --param-numels --param-numel --aio --world --out --dtype --emit-jobs --steps --scale; do
+		refused "$o: empty (give a value, or leave the option out for its default)" --params 1.3e9 "$o" ''
+	done
+	# a newline in a value is escaped: the error stays one line
+	refused '--params=13e9\n: not a number' --params $'13e9\n'
+	# --out never follows a symbolic link
+	mkdir "$BATS_TEST_TMPDIR/real"
+	ln -s real "$BATS_TEST_TMPDIR/link"
+	refused "--out $BATS_TEST_TMPDIR/link/: a symbolic link (never followed" --params 1.3e9 --out "$BATS_TEST_TMPDIR/link/"
+	run find "$BATS_TEST_TMPDIR/real" -mindepth 1
+	assert_output ""
+}
+
+@test "zero: SIGINT or SIGTERM while planning gives --out back as it was, exit 130 or 143" {
+	local c=$BATS_TEST_TMPDIR/c.json pid rc sig
+	# 50000 tensors, nothing kept: the plan takes seconds
+	jq '.zero_optimization.offload_param.buffer_count = 100000 | .zero_optimization.stage3_max_reuse_distance = 0' \
+		"$EXAMPLE" >"$c"
+	for sig in INT TERM; do
+		mkdir -p "$OUT/$sig"
+		env --default-signal=INT "$ZERO" --ds-config "$c" --params 5e11 --param-numel 1e7 --ranks 2 --target "$SCRATCH" \
+			--dry-run --out "$OUT/$sig/new" >/dev/null 2>"$BATS_TEST_TMPDIR/err" &
+		pid=$!
+		# the claim marks --out once the options are read: planning has begun
+		for ((i = 0; i < 300; i++)); do
+			[ -e "$OUT/$sig/new/.tswap-zero-out" ] && break
+			sleep 0.05
+		done
+		assert_exists "$OUT/$sig/new/.tswap-zero-out"
+		kill -s "$sig" "$pid"
+		rc=0
+		wait "$pid" || rc=$?
+		if [ "$sig" = INT ]; then assert_equal "$rc" 130; else assert_equal "$rc" 143; fi
+		run cat "$BATS_TEST_TMPDIR/err"
+		assert_output "tswap-zero: interrupted (SIG$sig) before the replay: nothing run"
+		# the folder it made is gone
+		assert_not_exists "$OUT/$sig/new"
+	done
+}

@@ -9,6 +9,7 @@ import json
 import math
 import os
 import re
+import stat
 from types import MappingProxyType
 from typing import Any, Optional
 
@@ -53,6 +54,60 @@ def check_path(opt: str, p: str) -> None:
         raise usage_error('%s: a control character (newline, tab, ...) in a path cannot be used' % opt)
 
 
+# The most bytes an input file may have: a ds_config is a few KiB, a
+# --param-numels list of MAX_TENSORS entries well below 1 MiB.
+MAX_INPUT_BYTES = 16 * 1024 * 1024
+_KIND = ((stat.S_ISDIR, 'a directory'), (stat.S_ISFIFO, 'a FIFO'), (stat.S_ISCHR, 'a character device'),
+         (stat.S_ISBLK, 'a block device'), (stat.S_ISSOCK, 'a socket'))
+
+
+def read_text(opt: str, path: str, what: str) -> str:
+    """The UTF-8 text of the regular file path that option opt names (what
+    it should hold, for the messages); usage error, one line, otherwise:
+    missing or unreadable, not a regular file (a directory, FIFO or device
+    is never read: a FIFO would block, /dev/zero never ends), over
+    MAX_INPUT_BYTES, a UTF-8 byte-order mark, not UTF-8."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError as e:
+        raise usage_error('%s %s: cannot open it (%s; %s)' % (opt, path, os.strerror(e.errno or 0), what)) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = next((k for f, k in _KIND if f(st.st_mode)), 'not a regular file')
+            raise usage_error('%s %s: %s, not a regular file (%s)' % (opt, path, kind, what))
+        chunks, n = [], 0
+        while True:
+            b = os.read(fd, 1 << 20)
+            if not b:
+                break
+            n += len(b)
+            if n > MAX_INPUT_BYTES:
+                raise usage_error('%s %s: larger than %d bytes (%s)' % (opt, path, MAX_INPUT_BYTES, what))
+            chunks.append(b)
+    except OSError as e:
+        raise usage_error('%s %s: cannot read it (%s; %s)' % (opt, path, os.strerror(e.errno or 0), what)) from None
+    finally:
+        os.close(fd)
+    raw = b''.join(chunks)
+    if raw.startswith(b'\xef\xbb\xbf'):
+        raise usage_error('%s %s: starts with a UTF-8 byte-order mark, which Python\'s json refuses: '
+                          'save it without one' % (opt, path))
+    try:
+        return raw.decode('utf-8')
+    except UnicodeDecodeError as e:
+        raise usage_error('%s %s: not UTF-8 text (byte %d; %s)' % (opt, path, e.start, what)) from None
+
+
+def parse_json(opt: str, path: str, text: str, what: str, **kw: Any) -> Any:
+    """json.loads(text, **kw); a usage error for JSON nested deeper than
+    Python's reader recurses (RecursionError), ValueError otherwise."""
+    try:
+        return json.loads(text, **kw)
+    except RecursionError:
+        raise usage_error('%s %s: nested too deeply to read (%s)' % (opt, path, what)) from None
+
+
 _CONST = MappingProxyType({'Infinity': math.inf, '-Infinity': -math.inf, 'NaN': None})
 
 
@@ -89,16 +144,19 @@ def read_config(path: str) -> Any:
     DeepSpeedConfig reads the file with hjson.load), several values; a key
     given twice, which DeepSpeed refuses (runtime/config.py
     dict_raise_error_on_duplicate_keys)."""
-    if not os.path.isfile(path) or not os.access(path, os.R_OK):
+    what = 'a DeepSpeed ds_config, JSON'
+    if not os.path.lexists(path):
         raise usage_error('--ds-config %s: no such readable file' % path)
-    try:
-        with open(path, 'rb') as f:
-            raw = f.read().decode('utf-8', 'replace')
-    except OSError:
-        raise usage_error('--ds-config %s: no such readable file' % path) from None
+    raw = read_text('--ds-config', path, what)
     try:
         # numbers as doubles; Infinity and 3e400 as infinity, NaN as null (as jq 1.6 read them)
-        tree = json.loads(raw, parse_int=float, parse_constant=_CONST.get, object_pairs_hook=_Pairs)
+        tree = parse_json('--ds-config', path, raw, what, parse_int=float, parse_constant=_CONST.get,
+                          object_pairs_hook=_Pairs)
+        doc = _plain(tree)
+        seen: set[str] = set()
+        dups = {p for p in _leaves(tree, ()) if p in seen or seen.add(p)}
+    except RecursionError:
+        raise usage_error('--ds-config %s: nested too deeply to read (%s)' % (path, what)) from None
     except ValueError:
         if not raw.strip():
             raise usage_error('--ds-config %s: not a JSON object (the file is empty)' % path) from None
@@ -106,14 +164,28 @@ def read_config(path: str) -> Any:
             raise usage_error('--ds-config %s: not a JSON object: comments or trailing commas (hjson, which '
                               'DeepSpeed also reads); tswap-zero reads JSON only: remove them' % path) from None
         raise usage_error('--ds-config %s: not a JSON object (a DeepSpeed ds_config)' % path) from None
-    doc = _plain(tree)
-    seen: set[str] = set()
-    dups = {p for p in _leaves(tree, ()) if p in seen or seen.add(p)}
     if not isinstance(doc, dict):
         raise usage_error('--ds-config %s: not a JSON object (a DeepSpeed ds_config)' % path)
     if dups:
         raise usage_error('--ds-config %s: key %s given twice (DeepSpeed refuses duplicate keys: runtime/config.py '
                           'dict_raise_error_on_duplicate_keys)' % (path, min(dups)))
+    return doc
+
+
+def _Pairs_check(opt: str, path: str, tree: Any) -> Any:
+    """A parsed tree (object_pairs_hook=_Pairs) as plain JSON values; a
+    usage error for a key given twice (DeepSpeed refuses it in the
+    ds_config the block goes into: runtime/config.py
+    dict_raise_error_on_duplicate_keys)."""
+    try:
+        seen: set[str] = set()
+        dups = {p for p in _leaves(tree, ()) if p in seen or seen.add(p)}
+        doc = _plain(tree)
+    except RecursionError:
+        raise usage_error('%s %s: nested too deeply to read' % (opt, path)) from None
+    if dups:
+        raise usage_error('%s %s: key %s given twice (DeepSpeed refuses duplicate keys: runtime/config.py '
+                          'dict_raise_error_on_duplicate_keys)' % (opt, path, min(dups)))
     return doc
 
 
@@ -130,10 +202,12 @@ def same_folder_key(t: str) -> str:
 def read_aio(path: str) -> Any:
     """--aio's file: a JSON object with a non-empty "aio" object (the
     sweep's best-aio.json); usage error otherwise."""
+    what = 'a JSON file with an "aio" object, best-aio.json'
     try:
-        with open(path, encoding='utf-8') as f:
-            doc = jqjson.loads(f.read())
-    except (OSError, ValueError):
+        doc = _Pairs_check('--aio', path, parse_json('--aio', path, read_text('--aio', path, what), what,
+                                                     parse_int=float, parse_constant=lambda c: None,
+                                                     object_pairs_hook=_Pairs))
+    except ValueError:
         raise usage_error('--aio %s: not a JSON file with an "aio" object (best-aio.json)' % path) from None
     blk = doc.get('aio') if isinstance(doc, dict) else None
     if not isinstance(blk, dict):
@@ -148,10 +222,11 @@ def read_numels(path: str) -> tuple[float, ...]:
     """--param-numels FILE: a JSON list of whole numbers >= 1 (each below
     9e15, at most MAX_TENSORS of them, their sum below 9e15); usage error
     naming the file and the rule otherwise."""
+    what = 'a JSON list such as [4194304, 2048]'
     try:
-        with open(path, encoding='utf-8') as f:
-            doc = jqjson.loads(f.read())
-    except (OSError, ValueError, UnicodeDecodeError):
+        doc = parse_json('--param-numels', path, read_text('--param-numels', path, what), what, parse_int=float,
+                         parse_constant=float)
+    except ValueError:
         raise usage_error('--param-numels %s: not a readable JSON file (a list such as [4194304, 2048])' % path) from None
     if not isinstance(doc, list) or not doc:
         raise usage_error('--param-numels %s: not a non-empty JSON list of element counts '
@@ -160,8 +235,10 @@ def read_numels(path: str) -> tuple[float, ...]:
         raise usage_error('--param-numels %s: %d tensors, at most %d' % (path, len(doc), MAX_TENSORS))
     for i, v in enumerate(doc):
         if isinstance(v, bool) or not isinstance(v, float) or not (1 <= v < 9e15) or v != math.floor(v):
+            shown = (('NaN' if v != v else 'Infinity' if v > 0 else '-Infinity')
+                     if isinstance(v, float) and not math.isfinite(v) else jqjson.dumps(v, compact=True))
             raise usage_error('--param-numels %s: entry %d = %s: not a whole number from 1 to below 9e15'
-                              % (path, i, jqjson.dumps(v, compact=True)))
+                              % (path, i, shown))
     if sum(doc) >= 9e15:
         raise usage_error('--param-numels %s: %s elements in all, at most below 9e15' % (path, jqjson.number(sum(doc))))
     return tuple(doc)

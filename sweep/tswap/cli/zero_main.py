@@ -111,18 +111,25 @@ _VALUED = ('--ds-config', '--params', '--ranks', '--world', '--param-numel', '--
 def make_plan(cfg_path: str, cfg: Any, params: int, world: int, ranks: int, pnumel: int, step: str, dtype: str,
               out: str, numels: Optional[tuple[float, ...]] = None,
               release: Optional[ZeroRelease] = None) -> dict[str, Any]:
-    """plan.json written to out (through out.tmp); a refused plan: one
-    line naming the option or the ds_config key, exit 2."""
+    """plan.json written to out (through out.tmp; out "": not written); a
+    refused plan: one line naming the option or the ds_config key (as
+    cfg_path's), exit 2."""
     try:
         plan = build(cfg, float(params), float(world), float(ranks), float(pnumel), step, dtype, numels, release)
     except PlanError as e:
         m = str(e)
-        raise usage_error(m if m.startswith('--') else '--ds-config %s: %s' % (cfg_path, m[len('ds_config: '):]
-                                                                            if m.startswith('ds_config: ') else m))
+        raise usage_error(m if m.startswith('--') else '%s: %s' % (cfg_path, m[len('ds_config: '):]
+                                                                   if m.startswith('ds_config: ') else m))
+    if out:
+        write_plan(plan, out)
+    return plan
+
+
+def write_plan(plan: dict[str, Any], out: str) -> None:
+    """plan.json written to out through out.tmp."""
     with open(out + '.tmp', 'w', encoding='utf-8') as f:
         f.write(jqjson.dumps(plan) + '\n')
     os.replace(out + '.tmp', out)
-    return plan
 
 
 def options(argv: list[str]) -> Optional[dict[str, Any]]:
@@ -138,6 +145,11 @@ def options(argv: list[str]) -> Optional[dict[str, Any]]:
         if a in _VALUED:
             if i + 1 >= len(argv):
                 raise usage_error('%s: needs a value' % a)
+            if argv[i + 1] == '':
+                # an unset shell variable is not the option's default
+                if a == '--ds-version':
+                    raise usage_error('--ds-version: empty; a DeepSpeed release MAJOR.MINOR[.PATCH] (e.g. 0.16.4)')
+                raise usage_error('%s: empty (give a value, or leave the option out for its default)' % a)
             o[a[2:]] = argv[i + 1]
             i += 2
             continue
@@ -221,8 +233,6 @@ def run(home: str, argv: list[str]) -> int:
     if o['dtype'] not in ('', 'fp32', 'fp16', 'bf16'):
         raise usage_error('--dtype=%s: one of fp32, fp16, bf16' % o['dtype'])
     scale = parse_count('--scale', o['scale'], 1)
-    if o['ds-version'] == '':
-        raise usage_error('--ds-version: empty; a DeepSpeed release MAJOR.MINOR[.PATCH] (e.g. 0.16.4)')
     try:
         o['release'] = zero_release(o['ds-version'] or '')
     except ReleaseError as e:
@@ -274,8 +284,15 @@ def _plan_and_run(home: str, o: dict[str, Any], claim: OutClaim, out: str, param
                   emit: str) -> int:
     cfg_path, step, dtype = o['ds-config'], o['step'], o['dtype']
     cfg = read_config(cfg_path)
-    plan = make_plan(cfg_path, cfg, params, world, ranks, pnumel, step, dtype, out + '/plan.json', o['numels'],
+    plan = make_plan('--ds-config ' + cfg_path, cfg, params, world, ranks, pnumel, step, dtype, '', o['numels'],
                      o['release'])
+    if aio_doc is not None:
+        # the --aio block goes into the ds_config (zero_run): checked now, in
+        # the dry run too, and named as --aio's
+        from .zero_run import merge_aio
+        make_plan('--aio ' + aio, merge_aio(cfg, aio_doc), params, world, ranks, pnumel, step, dtype, '',
+                  o['numels'], o['release'])
+    write_plan(plan, out + '/plan.json')
     engine = find_engine(home)
     if engine is None:
         if not o['dry']:
@@ -324,15 +341,29 @@ def _plan_and_run(home: str, o: dict[str, Any], claim: OutClaim, out: str, param
                       runid, engine)
 
 
+def _stop(name: str, code: int) -> Any:
+    def h(signum: int, frame: Any) -> None:
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN)  # the clean-up is not cut short
+        raise Exit(code, 'interrupted (SIG%s) before the replay: nothing run' % name)
+    return h
+
+
 def main(home: str, argv: list[str]) -> int:
     """tswap-zero ARGS: home is the folder holding tswap/ and lib/ (sweep/
     in a checkout, PREFIX/share/tswap installed)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    # until the replay takes them over (zero_run): end cleanly, so the
+    # --out claim and a folder made for it are given back
+    for name, code in (('INT', 130), ('TERM', 143), ('HUP', 129)):
+        signal.signal(getattr(signal, 'SIG' + name), _stop(name, code))
     try:
         return run(home, argv)
     except Exit as e:
         if e.message:
             sys.stdout.flush()
-            print('tswap-zero: %s' % e.message, file=sys.stderr)
+            # one line whatever a value it quotes holds: control characters escaped
+            msg = ''.join(c if ' ' <= c != '\x7f' else '\\n' if c == '\n' else '\\x%02x' % ord(c)
+                          for c in e.message)
+            print('tswap-zero: %s' % msg, file=sys.stderr)
         return e.code

@@ -60,7 +60,10 @@ class OutClaim:
 
     def __enter__(self) -> 'OutClaim':
         d = self.d
-        if os.path.islink(d) or (os.path.exists(d) and not os.path.isdir(d)):
+        if os.path.islink(d.rstrip('/') or d):
+            raise usage_error('--out %s: a symbolic link (never followed: give the folder it names, new or empty)'
+                              % d)
+        if os.path.exists(d) and not os.path.isdir(d):
             raise usage_error('--out %s: not a directory (a new or empty folder for plan.json, the fio jobs and '
                               'results)' % d)
         self.made = not os.path.isdir(d)
@@ -233,6 +236,11 @@ def run_steps(fio: Fio, label: str, job: str, steps: int, out: str, tot: dict[st
     return all_steps
 
 
+def merge_aio(cfg: Any, aio_doc: Any) -> Any:
+    """The ds_config with --aio's "aio" block merged in (jq's *)."""
+    return _merge(cfg, {'aio': aio_doc['aio']})
+
+
 def _merge(a: Any, b: Any) -> Any:
     """jq's a * b: objects merged recursively, b's values winning."""
     if not (isinstance(a, dict) and isinstance(b, dict)):
@@ -295,9 +303,9 @@ def run_replay(home: str, o: dict[str, Any], out: str, plan: dict[str, Any], cfg
     aiod = [d + '/aio' for d in dirs]
     based = [d + '/base' for d in dirs]
     if aio:
-        acfg = _merge(cfg, {'aio': aio_doc['aio']})
+        acfg = merge_aio(cfg, aio_doc)
         _write_json(out + '/ds_config.aio.json', acfg)
-        aplan = make_plan(out + '/ds_config.aio.json', acfg, params, world, ranks, pnumel, o['step'], o['dtype'],
+        aplan = make_plan('--aio ' + aio, acfg, params, world, ranks, pnumel, o['step'], o['dtype'],
                           out + '/plan.aio.json', o['numels'], o['release'])
         with open(out + '/step.aio.fio', 'w', encoding='utf-8') as f:
             f.write(job_text(aplan, 'step', aiod, DIO_UNIT, scale, engine, '; tswap-zero: the step with --aio ' + aio))

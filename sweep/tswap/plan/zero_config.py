@@ -274,7 +274,7 @@ def _check(c: ZeroConfig, cfg: dict, errors: list[str], bf_on: Any, fp_on: Any, 
         raise PlanError('ds_config: sub_group_size, stage3_max_reuse_distance, reduce_bucket_size, buffer_count, '
                         'buffer_size, max_in_cpu and the aio sizes must be non-negative integers')
     g = c.gas
-    if not is_num(g) or g < 1 or g > 1024 or g != math.floor(g):
+    if not is_num(g) or not math.isfinite(g) or g < 1 or g > 1024 or g != math.floor(g):
         raise PlanError('ds_config: gradient_accumulation_steps (given, or train_batch_size // '
                         'train_micro_batch_size_per_gpu // world) must be an integer from 1 to 1024')
     if min(c.block_size, c.queue_depth, c.intra_op_parallelism, c.opt_buffer_count, c.param_buffer_count) < 1:
