@@ -433,3 +433,31 @@ $OUT/old/layout.fio:0"
 		assert_not_exists "$OUT/$sig/new"
 	done
 }
+
+@test "zero: a section given twice with different keys is refused (not the last one kept); a dotted key is no duplicate; --emit-jobs keeps a user's file" {
+	local c=$BATS_TEST_TMPDIR/c.json
+	# {"aio": {...}, "aio": {"thread_count": 4}}: DeepSpeed refuses it
+	# (dict_raise_error_on_duplicate_keys); keeping the last lost the block
+	jq -c . "$EXAMPLE" | sed 's/}$/, "aio": {"thread_count": 4}}/' >"$c"
+	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/a"
+	assert_failure 2
+	assert_equal "$stderr" "tswap-zero: --ds-config $c: key aio given twice (DeepSpeed refuses duplicate keys: runtime/config.py dict_raise_error_on_duplicate_keys)"
+	assert_not_exists "$OUT/a"
+	# "x.y" beside {"x": {"y": ...}}: two keys
+	jq '. + {"x.y": 1, "x": {"y": 2}}' "$EXAMPLE" >"$c"
+	run -0 "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/b"
+	# --emit-jobs replaces only a profile tswap-zero wrote
+	echo 'my notes' >"$SCRATCH/notes.fio"
+	: >"$SCRATCH/empty.fio"
+	for f in notes empty; do
+		run --separate-stderr "$ZERO" --ds-config "$EXAMPLE" --params 1.3e9 --ranks 2 --emit-jobs "$SCRATCH/$f.fio" \
+			--out "$OUT/$f"
+		assert_failure 2
+		assert_equal "$stderr" "tswap-zero: --emit-jobs $SCRATCH/$f.fio: exists and is not a profile tswap-zero wrote: not overwritten (remove it, or another name)"
+	done
+	assert_equal "$(cat "$SCRATCH/notes.fio")" 'my notes'
+	assert_equal "$(stat -c %s "$SCRATCH/empty.fio")" 0
+	run -0 "$ZERO" --ds-config "$EXAMPLE" --params 1.3e9 --ranks 2 --emit-jobs "$SCRATCH/p.fio" --out "$OUT/p1"
+	run -0 "$ZERO" --ds-config "$EXAMPLE" --params 1e9 --ranks 2 --emit-jobs "$SCRATCH/p.fio" --out "$OUT/p2"
+	assert_equal "$(head -n 1 "$SCRATCH/p.fio")" "; Workload: ds_config.example.json: one ZeRO-Infinity training step of a 1000000000-parameter model on 2 ranks,"
+}

@@ -124,17 +124,21 @@ def _plain(v: Any) -> Any:
     return v
 
 
-def _leaves(v: Any, path: tuple) -> Any:
-    """The leaf paths as jq --stream gives them (scalars and empty
-    containers), each joined with '.'."""
-    if isinstance(v, _Pairs) and v:
+def _dups(v: Any, path: tuple) -> Any:
+    """The keys given twice in one object (what DeepSpeed's
+    object_pairs_hook dict_raise_error_on_duplicate_keys refuses), each as
+    its path joined with '.': {"aio": {...}, "aio": {...}} is one, "x.y"
+    beside {"x": {"y": ...}} none."""
+    if isinstance(v, _Pairs):
+        seen: set[str] = set()
         for k, x in v:
-            yield from _leaves(x, path + (k,))
-    elif isinstance(v, list) and not isinstance(v, _Pairs) and v:
+            if k in seen:
+                yield '.'.join(path + (k,))
+            seen.add(k)
+            yield from _dups(x, path + (k,))
+    elif isinstance(v, list):
         for i, x in enumerate(v):
-            yield from _leaves(x, path + (str(i),))
-    else:
-        yield '.'.join(path)
+            yield from _dups(x, path + (str(i),))
 
 
 def read_config(path: str) -> Any:
@@ -153,8 +157,7 @@ def read_config(path: str) -> Any:
         tree = parse_json('--ds-config', path, raw, what, parse_int=float, parse_constant=_CONST.get,
                           object_pairs_hook=_Pairs)
         doc = _plain(tree)
-        seen: set[str] = set()
-        dups = {p for p in _leaves(tree, ()) if p in seen or seen.add(p)}
+        dups = set(_dups(tree, ()))
     except RecursionError:
         raise usage_error('--ds-config %s: nested too deeply to read (%s)' % (path, what)) from None
     except ValueError:
@@ -178,8 +181,7 @@ def _Pairs_check(opt: str, path: str, tree: Any) -> Any:
     ds_config the block goes into: runtime/config.py
     dict_raise_error_on_duplicate_keys)."""
     try:
-        seen: set[str] = set()
-        dups = {p for p in _leaves(tree, ()) if p in seen or seen.add(p)}
+        dups = set(_dups(tree, ()))
         doc = _plain(tree)
     except RecursionError:
         raise usage_error('%s %s: nested too deeply to read' % (opt, path)) from None
