@@ -98,7 +98,8 @@ a ds_config, and replay it with fio and the tswap engine.
   -h, --help         this help
 
 Exit codes: 0 done; 2 usage error, bad ds_config or refused target; 3 run
-error; 130/143/129 interrupted (SIGINT/TERM/HUP: fio stopped, swap files removed).
+error; 130/143/129 interrupted (SIGINT/TERM/HUP: fio stopped, swap files removed);
+141 standard output closed during the replay (the same).
 """
 
 # Replay size unit, bytes: the DIO offset alignment the replay rounds each

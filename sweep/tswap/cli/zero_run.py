@@ -333,6 +333,9 @@ def run_replay(home: str, o: dict[str, Any], out: str, plan: dict[str, Any], cfg
     rp = Replay(home, o['keep'])
     for name, sig, code in (('INT', signal.SIGINT, 130), ('TERM', signal.SIGTERM, 143), ('HUP', signal.SIGHUP, 129)):
         signal.signal(sig, _on_signal(name, code))
+    # stdout closed (`| head`): a write fails with EPIPE, and the run ends
+    # as on a signal, its folders removed, exit 141 (128 + SIGPIPE)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     try:
         rp.make_dirs(runid, uniq)
         for d in folders(plan, based) + (folders(aplan, aiod) if aplan else []):
@@ -351,13 +354,23 @@ def run_replay(home: str, o: dict[str, Any], out: str, plan: dict[str, Any], cfg
                                                                                  _r(b - t, 1000)))
         say('results: %s/base-steps.json' % out)
         return 0
-    except Interrupted as e:
+    except (Interrupted, BrokenPipeError) as x:
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(sig, signal.SIG_IGN)  # a second signal does not cut the clean-up short
-        rp.fio.stop(e.name)
+        e = x if isinstance(x, Interrupted) else Interrupted('PIPE', 141)
+        if e.name == 'PIPE':
+            # nobody reads stdout any more: what is left of it goes nowhere
+            fd = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(fd, 1)
+            os.close(fd)
+        rp.fio.stop('TERM' if e.name == 'PIPE' else e.name)
         rp.clean()
-        warn('interrupted (SIG%s): fio stopped, %s; partial results in --out'
-             % (e.name, 'swap files kept' if o['keep'] else 'swap files removed'))
+        try:
+            warn('interrupted (SIG%s%s): fio stopped, %s; partial results in --out'
+                 % (e.name, ': standard output closed' if e.name == 'PIPE' else '',
+                    'swap files kept' if o['keep'] else 'swap files removed'))
+        except OSError:
+            pass
         return e.code
     finally:
         rp.clean()
