@@ -486,3 +486,19 @@ $OUT/old/layout.fio:0"
 	run find "$SCRATCH/t" -mindepth 1
 	assert_output ""
 }
+
+@test "zero: NaN in a ds_config is refused where the plan reads it, named NaN (never taken as unset, the default)" {
+	local c=$BATS_TEST_TMPDIR/c.json k
+	for k in '.aio.queue_depth' '.gradient_accumulation_steps' '.zero_optimization.sub_group_size'; do
+		jq "$k = 12345" "$EXAMPLE" | sed 's/12345/NaN/' >"$c"
+		run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --ranks 2 --target "$SCRATCH" --dry-run --out "$OUT/n"
+		assert_failure 2
+		assert_equal "$output" ""
+		case $k in
+		.aio.queue_depth) assert_equal "${stderr%% (*}" "tswap-zero: --ds-config $c: aio.queue_depth = NaN: not a whole number" ;;
+		.gradient_accumulation_steps) [[ $stderr == *": gradient_accumulation_steps (given, or "*"must be an integer from 1 to 1024" ]] ;;
+		*) assert_equal "${stderr%% (*}" "tswap-zero: --ds-config $c: zero_optimization.sub_group_size = NaN: not a finite number" ;;
+		esac
+		assert_not_exists "$OUT/n"
+	done
+}

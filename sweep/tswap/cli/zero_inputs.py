@@ -108,7 +108,8 @@ def parse_json(opt: str, path: str, text: str, what: str, **kw: Any) -> Any:
         raise usage_error('%s %s: nested too deeply to read (%s)' % (opt, path, what)) from None
 
 
-_CONST = MappingProxyType({'Infinity': math.inf, '-Infinity': -math.inf, 'NaN': None})
+# NaN stays NaN (not null, which a ds_config key takes as unset: its default)
+_CONST = MappingProxyType({'Infinity': math.inf, '-Infinity': -math.inf, 'NaN': math.nan})
 
 
 class _Pairs(list):
@@ -153,7 +154,7 @@ def read_config(path: str) -> Any:
         raise usage_error('--ds-config %s: no such readable file' % path)
     raw = read_text('--ds-config', path, what)
     try:
-        # numbers as doubles; Infinity and 3e400 as infinity, NaN as null (as jq 1.6 read them)
+        # numbers as doubles; Infinity and 3e400 as infinity, NaN as NaN (refused where the plan reads it)
         tree = parse_json('--ds-config', path, raw, what, parse_int=float, parse_constant=_CONST.get,
                           object_pairs_hook=_Pairs)
         doc = _plain(tree)

@@ -68,6 +68,14 @@ class ZeroConfig:
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != 'thread_count_ignored'}
 
 
+def show(v: Any) -> str:
+    """v as the ds_config wrote it, compact: NaN and infinities by name
+    (jq would print null and 1.7976931348623157e+308)."""
+    if is_num(v) and not math.isfinite(v):
+        return 'NaN' if v != v else 'Infinity' if v > 0 else '-Infinity'
+    return dumps(v, compact=True)
+
+
 def is_num(v: Any) -> bool:
     """v is a JSON number (bool is not)."""
     return isinstance(v, (int, float)) and not isinstance(v, bool)
@@ -90,7 +98,7 @@ def section(parent: Any, key: str, where: str) -> Any:
     if parent is None:
         return None
     if not isinstance(parent, dict):
-        raise PlanError('ds_config: %s = %s: not an object' % (where, dumps(parent, compact=True)))
+        raise PlanError('ds_config: %s = %s: not an object' % (where, show(parent)))
     return parent.get(key)
 
 
@@ -121,7 +129,7 @@ def _bool_errors(cfg: dict, bf16: Any, fp16: Any, dtype: str) -> list[str]:
     for k in _BOOL_KEYS:
         v = _getpath(cfg, k)
         if v is not None and not isinstance(v, bool):
-            out.append('%s = %s: not a JSON boolean (true or false)' % ('.'.join(k), dumps(v, compact=True)))
+            out.append('%s = %s: not a JSON boolean (true or false)' % ('.'.join(k), show(v)))
     for name, sec in (('bf16', bf16), ('fp16', fp16)):
         v = section(sec, 'enabled', name)
         if v is None or isinstance(v, bool) or (v == 'auto' and dtype != ''):
@@ -130,7 +138,7 @@ def _bool_errors(cfg: dict, bf16: Any, fp16: Any, dtype: str) -> list[str]:
             out.append('%s.enabled = "auto": a Hugging Face Trainer placeholder DeepSpeed itself does not '
                        'resolve; give --dtype fp32|fp16|bf16' % name)
         else:
-            out.append('%s.enabled = %s: not a JSON boolean (true or false)' % (name, dumps(v, compact=True)))
+            out.append('%s.enabled = %s: not a JSON boolean (true or false)' % (name, show(v)))
     return out
 
 
@@ -265,7 +273,7 @@ def _check(c: ZeroConfig, cfg: dict, errors: list[str], bf_on: Any, fp_on: Any, 
                         'nothing is swapped to NVMe')
     if not is_num(c.stage) or c.stage < 3:
         raise PlanError('ds_config: zero_optimization.stage=%s: NVMe offload needs stage 3 '
-                        '(zero/stage3.py DeepSpeedZeroOptimizer_Stage3)' % dumps(c.stage, compact=True))
+                        '(zero/stage3.py DeepSpeedZeroOptimizer_Stage3)' % show(c.stage))
     if c.opt_nvme and c.opt_path in (None, ''):
         raise PlanError('ds_config: offload_optimizer.device is nvme but offload_optimizer.nvme_path is missing')
     if c.param_nvme and c.param_path in (None, ''):

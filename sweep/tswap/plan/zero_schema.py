@@ -99,6 +99,8 @@ def _show(v: Any) -> str:
     """v as the ds_config wrote it (infinity as Infinity, Python's json)."""
     if is_num(v) and math.isinf(v):
         return 'Infinity' if v > 0 else '-Infinity'
+    if is_num(v) and v != v:
+        return 'NaN'
     return dumps(v, compact=True)
 
 
