@@ -502,3 +502,26 @@ $OUT/old/layout.fio:0"
 		assert_not_exists "$OUT/n"
 	done
 }
+
+@test "zero: a small RLIMIT_MEMLOCK: 0.19.3's replay runs unlocked past the engine's notes; 0.19.5's fails naming ulimit -l and --ds-version" {
+	[ -f "$ENGINE" ] || skip "requires the engine: $ENGINE is missing (run 'make')"
+	[ "$(id -u)" = 0 ] || skip "requires root (to drop CAP_IPC_LOCK, so RLIMIT_MEMLOCK applies)"
+	local c=$BATS_TEST_TMPDIR/ds.json
+	tiny_cfg "$c"
+	lowlock() { prlimit --memlock=1048576 setpriv --bounding-set=-ipc_lock --inh-caps=-ipc_lock -- "$@"; }
+	# tswap_pin=auto logs a note into fio's --output before the JSON
+	run --separate-stderr lowlock "$ZERO" --ds-config "$c" "${TINY[@]}" --scale 8 --no-ceiling --target "$SCRATCH/t" \
+		--out "$OUT/old" --ds-version 0.19.3
+	[ "$status" -eq 0 ] || echo "$stderr"
+	assert_success
+	assert_output --partial "base step 1: forward"
+	[[ $stderr == *"tswap-zero: fio logged "*" line(s) before its JSON (see $OUT/old/layout.fio.json.stderr), the first: tswap: "*"tswap_pin=auto: I/O buffers not locked"* ]]
+	run -0 jq -e '.jobs | length > 0' "$OUT/old/layout.fio.json"
+	# new_cpu_locked_tensor (tswap_alloc=deepspeed) cannot lock: the run fails
+	run --separate-stderr lowlock "$ZERO" --ds-config "$c" "${TINY[@]}" --scale 8 --no-ceiling --target "$SCRATCH/t" \
+		--out "$OUT/new"
+	assert_failure 3
+	assert_equal "$(printf '%s\n' "$stderr" | tail -n 1)" "tswap-zero: fio failed on $OUT/new/layout.fio (see $OUT/new/layout.fio.json.stderr); DeepSpeed 0.19.4+ locks its swap buffers (new_cpu_locked_tensor): raise ulimit -l, or --ds-version 0.19.3 for pin_memory's"
+	run find "$SCRATCH/t" -mindepth 1
+	assert_output ""
+}

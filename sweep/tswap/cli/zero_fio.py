@@ -64,6 +64,27 @@ def _reap_tagged(tag: str) -> None:
         time.sleep(0.05)
 
 
+def _split_notes(out: str, text: str) -> None:
+    """fio writes its log (the engine's notes, e.g. tswap_pin=auto running
+    unlocked) into --output before the JSON document: move those lines to
+    out.stderr, leave the JSON alone in out (from its first line "{", as
+    the sweep's sed -n '/^{/,$p'), and say so once on stderr."""
+    if text.startswith('{'):
+        return
+    i = text.find('\n{')
+    if i < 0:
+        return
+    notes = text[:i + 1]
+    with open(out + '.stderr', 'a', encoding='utf-8') as f:
+        f.write(notes)
+    with open(out + '.tmp', 'w', encoding='utf-8') as f:
+        f.write(text[i + 1:])
+    os.replace(out + '.tmp', out)
+    first = notes.split('\n', 1)[0]
+    warn('fio logged %d line(s) before its JSON (see %s.stderr), the first: %s'
+         % (notes.count('\n'), out, first[:300]))
+
+
 class Fio:
     """fio runs under fioproc.sh's guard: its own process group, killed
     with its job processes if tswap-zero dies (PR_SET_PDEATHSIG), stopped
@@ -92,8 +113,19 @@ class Fio:
                     sys.stderr.write(''.join(f.readlines()[-5:]))
             except OSError:
                 pass
-            raise Exit(EXIT_ERROR, 'fio failed on %s (see %s.stderr)' % (job, out))
+            hint = ''
+            try:
+                with open(out + '.stderr', encoding='utf-8', errors='replace') as f:
+                    if 'tswap_alloc=deepspeed: cannot mlock' in f.read():
+                        hint = ('; DeepSpeed 0.19.4+ locks its swap buffers (new_cpu_locked_tensor): raise ulimit -l, '
+                                'or --ds-version 0.19.3 for pin_memory\'s')
+            except OSError:
+                pass
+            raise Exit(EXIT_ERROR, 'fio failed on %s (see %s.stderr)%s' % (job, out, hint))
         try:
+            with open(out, encoding='utf-8', errors='replace') as f:
+                text = f.read()
+            _split_notes(out, text)
             with open(out, encoding='utf-8') as f:
                 doc = jqjson.loads(f.read())
             bad = any(j['error'] != 0 for j in doc['jobs'])
