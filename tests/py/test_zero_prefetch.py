@@ -13,6 +13,7 @@ import pytest
 from tswap.plan.zero_config import PlanError, read_config
 from tswap.plan.zero_prefetch import param_reads
 from tswap.plan.zero_rank import rank_geometry
+from tswap.plan.zero_steps import param_jobs
 
 FIX = Path(__file__).resolve().parents[1] / 'fixtures' / 'zero'
 A2 = json.loads((FIX / 'ds_config.issue37-A2.json').read_text())
@@ -78,3 +79,28 @@ def test_more_parameters_kept_than_buffers_is_deepspeeds_assert():
     # by reuse distance, one buffer each, 4 buffers: zero_rank refuses it)
     with pytest.raises(PlanError, match='Not enough buffers'):
         reads(A2, stage3_max_reuse_distance=10 ** 9, buffer_count=4)
+
+
+def param_jobs_of(cfg, **zero):
+    """(count, iodepth) of the forward's parameter jobs, steady step."""
+    cfg = copy.deepcopy(cfg)
+    z = cfg['zero_optimization']
+    for k, v in zero.items():
+        if k == 'buffer_count':
+            z['offload_param']['buffer_count'] = v
+        else:
+            z[k] = v
+    c, _ = read_config(cfg, '', 1.0, 'steady')
+    rk = rank_geometry(c, 33554432.0, 1.0, 4194304.0)
+    return [(j['count'], j['iodepth']) for j in param_jobs(param_reads(c, rk, False).forward)]
+
+
+def test_one_parameter_prefetches_in_a_row_are_one_job_of_depth_one():
+    # swap_in of 3 and 4 at once (depth 2); then 5, 6, 7 one at a time:
+    # one read in flight, the same I/O as one job over the three files;
+    # 6 again starts a new job (a fio job lists a file once)
+    assert param_jobs_of(A2, buffer_count=2) == [(2, 2), (3, 1), (1, 1)]
+    # the A2 prefetch of all five stays one job as deep as its files
+    assert param_jobs_of(A2) == [(5, 5)]
+    # reads waited for one at a time: one job
+    assert param_jobs_of(A2, stage3_prefetch_bucket_size=0) == [(5, 1)]

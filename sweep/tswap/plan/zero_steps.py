@@ -237,19 +237,24 @@ def _fp32_state(s: dict[str, Any]) -> list[dict[str, Any]]:
 
 def param_jobs(ops: tuple[Op, ...]) -> list[Job]:
     """The parameter reads of a phase as jobs on the param-read handle,
-    one after the other: a run of reads waited for one at a time is one
-    job of iodepth 1; a prefetch (one async swap_in of several files) its
-    own job, as deep as its files."""
-    segs: list[tuple[list[dict[str, Any]], bool]] = []
+    one after the other: a run of swap_in calls of one file each (waited
+    for, or a prefetch of one parameter: either way one read in flight)
+    is one job of iodepth 1, cut by folder and size (runs) and where a
+    file comes again (a fio job lists a file once); a prefetch of several
+    files (one async swap_in) is its own job, as deep as its files."""
+    segs: list[tuple[list[dict[str, Any]], bool, set[str]]] = []
     for op in ops:
-        if not op.prefetch and segs and not segs[-1][1]:
+        deep = op.prefetch and len(op.files) > 1
+        names = {f['name'] for f in op.files}
+        if not deep and segs and not segs[-1][1] and not names & segs[-1][2]:
             segs[-1][0].extend(op.files)
+            segs[-1][2].update(names)
         else:
-            segs.append((list(op.files), op.prefetch))
+            segs.append((list(op.files), deep, names))
     out: list[Job] = []
-    for i, (files, pre) in enumerate(segs):
+    for i, (files, deep, _) in enumerate(segs):
         out += serial('param' if len(segs) == 1 else 'param-%d' % i, files, 'read', 'param-read',
-                      float(len(files)) if pre else 1, 'param')
+                      float(len(files)) if deep else 1, 'param')
     return out
 
 
