@@ -525,3 +525,32 @@ $OUT/old/layout.fio:0"
 	run find "$SCRATCH/t" -mindepth 1
 	assert_output ""
 }
+
+@test "zero: a step needing more fio jobs than fio runs (4088) is refused by --emit-jobs and the replay, naming the cause" {
+	[ -f "$ENGINE" ] || skip "requires the engine: $ENGINE is missing (run 'make')"
+	local c=$BATS_TEST_TMPDIR/c.json want
+	# 326 tensors per rank, each its own sub-group: 979 fio jobs per rank
+	jq '.zero_optimization.sub_group_size = 1e5' "$EXAMPLE" >"$c"
+	want="fio jobs (979 per rank x 8 ranks: backward 3, optimizer 976), fio runs at most 4088 in one run; most are the optimizer's (a few per sub-group): raise sub_group_size or use fewer --ranks"
+	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --param-numel 4e6 --ranks 8 \
+		--emit-jobs "$SCRATCH/big.fio" --out "$OUT/e"
+	assert_failure 2
+	assert_equal "$output" ""
+	assert_equal "$stderr" "tswap-zero: --emit-jobs $SCRATCH/big.fio: the step needs 7832 $want"
+	assert_not_exists "$SCRATCH/big.fio"
+	mkdir "$SCRATCH/t"
+	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --param-numel 4e6 --ranks 8 \
+		--target "$SCRATCH/t" --no-ceiling --out "$OUT/r"
+	assert_failure 2
+	assert_equal "${stderr##*$'\n'}" "tswap-zero: step.fio: needs 7832 $want"
+	# refused before fio: nothing laid out under the target
+	assert_equal "$(find "$SCRATCH/t" -mindepth 1 | wc -l)" 0
+	assert_not_exists "$OUT/r/layout.fio.json"
+	# the same plan on 4 ranks: 3916 jobs, run by fio (its dry run writes it)
+	run -0 "$ZERO" --ds-config "$c" --params 1.3e9 --param-numel 4e6 --ranks 4 --world 8 \
+		--target "$SCRATCH/t" --dry-run --out "$OUT/d"
+	assert_equal "$(grep -c '^\[' "$OUT/d/step.fio")" 3917
+	run -0 "$ZERO" --ds-config "$c" --params 1.3e9 --param-numel 4e6 --ranks 4 --world 8 \
+		--emit-jobs "$SCRATCH/ok.fio" --out "$OUT/e4"
+	assert_equal "$(grep -c '^\[' "$SCRATCH/ok.fio")" 3917
+}

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tswap.plan.zero_config import PlanError, read_config
-from tswap.plan.zero_fiojob import chunks, job_text, replay_bytes
+from tswap.plan.zero_fiojob import FIO_MAX_JOBS, chunks, job_counts, job_text, replay_bytes, too_many_jobs
 from tswap.plan.zero_plan import build, columns
 from tswap.plan.zero_rank import aligned_head, io_aligned, rank_geometry, sub_groups
 from tswap.plan.zero_steps import grad_order, grad_split
@@ -209,3 +209,23 @@ def test_param_numels_give_each_tensor_its_own_size():
     q = build(A, 4 * 4194304.0, 1.0, 1.0, 4194304.0, 'steady', '')
     r = build(A, 4 * 4194304.0, 1.0, 1.0, 5e7, 'steady', '', (4194304.0,) * 4)
     assert q['phases'] == r['phases'] and q['swap_files'] == r['swap_files']
+
+
+def test_job_counts_are_the_job_files_sections_and_the_limit_is_fios():
+    # fio.h REAL_MAX_JOBS 4096 in segments of 8, init.c add_thread_segment
+    # allocates 511 of them: a 4089th job fails
+    assert FIO_MAX_JOBS == 4088
+    ex = json.loads((FIX.parents[2] / 'jobs' / 'ds_config.example.json').read_text())
+    # 326 tensors per rank, each its own sub-group (as tests/zero.bats)
+    sg = with_(ex, ('zero_optimization', 'sub_group_size'), 100000)
+    for cfg, model in ((A, MODEL), (sg, (1.3e9, 8.0, 8.0, 4e6))):
+        p = plan(cfg, model=model)
+        ranks = int(p['inputs']['ranks'])
+        for mode in ('step', 'layout'):
+            text = job_text(p, mode, ['/d'] * ranks, 4096.0, 1.0, 'tswap.so')
+            jobs = sum(1 for line in text.split('\n') if line.startswith('[')) - 1
+            assert sum(c for _, c in job_counts(p, mode)) * ranks == jobs
+    assert too_many_jobs(plan(A), 'step') == ''
+    m = too_many_jobs(plan(sg, model=(1.3e9, 8.0, 8.0, 4e6)), 'step')
+    assert m.startswith('7832 fio jobs (979 per rank x 8 ranks: backward 3, optimizer 976)')
+    assert m.endswith('raise sub_group_size or use fewer --ranks')

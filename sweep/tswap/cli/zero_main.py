@@ -22,7 +22,7 @@ from typing import Any, Optional
 from .. import jqjson
 from ..plan.deepspeed import ReleaseError
 from ..plan.zero_config import PlanError
-from ..plan.zero_fiojob import job_text
+from ..plan.zero_fiojob import job_text, too_many_jobs
 from ..plan.zero_plan import build, path_notes, table
 from ..plan.zero_release import ZeroRelease, zero_release
 from .zero_common import EXIT_ERROR, Exit, find_engine, logical_cwd, say, usage_error
@@ -93,7 +93,9 @@ a ds_config, and replay it with fio and the tswap engine.
                      + mlock, so RLIMIT_MEMLOCK must hold them unless
                      CAP_IPC_LOCK); docs/zero-infinity.md
   --emit-jobs FILE   write the step as a job-library profile (engine and folder
-                     as ${TSWAP_ENGINE}, ${TSWAP_ZERO_DIR}; used by `make jobs`)
+                     as ${TSWAP_ENGINE}, ${TSWAP_ZERO_DIR}; used by `make jobs`);
+                     refused (as the replay) if it needs more than the 4088
+                     jobs fio runs at once
   --version          print the tswap, engine and fio versions and exit
   -h, --help         this help
 
@@ -233,7 +235,8 @@ def run(home: str, argv: list[str]) -> int:
         params = total
     else:
         params = parse_count('--params', o['params'], 1)
-    # 1024 ranks: far above any node; fio runs at most 4096 jobs in all.
+    # 1024 ranks: far above any node; fio runs at most 4088 jobs in all
+    # (zero_fiojob.FIO_MAX_JOBS, checked once the plan is made).
     ranks = parse_count('--ranks', o['ranks'], 1, 1024)
     world = parse_count('--world', o['world'] or str(ranks), 1)
     if world < ranks:
@@ -323,6 +326,9 @@ def _plan_and_run(home: str, o: dict[str, Any], claim: OutClaim, out: str, param
         # A job-library profile: the engine and the swap folder are fio
         # environment variables, every rank in ${TSWAP_ZERO_DIR}/rankR-less
         # DeepSpeed layout (zero_stage_3/optimizer/rankR/...).
+        m = too_many_jobs(plan, 'step')
+        if m:
+            raise usage_error('--emit-jobs %s: the step needs %s' % (emit, m))
         text = job_text(plan, 'step', ['${TSWAP_ZERO_DIR}'] * ranks, DIO_UNIT, scale, '${TSWAP_ENGINE}',
                         emit_header(plan, params, ranks, scale, cfg_path))
         try:

@@ -23,13 +23,11 @@ from typing import Any, Optional
 from .. import jqjson
 from ..jqjson import jround
 from ..jqjson import number as num
-from ..plan.zero_fiojob import folders, job_text, totals
+from ..plan.zero_fiojob import folders, job_text, too_many_jobs, totals
 from ..results.zero_figures import against_ceiling, ceiling_figures, step_figures
 from .zero_common import EXIT_ERROR, Exit, dirname, say, usage_error, warn
 from .zero_fio import Fio
 
-# fio's limit on jobs in one run (fio.h REAL_MAX_JOBS).
-FIO_MAX_JOBS = 4096
 DIO_UNIT = 4096
 # The ceiling: seconds per direction (fio runtime); bs; the least and the
 # most iodepth (as tswap-sweep's ceiling points); the least region per rank.
@@ -316,6 +314,10 @@ def run_replay(home: str, o: dict[str, Any], out: str, plan: dict[str, Any], cfg
         need = [n + atot['per_rank_layout'] for n in need]
         plans.append(aplan)
         fios += [out + '/step.aio.fio', out + '/layout.aio.fio']
+    for p, mode, f in zip((plan, plan, aplan, aplan), ('step', 'layout') * 2, fios):
+        m = too_many_jobs(p, mode)
+        if m:
+            raise usage_error('%s: needs %s' % (f.rsplit('/', 1)[-1], m))
     qd, cbytes = CEILING_QD_MIN, CEILING_MIN_BYTES
     if o['ceiling']:
         qd, cbytes = ceiling_size(ranks, plans)
@@ -324,12 +326,6 @@ def run_replay(home: str, o: dict[str, Any], out: str, plan: dict[str, Any], cfg
     for t in uniq:
         target_dir(t)
     check_room(need, tmap)
-    for f in fios:
-        with open(f, encoding='utf-8') as fh:
-            nj = sum(1 for line in fh if line.startswith('['))
-        if nj - 1 > FIO_MAX_JOBS:
-            raise usage_error('--ranks=%d: %s needs %d fio jobs, fio runs at most %d (fewer --ranks or a larger '
-                              'sub_group_size)' % (ranks, f.rsplit('/', 1)[-1], nj - 1, FIO_MAX_JOBS))
     rp = Replay(home, o['keep'])
     for name, sig, code in (('INT', signal.SIGINT, 130), ('TERM', signal.SIGTERM, 143), ('HUP', signal.SIGHUP, 129)):
         signal.signal(sig, _on_signal(name, code))

@@ -31,6 +31,11 @@ from ..jqjson import sort_key
 # file line of OPT_LEN_MAX (parse.h: 8192): a job's filename list stays
 # below this many characters.
 MAX_LINE = 4000
+# fio's jobs in one run: REAL_MAX_JOBS (fio.h: 4096) in segments of
+# JOBS_PER_SEG (8), of which init.c add_thread_segment allocates at most
+# REAL_MAX_SEG - 1: 4088 (a 4089th job fails "maximum number of jobs
+# reached"; fio --parse-only does not check it).
+FIO_MAX_JOBS = 4088
 _DTYPE_DIR = MappingProxyType({'bf16': 'bfloat16params', 'fp16': 'float16params', 'fp32': 'float32params'})
 
 
@@ -125,6 +130,38 @@ def folders(plan: dict[str, Any], dirs: list[str]) -> list[str]:
     """Every swap folder of every rank."""
     ds = sorted({f['dir'] for f in plan['swap_files']})
     return [folder(plan, dirs, r, d) for r in range(int(plan['inputs']['ranks'])) for d in ds]
+
+
+def job_counts(plan: dict[str, Any], mode: str) -> list[tuple[str, int]]:
+    """A rank's fio jobs in job_text(plan, mode): (phase name, jobs) in
+    plan order, micro-steps summed; mode layout: one ("layout", jobs)."""
+    if mode == 'layout':
+        return [('layout', sum(len(chunks(j['files'])) for j in layout_jobs(plan)))]
+    out: dict[str, int] = {}
+    for p in plan['phases']:
+        n = sum(len(chunks(j['files'])) for s in p['stages'] for j in s['jobs'])
+        out[p['name']] = out.get(p['name'], 0) + n
+    return list(out.items())
+
+
+def too_many_jobs(plan: dict[str, Any], mode: str) -> str:
+    """"" when job_text(plan, mode) is within FIO_MAX_JOBS, else why not
+    and what to change (one line, no option prefix)."""
+    ranks = int(plan['inputs']['ranks'])
+    per = job_counts(plan, mode)
+    n = sum(c for _, c in per) * ranks
+    if n <= FIO_MAX_JOBS:
+        return ''
+    top = max(per, key=lambda x: x[1])[0]
+    if top in ('optimizer', 'optimizer-states', 'fp32-partitions'):
+        why = "the optimizer's (a few per sub-group): raise sub_group_size or use fewer --ranks"
+    elif top == 'layout':
+        why = 'one per folder and tensor size: use fewer --ranks or fewer distinct tensor sizes'
+    else:
+        why = ('parameter swaps (one per run of same-size tensors moved one at a time, one per prefetch of '
+               'several): raise --param-numel (fewer, larger tensors) or use fewer --ranks')
+    return ('%d fio jobs (%d per rank x %d ranks: %s), fio runs at most %d in one run; most are %s'
+            % (n, n // ranks, ranks, ', '.join('%s %d' % x for x in per if x[1]), FIO_MAX_JOBS, why))
 
 
 def job_text(plan: dict[str, Any], mode: str, dirs: list[str], unit: float, scale: float, engine: str,
