@@ -74,7 +74,7 @@ fio_version = $(shell cd $(FIO_SRC) 2>/dev/null && ./FIO-VERSION-GEN >/dev/null 
 	sed -n 's/^FIO_VERSION = //p' FIO-VERSION-FILE 2>/dev/null)
 
 .PHONY: check-asan check-tsan check-valgrind check-sanitizers
-.PHONY: all deps fio-src run check check-unit check-bats install uninstall \
+.PHONY: all deps fio-src run check check-unit check-bats install uninstall jobs-zero \
 	clean distclean lint jobs sweep bench bench-deepspeed bench-sweep man deb \
 	deps-bench-deepspeed
 
@@ -150,15 +150,21 @@ run: deps
 # offload settings, 8 ranks, tensors scaled down to fit a scratch folder;
 # 70b in 1e8-element tensors: with 5e7 DeepSpeed's default
 # offload_param.buffer_count 5 cannot hold the 10 kept for backward).
+# `make jobs-zero ZERO_JOBS=DIR` writes the two ZeRO profiles into DIR
+# (tests/sweep.bats compares them with jobs/).
 GRIDS := quick deepspeed deepspeed-0.17 deepspeed-full full
-jobs:
+ZERO_JOBS := jobs
+jobs: jobs-zero
 	@rm -f jobs/grid/*.fio
 	@for g in $(GRIDS); do sweep/tswap-sweep --grid "$$g" --emit-jobs jobs/grid || exit 1; done
+
+jobs-zero:
 	@rm -rf $(BUILD)/zero/jobs-7b $(BUILD)/zero/jobs-70b
 	sweep/tswap-zero --ds-config jobs/ds_config.zero-infinity-defaults.json --params 7e9 --ranks 8 \
-		--scale 128 --emit-jobs jobs/zero-infinity-step-7b.fio --out $(BUILD)/zero/jobs-7b >/dev/null
+		--scale 128 --emit-jobs $(ZERO_JOBS)/zero-infinity-step-7b.fio --out $(BUILD)/zero/jobs-7b >/dev/null
 	sweep/tswap-zero --ds-config jobs/ds_config.zero-infinity-defaults.json --params 70e9 --ranks 8 \
-		--param-numel 1e8 --scale 1024 --emit-jobs jobs/zero-infinity-step-70b.fio --out $(BUILD)/zero/jobs-70b >/dev/null
+		--param-numel 1e8 --scale 1024 --emit-jobs $(ZERO_JOBS)/zero-infinity-step-70b.fio \
+		--out $(BUILD)/zero/jobs-70b >/dev/null
 
 # The quick grid on the scratch target: report, summary.csv, best-aio.json
 # and plots in build/sweep/latest/. More options: make sweep SWEEP_ARGS='...'.

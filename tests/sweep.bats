@@ -141,6 +141,31 @@ csv_rows() {
 	assert_file_not_exists "$TSWAP_TARGET"
 }
 
+@test "jobs: every job file in jobs/ runs in one fio (at most 4088 jobs, which --parse-only does not check)" {
+	local f n
+	# fio.h REAL_MAX_JOBS 4096 in segments of 8, of which init.c
+	# add_thread_segment allocates 511: a 4089th job fails at run time
+	while IFS= read -r -d '' f; do
+		n=$(grep -c '^\[' "$f")
+		if grep -q '^\[global\]' "$f"; then n=$((n - 1)); fi
+		[ "$n" -le 4088 ] || fail "$f: $n fio jobs, fio runs at most 4088"
+	done < <(find "$SWEEP_REPO/jobs" -name '*.fio' -print0)
+	# the 70b profile: a job per run of parameter reads, not per parameter
+	assert_equal "$(grep -c '^\[' "$SWEEP_REPO/jobs/zero-infinity-step-70b.fio")" 417
+}
+
+@test "jobs: the ZeRO profiles are what make jobs makes" {
+	local out=$BATS_TEST_TMPDIR/zero f
+	mkdir -p "$out"
+	run -0 make -C "$SWEEP_REPO" --no-print-directory jobs-zero ZERO_JOBS="$out" BUILD="$out/build"
+	for f in zero-infinity-step-7b.fio zero-infinity-step-70b.fio; do
+		run diff "$SWEEP_REPO/jobs/$f" "$out/$f"
+		if [ "$status" -ne 0 ]; then
+			fail "jobs/$f is stale: run 'make jobs' and commit ($(head -c 400 <<<"$output"))"
+		fi
+	done
+}
+
 @test "jobs: one grid point runs on its own with one fio command" {
 	local section=read-libaio-t16m-b1m-q8-block-overlap-p1-d2
 	export TSWAP_TARGET=$SCRATCH/one.swap TSWAP_SIZE=32m
