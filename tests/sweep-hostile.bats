@@ -498,3 +498,35 @@ refused_line() {
 	assert_equal "$status" 3
 	assert_equal "${#stderr_lines[@]}" 1
 }
+
+@test "sweep: --resume of a run whose sweep.json is damaged or crafted: one line naming the setting, exit 3, nothing executed or run" {
+	local -A bad=(
+		['{}']='targets: not a list of paths: [null]'
+		['.repeat = null']='repeat: not a whole number from 1 to 100: null'
+		['.repeat = "TARGETS[$(touch PWNED)0]"']='repeat: not a whole number from 1 to 100: "TARGETS[$(touch PWNED)0]"'
+		['.size_bytes = "a[$(touch PWNED)]"']='size_bytes: not a whole number from 1048576 to 4611686018427387903: "a[$(touch PWNED)]"'
+		['.runtime = "1+1"']='runtime: not a whole number from 1 to 604800: "1+1"'
+		['.ceiling_qd = -1']='ceiling_qd: not a whole number from 1 to 4096: -1'
+		['.steady_state = "maybe"']='steady_state: not one of on, off: "maybe"'
+	)
+	local edit
+	for edit in "${!bad[@]}"; do
+		rm -rf run
+		mkdir run
+		jq "$edit" "$REPO/tests/fixtures/runs/single/sweep.json" >run/sweep.json
+		cp "$REPO/tests/fixtures/runs/single/plan.json" run/
+		hsweep --resume run
+		[ "$status" -eq 3 ] || { show_sweep; fail "$edit: expected exit 3, got $status"; }
+		assert_equal "$stderr" "tswap-sweep: $WORK/run/sweep.json: ${bad[$edit]} (damaged or edited by hand)"
+		[ ! -e run/points ] || fail "$edit: the run went on"
+		nothing_ran
+	done
+	# a run from before plan.json, its plan.tsv damaged: one line, no traceback
+	rm run/plan.json
+	cp "$REPO/tests/fixtures/runs/single/sweep.json" run/
+	printf 'x\ttswap\n' >run/plan.tsv
+	hsweep --resume run --dry-run
+	assert_equal "$status" 3
+	assert_equal "$stderr" "tswap-sweep: $WORK/run/plan.tsv: plan line with 2 fields, not 11 or more: 'x\\ttswap' (damaged or edited by hand)"
+}
+

@@ -86,22 +86,26 @@ PLAN = ('{"points": [{"point": "read-x", "kind": "tswap", "rw": "read", "backend
         ' "threads": 1, "iodepth": 1, "ranks": 2}]}')
 
 
+CFG = ('{"target": "/t", "size": "16m", "size_bytes": 16777216, "grid": "g", "runtime": "1",'
+       ' "ramp": "0", "repeat": 3, "engine": "/e.so", "ceiling": true}')
+
+
 def test_resume_reads_the_runs_own_settings_and_plan(tmp_path):
     # settings.sh load_config before the port: sweep.json's values as jq's tostring
-    v, a = resume(tmp_path, '{"target": "/t", "size": "16m", "size_bytes": 16777216, "grid": "g",'
-                  ' "runtime": "1", "repeat": 3, "engine": "/e.so", "ceiling": true}', PLAN,
+    v, a = resume(tmp_path, CFG, PLAN,
                   argv=['--ds-version', '0.16.4'])
     assert (v['RUN'], v['TARGET'], v['SIZE_BYTES'], v['REPEAT'], v['CEILING'], v['CEILING_QD']) == \
         (str(tmp_path / 'run'), '/t', '16777216', '3', '1', '64')
     assert (v['STEADY'], v['PRECONDITION'], v['IO_SIZE'], v['DS_VERSION'], v['ENGINE']) == \
-        ('off', 'off', 'null', '0.16.4', '/e.so')
+        ('off', 'off', '', '0.16.4', '/e.so')
     assert a['TARGETS'] == ('/t',)
     assert v['PLAN_TEXT'] == 'read-x\ttswap\tread\tlibaio\t1048576\t1048576\t4\tblock\toverlap\t1\t1\t2'
     # a run from before plan.json: its plan.tsv, trailing newlines dropped
     old = tmp_path / 'old'
     old.mkdir()
-    v, _ = resume(old, '{"targets": ["/a"]}', tsv='a\tb\n\n')
-    assert v['PLAN_TEXT'] == 'a\tb'
+    tsv = 'read-x\ttswap\tread\tlibaio\t1048576\t1048576\t4\tblock\toverlap\t1\t1'
+    v, _ = resume(old, CFG, tsv=tsv + '\n\n')
+    assert v['PLAN_TEXT'] == tsv
 
 
 def test_resume_refuses_what_is_not_a_run(tmp_path):
@@ -116,5 +120,57 @@ def test_resume_refuses_what_is_not_a_run(tmp_path):
     d = tmp_path / 'plan'
     d.mkdir()
     with pytest.raises(Refusal) as e:
-        resume(d, '{}', '{"points": []}')
+        resume(d, CFG, '{"points": []}')
     assert e.value.code == 3 and e.value.prog == 'tswap' and 'damaged or edited by hand' in e.value.message
+
+
+def test_resume_refuses_damaged_settings_before_the_shell_sees_them(tmp_path):
+    import json
+    base = json.loads(CFG)
+    for edit, msg in (({'repeat': 'TARGETS[$(touch PWNED)0]'},
+                       'repeat: not a whole number from 1 to 100: "TARGETS[$(touch PWNED)0]"'),
+                      ({'repeat': None}, 'repeat: not a whole number from 1 to 100: null'),
+                      ({'size_bytes': 'a[$(id)]'}, 'size_bytes: not a whole number from'),
+                      ({'runtime': -3}, 'runtime: not a whole number from 1 to 604800: -3'),
+                      ({'ceiling_qd': 1e30}, 'ceiling_qd: not a whole number from 1 to 4096: 1e+30'),
+                      ({'size': '1x'}, 'size: not a size: "1x"'),
+                      ({'precondition': 'yes'}, 'precondition: not one of auto, on, off: "yes"'),
+                      ({'target': None, 'targets': None}, 'targets: not a list of paths: [null]'),
+                      ({'targets': ['/a', 7]}, 'targets: not a list of paths: ["/a",7]')):
+        d = tmp_path / str(len(list(tmp_path.iterdir())))
+        d.mkdir()
+        with pytest.raises(Refusal) as e:
+            resume(d, json.dumps(dict(base, **edit)), PLAN)
+        assert e.value.code == 3, edit
+        assert msg in e.value.message and e.value.message.endswith('(damaged or edited by hand)'), \
+            e.value.message
+    # an io_size run has no runtime or ramp
+    d = tmp_path / 'io'
+    d.mkdir()
+    v, _ = resume(d, json.dumps(dict(base, io_size='8m', runtime='', ramp='')), PLAN)
+    assert (v['IO_SIZE'], v['RUNTIME'], v['RAMP']) == ('8m', '', '')
+
+
+def test_resume_refuses_a_damaged_plan_tsv_in_one_line(tmp_path):
+    # a run from before plan.json: its plan.tsv is checked as plan.json is
+    for tsv, msg in (('x\ttswap\n', 'plan line with 2 fields'),
+                     ('p\ttswap\tread\tlibaio\tabc\t1\t1\tblock\toverlap\t1\t1\n', 'abc'),
+                     ('p\ttswap\tsideways\tlibaio\t1\t1\t1\tblock\toverlap\t1\t1\n', 'rw: not one')):
+        d = tmp_path / str(len(list(tmp_path.iterdir())))
+        d.mkdir()
+        with pytest.raises(Refusal) as e:
+            resume(d, CFG, tsv=tsv)
+        assert e.value.code == 3 and msg in e.value.message and \
+            e.value.message.endswith('plan.tsv: ' + e.value.message.split('plan.tsv: ', 1)[1])
+
+
+def test_resume_reads_every_recorded_run():
+    # the settings' checks accept what runs wrote (tests/fixtures/runs)
+    import os
+    from tswap.cli.sweep_resume import load
+    runs = os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'runs')
+    names = sorted(n for n in os.listdir(runs) if os.path.isfile(os.path.join(runs, n, 'sweep.json')))
+    assert len(names) >= 10
+    for n in names:
+        v = dict(load(Home('/s', '/s', '', '/'), parse(['--resume', os.path.join(runs, n)])).values)
+        assert v['REPEAT'].isdigit() and v['SIZE_BYTES'].isdigit(), n

@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import jqjson
-from ..plan.points import damage
-from ..plan.values import EXIT_ERROR, EXIT_USAGE, Refusal, abspath
+from ..plan.expand import CEILING_JOBS_MAX, CEILING_QD_MAX
+from ..plan.points import damage, parse
+from ..plan.values import (EXIT_ERROR, EXIT_USAGE, REPEAT_MAX, SECS_MAX, Refusal, abspath,
+                           is_uint, size_to_bytes)
 from . import PROG, StageError, read_json
 from .sweep_args import Options
 from .sweep_host import Home, read_text
@@ -41,7 +43,17 @@ def _plan_text(run: str) -> str:
     plan.tsv of a run from before plan.json (pipeline.sh plan_load)."""
     path = run + '/plan.json'
     if not os.path.isfile(path):
-        return read_text(run + '/plan.tsv').rstrip('\n')
+        path = run + '/plan.tsv'
+        text = read_text(path).rstrip('\n')
+        try:
+            pts = parse(text)
+        except ValueError as e:
+            why: Any = str(e)
+        else:
+            why = damage({'points': pts})
+        if why:
+            raise Refusal(EXIT_ERROR, '%s: %s (damaged or edited by hand)' % (path, why))
+        return text
     try:
         doc = read_json(path, 'plan')
         why = damage(doc)
@@ -60,6 +72,78 @@ def _plan_text(run: str) -> str:
     return '\n'.join(out)
 
 
+class _Damaged(Exception):
+    """A setting of sweep.json that the run cannot use: (key, rule, value)."""
+
+
+def _whole(doc: dict[str, Any], key: str, lo: int, hi: int, default: Any = None) -> str:
+    """doc[key] (default when absent or null) as the text of a whole
+    number from lo to hi: a JSON number, or a string of digits (runtime,
+    ramp); _Damaged otherwise. It goes into the run's shell arithmetic:
+    nothing else may pass."""
+    v = doc.get(key)
+    v = default if v is None else v
+    if isinstance(v, str) and is_uint(v):
+        n = int(v)
+    elif isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and \
+            abs(v) < 2 ** 62 and v == int(v):
+        n = int(v)
+    else:
+        raise _Damaged(key, 'not a whole number from %d to %d' % (lo, hi), v)
+    if not lo <= n <= hi:
+        raise _Damaged(key, 'not a whole number from %d to %d' % (lo, hi), v)
+    return str(n) if not isinstance(v, str) else v
+
+
+def _text(doc: dict[str, Any], key: str, allowed: tuple[str, ...] = (), default: Any = None,
+          empty: bool = False) -> str:
+    """doc[key] (default when absent or null): a string without a newline,
+    one of allowed when given, non-empty unless empty; _Damaged otherwise."""
+    v = doc.get(key)
+    v = default if v is None else v
+    if not isinstance(v, str) or '\n' in v or (allowed and v not in allowed) or \
+            (not v and not empty):
+        rule = 'empty' if v == '' else 'not a text of one line'
+        if allowed:
+            rule = 'not one of %s' % ', '.join(allowed) if allowed != ('',) else \
+                'not empty (with io_size)'
+        raise _Damaged(key, rule, v)
+    return v
+
+
+def _settings(o: Options, doc: dict[str, Any], fleet: bool) -> list[tuple[str, str]]:
+    """The run's settings of sweep.json, each checked against what a run
+    writes there (settings.sh save_config): _Damaged on the first that is
+    not (a damaged or hand-edited file must not reach the shell)."""
+    io_size = _text(doc, 'io_size', default='', empty=True)
+    if io_size and size_to_bytes(io_size) is None:
+        raise _Damaged('io_size', 'not a size', io_size)
+    size = _text(doc, 'size')
+    if size_to_bytes(size) is None:
+        raise _Damaged('size', 'not a size', size)
+    if io_size:
+        # a run of --io-size bytes has no runtime or ramp
+        runtime = _text(doc, 'runtime', ('',), '', empty=True)
+        ramp = _text(doc, 'ramp', ('',), '', empty=True)
+    else:
+        runtime, ramp = _whole(doc, 'runtime', 1, SECS_MAX), _whole(doc, 'ramp', 0, SECS_MAX)
+    # a fleet's target is each host's (fleet.hosts): "" here
+    return [('TARGET', _text(doc, 'target', empty=fleet)), ('SIZE', size),
+            ('SIZE_BYTES', _whole(doc, 'size_bytes', 1 << 20, (1 << 62) - 1)),
+            ('G_NAME', _text(doc, 'grid')),
+            ('G_DESC', jqjson.text(doc.get('grid_description'))), ('RUNTIME', runtime),
+            ('RAMP', ramp), ('IO_SIZE', io_size),
+            ('REPEAT', _whole(doc, 'repeat', 1, REPEAT_MAX)),
+            ('CEILING_QD', _whole(doc, 'ceiling_qd', 1, CEILING_QD_MAX, 64)),
+            ('CEILING_JOBS', _whole(doc, 'ceiling_jobs', 0, CEILING_JOBS_MAX, 1)),
+            ('ENGINE', o.engine or _text(doc, 'engine')), ('CEILING', _flag(doc.get('ceiling'))),
+            ('DS_VERSION', o.ds_version or _text(doc, 'ds_version', default='', empty=True)),
+            # runs from before steady state: fixed runtime, no preconditioning
+            ('STEADY', _text(doc, 'steady_state', ('on', 'off'), 'off')),
+            ('FIXED_RUNTIME', _flag(doc.get('fixed_runtime'))),
+            ('PRECONDITION', _text(doc, 'precondition', ('auto', 'on', 'off'), 'off'))]
+
+
 def _fleet(o: Options, cfg: str, doc: dict[str, Any]) -> Resumed:
     """A fleet run's settings and hosts (fleet.sh fleet_load_config); the
     fleet options given now win over the saved ones."""
@@ -69,7 +153,17 @@ def _fleet(o: Options, cfg: str, doc: dict[str, Any]) -> Resumed:
                              ('CONNECT_TIMEOUT', o.connect_timeout, 'connect_timeout'),
                              ('HOST_TIMEOUT', o.host_timeout, 'host_timeout'),
                              ('FIO_WANT', o.fio_want, 'fio_version')):
-        v = given or jqjson.text(f.get(key))
+        if given:
+            v = given
+        elif name in ('CONNECT_TIMEOUT', 'HOST_TIMEOUT'):
+            v = _whole(f, key, 1, 999999999)
+        elif name == 'OUTLIER_PCT':
+            x = f.get(key)
+            if isinstance(x, bool) or not isinstance(x, (int, float)) or not 0 <= x <= 100:
+                raise _Damaged('fleet.' + key, 'not a percentage from 0 to 100', x)
+            v = jqjson.text(x)
+        else:
+            v = jqjson.text(f.get(key))
         if name in ('CONNECT_TIMEOUT', 'HOST_TIMEOUT') and v.isdigit():
             v = str(int(v))
         vals.append((name, v))
@@ -111,23 +205,24 @@ def load(h: Home, o: Options) -> Resumed:
     targets = _alt(doc.get('targets'), [doc.get('target')])
     if not isinstance(targets, list) or not targets:
         raise missing
-    t = jqjson.text
-    vals = [('RUN', run), ('TARGET', t(doc.get('target'))), ('SIZE', t(doc.get('size'))),
-            ('SIZE_BYTES', t(doc.get('size_bytes'))), ('G_NAME', t(doc.get('grid'))),
-            ('G_DESC', t(doc.get('grid_description'))), ('RUNTIME', t(doc.get('runtime'))),
-            ('RAMP', t(doc.get('ramp'))), ('IO_SIZE', t(doc.get('io_size'))),
-            ('REPEAT', t(doc.get('repeat'))),
-            ('CEILING_QD', t(_alt(doc.get('ceiling_qd'), 64.0))),
-            ('CEILING_JOBS', t(_alt(doc.get('ceiling_jobs'), 1.0))),
-            ('ENGINE', o.engine or t(doc.get('engine'))), ('CEILING', _flag(doc.get('ceiling'))),
-            ('DS_VERSION', o.ds_version or t(_alt(doc.get('ds_version'), ''))),
-            # runs from before steady state: fixed runtime, no preconditioning
-            ('STEADY', t(_alt(doc.get('steady_state'), 'off'))),
-            ('FIXED_RUNTIME', _flag(doc.get('fixed_runtime'))),
-            ('PRECONDITION', t(_alt(doc.get('precondition'), 'off')))]
-    arrays = [('TARGETS', tuple(t(x) for x in targets))]
+    fleet = _flag(doc.get('fleet')) == '1'
+    try:
+        for x in targets:
+            if not isinstance(x, str) or '\n' in x or not (x or fleet):
+                raise _Damaged('targets', 'not a list of paths', targets)
+        vals = [('RUN', run)] + _settings(o, doc, fleet)
+    except _Damaged as d:
+        key, rule, v = d.args
+        raise Refusal(EXIT_ERROR, '%s: %s: %s: %s (damaged or edited by hand)'
+                      % (cfg, key, rule, jqjson.dumps(v, compact=True)[:120])) from None
+    arrays = [('TARGETS', tuple(targets))]
     vals.append(('PLAN_TEXT', _plan_text(run)))
-    if _flag(doc.get('fleet')) == '1':
-        fl = _fleet(o, cfg, doc)
+    if fleet:
+        try:
+            fl = _fleet(o, cfg, doc)
+        except _Damaged as d:
+            key, rule, v = d.args
+            raise Refusal(EXIT_ERROR, '%s: %s: %s: %s (damaged or edited by hand)'
+                          % (cfg, key, rule, jqjson.dumps(v, compact=True)[:120])) from None
         return Resumed(tuple(vals) + fl.values, tuple(arrays) + fl.arrays)
     return Resumed(tuple(vals), tuple(arrays))
