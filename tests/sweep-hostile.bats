@@ -530,3 +530,33 @@ refused_line() {
 	assert_equal "$stderr" "tswap-sweep: $WORK/run/plan.tsv: plan line with 2 fields, not 11 or more: 'x\\ttswap' (damaged or edited by hand)"
 }
 
+@test "sweep refuses early: a grid path that is a FIFO, a device, a symlink loop or over 1 MiB is said to be one, at once" {
+	mkfifo fifo.grid
+	refused_line "tswap-sweep: --grid ./fifo.grid: not a regular file (a fifo), not a grid file (see --help)" \
+		--grid ./fifo.grid "${ONE[@]}" --target t.swap
+	refused_line "tswap-sweep: --grid /dev/zero: not a regular file (a character special file), not a grid file (see --help)" \
+		--grid /dev/zero "${ONE[@]}" --target t.swap
+	ln -s b.grid a.grid
+	ln -s a.grid b.grid
+	refused_line "tswap-sweep: --grid ./a.grid: a symbolic link that does not resolve (Too many levels of symbolic links) (see --help)" \
+		--grid ./a.grid "${ONE[@]}" --target t.swap
+	head -c 1048577 /dev/zero | tr '\0' '#' >big.grid
+	refused_line "tswap-sweep: --grid big.grid: 1048577 bytes, more than a grid file can have (1048576) (see --help)" \
+		--grid big.grid "${ONE[@]}" --target t.swap
+}
+
+@test "sweep refuses early: a grid of a million points is refused in one line, without expanding it" {
+	{
+		printf '%s\n' 'rw read write' 'tensor 16m 32m 64m 128m 256m' 'block 4k 8k 16k 32k 64k 128k 256k 512k 1m 2m'
+		printf 'qd'; seq -f ' %g' 1 100 | tr -d '\n'; printf '\n'
+		printf 'iodepth'; seq -f ' %g' 1 100 | tr -d '\n'; printf '\n'
+	} >huge.grid
+	# before: 1.2 GB of memory and no end (the test's timeout kills it)
+	run --separate-stderr timeout -k 5 20 "$SWEEP" --grid huge.grid --target t.swap --dry-run
+	[ "$status" -eq 2 ] || { show_sweep; fail "expected exit 2, got $status"; }
+	assert_equal "$stderr" "tswap-sweep: grid huge: its lists make 1000000 points (ranks x rw x backend x tensor x iodepth x threads x window x submit x block x qd), more than 10000: split it into smaller grids, or give fewer values (see --help)"
+	run --separate-stderr timeout -k 5 20 "$SWEEP" --grid huge.grid --emit-jobs jobs
+	assert_equal "$status" 2
+	assert_file_not_exist jobs
+}
+

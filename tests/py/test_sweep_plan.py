@@ -201,3 +201,13 @@ def test_job_file_single_handle_points_of_one_direction():
                          'iodepth=1\ntswap_backend=libaio\ntswap_block_size=1m\ntswap_queue_depth=8\n'
                          'tswap_submit=block\ntswap_window=overlap\ntswap_threads=1\n')
     assert jobs.run_options('16384k', '', '') == 'io_size=16m\n'
+
+
+def test_a_grid_of_more_than_points_max_points_is_counted_not_expanded():
+    g, _ = load('rw read write', 'qd ' + ' '.join(map(str, range(1, 101))),
+                'iodepth ' + ' '.join(map(str, range(1, 101))), 'tensor 16m 32m 64m 128m 256m',
+                'block 4k 8k 16k 32k 64k 128k 256k 512k 1m 2m')
+    assert expand.combinations(g) == 1000000 > expand.POINTS_MAX
+    # repeated values count once, as expand() keeps each key once
+    g, _ = load('qd 8 8 8', 'rw read read')
+    assert expand.combinations(g) == 1

@@ -67,11 +67,28 @@ def grid_names(h: Home) -> tuple[str, ...]:
     return tuple(os.fsdecode(f)[:-5] for f in names if os.path.isfile(d + '/' + os.fsdecode(f)))
 
 
+# a grid file's most bytes: the largest built-in grid is under 1 KiB
+GRID_BYTES_MAX = 1 << 20
+
+
 def _grid_file_ok(path: str) -> None:
+    """Refuse (exit 2) a grid path that is not a readable regular file of
+    at most GRID_BYTES_MAX bytes, saying what it is: a FIFO or a device
+    is never opened (a FIFO would block, /dev/zero never ends)."""
     if os.path.isdir(path):
         raise usage('--grid %s: a directory, not a grid file' % path)
-    if not os.path.isfile(path):
-        raise usage('grid file not found: %s' % path)
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        if os.path.islink(path):
+            raise usage('--grid %s: a symbolic link that does not resolve (%s)'
+                        % (path, e.strerror)) from None
+        raise usage('grid file not found: %s' % path) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise usage('--grid %s: not a regular file (a %s), not a grid file' % (path, _kind(path)))
+    if st.st_size > GRID_BYTES_MAX:
+        raise usage('--grid %s: %d bytes, more than a grid file can have (%d)'
+                    % (path, st.st_size, GRID_BYTES_MAX))
     if not os.access(path, os.R_OK):
         raise usage('--grid %s: not readable (no permission)' % path)
 
@@ -94,10 +111,11 @@ def grid_file(h: Home, g: str) -> str:
     return '%s/%s.grid' % (d, g)
 
 
-def read_text(path: str) -> str:
-    """A file's text as the shell reads it (bytes kept: surrogateescape)."""
+def read_text(path: str, most: int = -1) -> str:
+    """A file's text as the shell reads it (bytes kept: surrogateescape);
+    its first most bytes when most >= 0."""
     with open(path, 'rb') as f:
-        return f.read().decode('utf-8', 'surrogateescape')
+        return f.read(most).decode('utf-8', 'surrogateescape')
 
 
 def default_engine(h: Home) -> str:

@@ -61,15 +61,22 @@ def load_grid(h: host.Home, o: Options) -> tuple[grid.Grid, tuple[str, ...]]:
     its notes."""
     tmax = _threads_max(h, o.engine)
     path = host.grid_file(h, o.grid)
-    g, notes = grid.load(path, host.read_text(path), h.pwd, tmax)
+    # a file that grew since its check: read no more than a grid may have
+    g, notes = grid.load(path, host.read_text(path, host.GRID_BYTES_MAX + 1), h.pwd, tmax)
     checkpoint.grid_check(g, o.workload)
     if o.workload == 'checkpoint':
         # one file, written: no tensor (the file is --size bytes)
-        return replace(grid.with_defaults(g), rw=('write',), tensor=(), iodepth=(),
-                       ranks=('1',)), notes
-    opts = (('rw', '--rw', o.rw_opt), ('ranks', '--ranks', o.ranks_opt),
-            ('backend', '--backend', o.backend_opt), ('tensor', '--tensor-size', o.tensor_opt))
-    return grid.with_options(grid.with_defaults(g), opts, tmax), notes
+        g = replace(grid.with_defaults(g), rw=('write',), tensor=(), iodepth=(), ranks=('1',))
+    else:
+        opts = (('rw', '--rw', o.rw_opt), ('ranks', '--ranks', o.ranks_opt),
+                ('backend', '--backend', o.backend_opt), ('tensor', '--tensor-size', o.tensor_opt))
+        g = grid.with_options(grid.with_defaults(g), opts, tmax)
+    n = expand.combinations(g)
+    if n > expand.POINTS_MAX:
+        raise usage('grid %s: its lists make %d points (ranks x rw x backend x tensor x iodepth x'
+                    ' threads x window x submit x block x qd), more than %d: split it into'
+                    ' smaller grids, or give fewer values' % (g.name, n, expand.POINTS_MAX))
+    return g, notes
 
 
 def engine_limits(h: host.Home, o: Options, g: grid.Grid) -> None:

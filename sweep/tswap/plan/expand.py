@@ -36,6 +36,23 @@ class Expanded:
     skipped: int
 
 
+# the most points a grid may have (its lists' product): every point runs
+# at least once, about 3 s (a budget's first round), so more is a day of
+# fio runs; and the plan is held in memory and handed to the run
+POINTS_MAX = 10000
+
+
+def combinations(g: Grid) -> int:
+    """How many points g's lists make at most (the product of their
+    numbers of distinct values, an empty list counting 1: a checkpoint
+    grid has no tensor or iodepth; expand() may leave some out)."""
+    n = 1
+    for vals in (g.ranks, g.rw, g.backend, g.tensor, g.iodepth, g.threads, g.window, g.submit,
+                 g.block, g.qd):
+        n *= max(1, len(set(vals)))
+    return n
+
+
 def _dec(s: str) -> int:
     return int(s, 10)
 
