@@ -560,3 +560,20 @@ refused_line() {
 	assert_file_not_exist jobs
 }
 
+@test "sweep refuses early: an empty value or a path or list with a newline names the option; nothing runs" {
+	local opt
+	# a CI's unset variable: --resume "" started a new run, --hosts "" ran here
+	for opt in --resume --hosts --compare --engine --size --runtime --rw --grid --repeat; do
+		refused_line "tswap-sweep: $opt: empty; give a value or leave the option out (see --help)" \
+			--grid "$GRID" "${ONE[@]}" --target t.swap "$opt" ''
+	done
+	# the run read the path up to its newline: another file
+	refused_line 'tswap-sweep: --target: a newline in the path: t.swap\nx (see --help)' \
+		--grid "$GRID" "${ONE[@]}" --target $'t.swap\nx'
+	refused_line 'tswap-sweep: --rw: a newline in the list: read\nwrite (see --help)' \
+		--grid "$GRID" "${ONE[@]}" --target t.swap --rw $'read\nwrite'
+	# any value a refusal quotes stays on its one line
+	refused_line 'tswap-sweep: --size: not a size: 8m\n1 (see --help)' \
+		--grid "$GRID" --size $'8m\n1' --target t.swap
+}
+

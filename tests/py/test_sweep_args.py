@@ -3,6 +3,7 @@
 which options go together (docs/sweep.md "Options"); the hand-over's
 declarations (tswap.cli.sweep_main) read back by bash."""
 import subprocess
+from dataclasses import replace
 
 import pytest
 
@@ -59,7 +60,8 @@ def test_options_that_exclude_or_need_each_other():
 
 
 def test_the_declarations_are_bash_that_gives_back_every_value():
-    o = parse(['--target', "a b'c\n$(x)", '--min-read-gbs', '2', '--destructive'])
+    # a newline is refused on the command line (parse), not in the hand-over
+    o = replace(parse(['--min-read-gbs', '2', '--destructive']), target="a b'c\n$(x)")
     h = Home('/s', '/s', '', '/w')
     text = sweep_main.declarations(h, o, None, '1.5')
     out = subprocess.run(['bash', '-c', 'eval "$1"; printf "%s|" "$TARGET" "$MIN_READ" '
@@ -122,6 +124,24 @@ def test_resume_refuses_what_is_not_a_run(tmp_path):
     with pytest.raises(Refusal) as e:
         resume(d, CFG, '{"points": []}')
     assert e.value.code == 3 and e.value.prog == 'tswap' and 'damaged or edited by hand' in e.value.message
+
+
+def test_an_empty_value_is_refused_naming_the_option():
+    # a CI's unset variable: --resume "" started a new run, --hosts "" ran
+    # here, --compare "" compared nothing
+    for opt in ('--resume', '--hosts', '--compare', '--engine', '--size', '--runtime', '--rw',
+                '--grid', '--junit', '--repeat'):
+        assert refused(opt, '') == '%s: empty; give a value or leave the option out (see --help)' \
+            % opt, opt
+        assert refused('%s=' % opt).startswith(opt + ': empty'), opt
+
+
+def test_a_newline_in_a_path_or_list_is_refused_not_cut():
+    # the shell read up to the newline: --target $'/x\ny' used /x
+    assert refused('--target', '/tmp/x\ny') == \
+        '--target: a newline in the path: /tmp/x\ny (see --help)'
+    assert refused('--rw', 'read\nwrite').startswith('--rw: a newline in the list')
+    assert refused('--out=/o\n').startswith('--out: a newline in the path')
 
 
 def test_resume_refuses_damaged_settings_before_the_shell_sees_them(tmp_path):

@@ -169,6 +169,12 @@ _EMPTY = MappingProxyType({'--target': '--target: an empty path', '--out': '--ou
           '--budget': "--budget: not a positive whole number of seconds: ''"}).get
 
 
+# values that are paths or lists: no newline (the run reads them by lines)
+_LISTS = frozenset(('--rw', '--ranks', '--backend', '--tensor-size'))
+_ONE_LINE = _LISTS | frozenset(('--target', '--out', '--resume', '--compare', '--engine',
+                                '--emit-jobs', '--hosts', '--junit', '--grid'))
+
+
 @dataclass(frozen=True)
 class Options:
     """The command line, values as given (strings; "" when not given; the
@@ -261,8 +267,15 @@ def parse(argv: list[str]) -> Options:
                 raise usage('%s needs a value' % opt)
             i += 1
             val = args[i]
-            if not val and _EMPTY(opt):
-                raise usage(_EMPTY(opt))
+            if not val:
+                # a CI's unset variable: --resume "" would start a new run,
+                # --hosts "" run here, --compare "" compare nothing
+                raise usage(_EMPTY(opt) or '%s: empty; give a value or leave the option out'
+                            % opt)
+            if '\n' in val and opt in _ONE_LINE:
+                # the shell read such a path or list up to its newline: another one
+                raise usage('%s: a newline in %s: %s' % (opt, 'the list' if opt in _LISTS
+                                                         else 'the path', val))
             if opt == '--out':
                 val = _out_dir(val)
             o = replace(o, **{_FIELD(opt): val},

@@ -133,7 +133,8 @@ def main(script_dir: str, sweep_home: str, argv: list[str]) -> int:
             return hand_over(h, declarations(h, o, None, t0, load_run(h, o)))
         return hand_over(h, declarations(h, o, new_run(h, o), t0))
     except Refusal as r:
-        _out(sys.stderr, '%s: %s\n' % (r.prog or PROG, r.message))
+        # one line, whatever value it quotes
+        _out(sys.stderr, '%s: %s\n' % (r.prog or PROG, r.message.replace('\n', '\\n')))
         return r.code
     except OSError as e:
         # what cannot be read or written here (the run's own checks come later)
