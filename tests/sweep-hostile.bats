@@ -577,3 +577,23 @@ refused_line() {
 		--grid "$GRID" --size $'8m\n1' --target t.swap
 }
 
+@test "sweep: the running sweep is named tswap-sweep (comm) and its command line names the script and its options" {
+	local pid comm args found i
+	"$SWEEP" --grid "$GRID" --size 8m --runtime 3 --ramp 0 --no-ceiling --fixed-runtime --target t.swap --out run -q \
+		>/dev/null 2>&1 &
+	pid=$!
+	# the run (bash run.sh) once it has started its point
+	for i in $(seq 1 100); do
+		[ -d run/points ] && break
+		sleep 0.1
+	done
+	comm=$(cat "/proc/$pid/comm")
+	args=$(tr '\0' ' ' <"/proc/$pid/cmdline")
+	# pgrep -f finds it by the script's name (it found nothing: python3, then bash run.sh)
+	found=$(pgrep -f -- "tswap-sweep.*--out run -q" || :)
+	wait "$pid"
+	assert_equal "$comm" tswap-sweep
+	[[ $args == "$SWEEP "*" --target t.swap --out run -q " ]] || fail "command line: $args"
+	grep -qx "$pid" <<<"$found" || fail "pgrep -f did not find $pid: [$found]"
+}
+

@@ -12,11 +12,14 @@
 # shellcheck source-path=SCRIPTDIR/..
 set -euo pipefail
 
-[ "$#" -eq 3 ] || { printf 'run.sh: run by tswap-sweep, not on its own\n' >&2; exit 3; }
+# Arguments after the third: the sweep's options, for ps and pgrep -f only.
+[ "$#" -ge 3 ] || { printf 'run.sh: run by tswap-sweep, not on its own\n' >&2; exit 3; }
 SCRIPT_DIR=$1
 SWEEP_HOME=$2
 STATE_FD=$3
 readonly SCRIPT_DIR SWEEP_HOME
+# this process's name, as the front end had it (ps, top, pgrep -x)
+{ printf tswap-sweep >/proc/self/comm; } 2>/dev/null || :
 
 # Sourced at the top level (not in a function), so that their declarations
 # are global. state.sh first: every global is named there.

@@ -88,10 +88,23 @@ def _targets_json(v: dict[str, Value]) -> dict[str, Value]:
     return {'TARGETS_JSON': dumps(list(targets), compact=True), 'TARGETS_JSON_OF': '\x1f'.join(targets)}
 
 
-def hand_over(h: host.Home, state: str) -> int:
+def name_process() -> None:
+    """This process's name (comm: ps, top, pgrep -x) set to tswap-sweep,
+    as run.sh sets bash's after the hand-over; best effort."""
+    try:
+        with open('/proc/self/comm', 'w') as f:
+            f.write(PROG)
+    except OSError:
+        pass
+
+
+def hand_over(h: host.Home, state: str, script: str, argv: list[str]) -> int:
     """exec bash on sweep/lib/run.sh with the state in an inherited
     memory file (its fd the third argument); returns only when bash
-    cannot be run (exit 3)."""
+    cannot be run (exit 3). bash's argv[0] is the entry script and the
+    options follow the fd: its command line reads as the sweep's
+    (`pgrep -f tswap-sweep`, `pkill -f 'tswap-sweep.*--target X'`);
+    run.sh ignores them."""
     bash = shutil.which('bash')
     if bash is None:
         raise Refusal(EXIT_ERROR, 'bash is not installed (make deps)')
@@ -100,19 +113,22 @@ def hand_over(h: host.Home, state: str) -> int:
     os.set_inheritable(fd, True)
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execv(bash, [bash, h.sweep_home + '/lib/run.sh', h.script_dir, h.sweep_home, str(fd)])
+    os.execv(bash, [script, h.sweep_home + '/lib/run.sh', h.script_dir, h.sweep_home, str(fd)]
+             + argv)
     return EXIT_ERROR
 
 
-def main(script_dir: str, sweep_home: str, argv: list[str]) -> int:
-    """The whole front end of `tswap-sweep ARGS` (argv: ARGS); exits with
-    its status, or becomes the run (hand_over)."""
+def main(script: str, sweep_home: str, argv: list[str]) -> int:
+    """The whole front end of `tswap-sweep ARGS` (script: the entry's
+    path, symlinks resolved; argv: ARGS); exits with its status, or
+    becomes the run (hand_over)."""
     t0 = host.now()
+    name_process()
     # the run inherits these: SIGPIPE must not stay ignored (Python's
     # default), or bash and fio could never die of it
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    h = host.home(script_dir, sweep_home)
+    h = host.home(os.path.dirname(script), sweep_home)
     try:
         o = parse(argv)
         if o.action == 'help':
@@ -130,8 +146,8 @@ def main(script_dir: str, sweep_home: str, argv: list[str]) -> int:
             emit(h, o)
             return EXIT_OK
         if o.resume:
-            return hand_over(h, declarations(h, o, None, t0, load_run(h, o)))
-        return hand_over(h, declarations(h, o, new_run(h, o), t0))
+            return hand_over(h, declarations(h, o, None, t0, load_run(h, o)), script, argv)
+        return hand_over(h, declarations(h, o, new_run(h, o), t0), script, argv)
     except Refusal as r:
         # one line, whatever value it quotes
         _out(sys.stderr, '%s: %s\n' % (r.prog or PROG, r.message.replace('\n', '\\n')))
