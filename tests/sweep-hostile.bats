@@ -554,7 +554,7 @@ refused_line() {
 	# before: 1.2 GB of memory and no end (the test's timeout kills it)
 	run --separate-stderr timeout -k 5 20 "$SWEEP" --grid huge.grid --target t.swap --dry-run
 	[ "$status" -eq 2 ] || { show_sweep; fail "expected exit 2, got $status"; }
-	assert_equal "$stderr" "tswap-sweep: grid huge: its lists make 1000000 points (ranks x rw x backend x tensor x iodepth x threads x window x submit x block x qd), more than 10000: split it into smaller grids, or give fewer values (see --help)"
+	assert_equal "$stderr" "tswap-sweep: grid huge: its lists make 1000000 points (the product of their lengths), more than 10000: split it into smaller grids, or give fewer values (see --help)"
 	run --separate-stderr timeout -k 5 20 "$SWEEP" --grid huge.grid --emit-jobs jobs
 	assert_equal "$status" 2
 	assert_file_not_exist jobs

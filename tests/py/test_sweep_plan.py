@@ -4,6 +4,8 @@ files, their expansion into plan lines, the device-ceiling lines and the
 grid's job files (docs/sweep.md "Grid files", "The device ceiling", "Job
 files"). These were tests/sweep-lib.bats' shell-function tests before
 the front end moved to Python."""
+from dataclasses import replace
+
 import pytest
 
 from tswap.plan import expand, grid, jobs
@@ -211,3 +213,6 @@ def test_a_grid_of_more_than_points_max_points_is_counted_not_expanded():
     # repeated values count once, as expand() keeps each key once
     g, _ = load('qd 8 8 8', 'rw read read')
     assert expand.combinations(g) == 1
+    # a checkpoint grid's writer lists count; its missing tensor does not
+    g, _ = load('block 1m 2m', 'io_buffer_size 64m 128m 256m', 'io_buffer_double on off')
+    assert expand.combinations(replace(g, rw=('write',), tensor=(), iodepth=())) == 2 * 3 * 2

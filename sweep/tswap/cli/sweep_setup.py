@@ -73,9 +73,9 @@ def load_grid(h: host.Home, o: Options) -> tuple[grid.Grid, tuple[str, ...]]:
         g = grid.with_options(grid.with_defaults(g), opts, tmax)
     n = expand.combinations(g)
     if n > expand.POINTS_MAX:
-        raise usage('grid %s: its lists make %d points (ranks x rw x backend x tensor x iodepth x'
-                    ' threads x window x submit x block x qd), more than %d: split it into'
-                    ' smaller grids, or give fewer values' % (g.name, n, expand.POINTS_MAX))
+        raise usage('grid %s: its lists make %d points (the product of their lengths), more'
+                    ' than %d: split it into smaller grids, or give fewer values'
+                    % (g.name, n, expand.POINTS_MAX))
     return g, notes
 
 

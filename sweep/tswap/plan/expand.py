@@ -45,10 +45,11 @@ POINTS_MAX = 10000
 def combinations(g: Grid) -> int:
     """How many points g's lists make at most (the product of their
     numbers of distinct values, an empty list counting 1: a checkpoint
-    grid has no tensor or iodepth; expand() may leave some out)."""
+    grid has no tensor or iodepth, a tensor grid no io_buffer_size;
+    expand() and checkpoint.expand_points() may leave some out)."""
     n = 1
     for vals in (g.ranks, g.rw, g.backend, g.tensor, g.iodepth, g.threads, g.window, g.submit,
-                 g.block, g.qd):
+                 g.block, g.qd, g.io_buffer_size, g.io_buffer_double):
         n *= max(1, len(set(vals)))
     return n
 
