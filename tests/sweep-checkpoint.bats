@@ -100,3 +100,47 @@ teardown() { common_teardown; }
 	assert_output 48
 	[ ! -e "$SCRATCH/ckpt.pt" ]
 }
+
+@test "checkpoint sweep: killed after a point, --resume finishes it and writes best-checkpoint.json" {
+	local rd=$SCRATCH/kill pid i n=0 st=0 f
+	"$SWEEP" --workload checkpoint --grid "$GRID" --target "$SCRATCH/ckpt.pt" --size "$S" \
+		--no-ceiling --out "$rd" >"$SCRATCH/kill.log" 2>&1 3>&- &
+	pid=$!
+	for ((i = 0; i < 400; i++)); do
+		n=$(find "$rd/points" -mindepth 2 -maxdepth 2 -name result.json 2>/dev/null | wc -l)
+		[ "$n" -ge 1 ] && break
+		sleep 0.05
+	done
+	[ "$n" -ge 1 ] || { kill "$pid"; fail "no point finished in 20 s"; }
+	kill -TERM "$pid"
+	wait "$pid" || st=$?
+	assert_equal "$st" 143 # 128 + SIGTERM, before the last of the 4 points
+	assert_file_not_exists "$rd/best-checkpoint.json"
+	run -0 jq -r '.workload' "$rd/sweep.json"
+	assert_output checkpoint
+	mapfile -t finished < <(find "$rd/points" -mindepth 2 -maxdepth 2 -name result.json | sort)
+	for f in "${finished[@]}"; do
+		cp -p "$f" "$f.before"
+	done
+	# a run from before sweep.json kept the workload: its plan says it
+	jq 'del(.workload)' "$rd/sweep.json" >"$SCRATCH/old.json"
+	cp "$rd/sweep.json" "$SCRATCH/new.json"
+	cp "$SCRATCH/old.json" "$rd/sweep.json"
+	run -0 --separate-stderr "$SWEEP" --resume "$rd" --dry-run
+	run -2 --separate-stderr "$SWEEP" --resume "$rd" --ds-version 0.16.4 --dry-run
+	assert_equal "$stderr" 'tswap-sweep: --ds-version 0.16.4: a checkpoint run (--workload checkpoint), and DeepSpeed 0.16.4 has no FastFileWriter (from 0.17.1) (see --help)'
+	jq '.workload = "tensor"' "$SCRATCH/new.json" >"$rd/sweep.json"
+	run -3 --separate-stderr "$SWEEP" --resume "$rd" --dry-run
+	assert_equal "$stderr" "tswap-sweep: $rd/sweep.json: workload: tensor, but the plan has checkpoint points (damaged or edited by hand)"
+	cp "$SCRATCH/new.json" "$rd/sweep.json"
+	run -0 --separate-stderr "$SWEEP" --resume "$rd"
+	assert_equal "$(grep -c 'done earlier' <<<"$stderr")" "${#finished[@]}"
+	for f in "${finished[@]}"; do
+		cmp -s "$f" "$f.before" || fail "$f was rerun"
+	done
+	run -0 jq -r '[.points[] | select(.kind == "checkpoint")] | length' "$rd/plan.json"
+	assert_output 4
+	assert_equal "$(find "$rd/points" -mindepth 2 -maxdepth 2 -name result.json | wc -l)" 4
+	run -0 jq -r '.checkpoint.writer.type' "$rd/best-checkpoint.json"
+	assert_output fast
+}

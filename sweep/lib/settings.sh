@@ -30,7 +30,7 @@ save_config() {
 		--created="$created" --host="$host" --kernel="$kernel" --fio="$fio" \
 		--targets="$targets" \
 		--ceiling-bs="$CEILING_BS" --ceiling-qd="$CEILING_QD" --ceiling-jobs="$CEILING_JOBS" \
-		--ds-version="$DS_VERSION" \
+		--ds-version="$DS_VERSION" --workload="$WORKLOAD" \
 		--steady="$STEADY" --fixed-runtime="$FIXED_RUNTIME" --ss-crit="$SS_CRIT" \
 		--ss-dur="$SS_DUR" --precondition="$PRECONDITION" >"$tmp"
 	mv -f "$tmp" "$RUN/sweep.json"

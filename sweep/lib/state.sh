@@ -70,6 +70,9 @@ QUIET=0
 # DS_VERSION: --ds-version, or a resumed run's (settings.sh): the
 # DeepSpeed release best-aio.json's keys are for; empty: the newest.
 DS_VERSION=''
+# WORKLOAD: --workload (tensor or checkpoint), or a resumed run's
+# (tswap/cli/sweep_resume.py); saved in sweep.json.
+WORKLOAD=tensor
 # TARGETS: the targets, --target split at commas; TARGET is the first of
 # them. TARGET_KINDS: file or block per target (ranks.sh check_targets).
 # DEFAULT_TARGET: the target without --target (build/scratch/tswap.swap in

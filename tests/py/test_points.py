@@ -58,6 +58,10 @@ def test_sweep_json_steady_fields_only_with_steady_state_on():
     assert (on['ss'], on['ss_dur'], on['ds_version']) == ('bw_slope:2%', 5, '0.16.4')
     assert on['ceiling'] is True and on['fixed_runtime'] is False
     assert 'fleet' not in on and sweep_json(settings(fleet={'hosts': []}))['fleet'] == {'hosts': []}
+    # workload: only when given (a recorded run's sweep.json has no key)
+    assert 'workload' not in on
+    doc = sweep_json(settings(workload='checkpoint', fleet={'hosts': []}))
+    assert list(doc)[-2:] == ['workload', 'fleet'] and doc['workload'] == 'checkpoint'
 
 
 def test_damage_names_the_point_and_field_of_a_hand_edited_plan():
@@ -73,3 +77,7 @@ def test_damage_names_the_point_and_field_of_a_hand_edited_plan():
     assert damage(bad) == 'point 1 (read-x): rw: not one of read, write, readwrite: "randrw"'
     bad = {'points': [dict(good['points'][0], tensor=1.5)]}
     assert damage(bad).endswith('tensor: not a whole number of 0 or more: 1.5')
+    # a checkpoint run's points (--workload checkpoint) are whole
+    assert damage({'points': [dict(good['points'][0], kind='checkpoint')]}) is None
+    bad = {'points': [dict(good['points'][0], kind='zero')]}
+    assert damage(bad) == 'point 1 (read-x): kind: not one of tswap, checkpoint, ceiling: "zero"'

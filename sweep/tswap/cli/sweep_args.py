@@ -404,7 +404,7 @@ def _check(o: Options) -> Options:
 
 # the options the run reads (their state.sh names: the field's, upper case)
 _HANDED_NOT = frozenset(('action', 'grid', 'rw_opt', 'backend_opt', 'tensor_opt', 'ranks_opt',
-                         'emit_dir', 'settings_seen', 'workload'))
+                         'emit_dir', 'settings_seen'))
 
 
 def declared(o: Options) -> tuple[tuple[str, str], ...]:

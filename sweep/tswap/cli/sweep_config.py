@@ -4,8 +4,9 @@
 target, target-kind, size, grid, grid-desc, runtime, ramp, io-size,
 engine, ceiling-bs, ds-version, steady, ss-crit, precondition, created,
 host, kernel, fio; JSON options: size-bytes, repeat, ceiling, ceiling-qd,
-ceiling-jobs, fixed-runtime, ss-dur, targets. --fleet: the fleet's part
-(a JSON file; empty or absent: none)."""
+ceiling-jobs, fixed-runtime, ss-dur, targets. --workload: tensor or
+checkpoint (absent: no key). --fleet: the fleet's part (a JSON file;
+empty or absent: none)."""
 
 from __future__ import annotations
 
@@ -23,10 +24,11 @@ _JSON = frozenset(('size_bytes', 'repeat', 'ceiling', 'ceiling_qd', 'ceiling_job
 
 def setup(p: argparse.ArgumentParser) -> None:
     for f in fields(Settings):
-        if f.name == 'fleet':
+        if f.name in ('fleet', 'workload'):
             continue
         p.add_argument('--' + f.name.replace('_', '-'), dest=f.name, required=True,
                        type=json_value if f.name in _JSON else str)
+    p.add_argument('--workload', default='', choices=('tensor', 'checkpoint'))
     p.add_argument('--fleet')
 
 

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import jqjson
+from ..plan.deepspeed import release
 from ..plan.expand import CEILING_JOBS_MAX, CEILING_QD_MAX
 from ..plan.points import damage, parse
 from ..plan.values import (EXIT_ERROR, EXIT_USAGE, REPEAT_MAX, SECS_MAX, Refusal, abspath,
-                           is_uint, size_to_bytes)
+                           is_uint, size_to_bytes, usage)
 from . import PROG, StageError, read_json
 from .sweep_args import Options
 from .sweep_host import Home, read_text
@@ -180,6 +181,28 @@ def _fleet(o: Options, cfg: str, doc: dict[str, Any]) -> Resumed:
     return Resumed(tuple(vals), tuple(arrays))
 
 
+def _workload(o: Options, cfg: str, doc: dict[str, Any], plan: str) -> str:
+    """The run's workload, tensor or checkpoint: sweep.json's "workload",
+    or for a run from before the key what its plan measures (checkpoint
+    points: checkpoint; else tensor). Refusal when the key is damaged or
+    says otherwise than the plan, or when --ds-version given now has no
+    checkpoint writer for a checkpoint run (as for a new one)."""
+    ckpt = '\tcheckpoint\t' in '\n' + plan
+    try:
+        w = _text(doc, 'workload', ('tensor', 'checkpoint'), 'checkpoint' if ckpt else 'tensor')
+    except _Damaged as d:
+        key, rule, v = d.args
+        raise Refusal(EXIT_ERROR, '%s: %s: %s: %s (damaged or edited by hand)'
+                      % (cfg, key, rule, jqjson.dumps(v, compact=True)[:120])) from None
+    if (w == 'checkpoint') != ckpt:
+        raise Refusal(EXIT_ERROR, '%s: workload: %s, but the plan has %s (damaged or edited by'
+                      ' hand)' % (cfg, w, 'checkpoint points' if ckpt else 'no checkpoint point'))
+    if ckpt and o.ds_version and not release(o.ds_version).checkpoint_writer:
+        raise usage('--ds-version %s: a checkpoint run (--workload checkpoint), and DeepSpeed %s'
+                    ' has no FastFileWriter (from 0.17.1)' % (o.ds_version, o.ds_version))
+    return w
+
+
 def load(h: Home, o: Options) -> Resumed:
     """The settings of the run in --resume's directory (settings.sh
     load_config): exit 2 when it is not a run directory, 3 when
@@ -216,7 +239,8 @@ def load(h: Home, o: Options) -> Resumed:
         raise Refusal(EXIT_ERROR, '%s: %s: %s: %s (damaged or edited by hand)'
                       % (cfg, key, rule, jqjson.dumps(v, compact=True)[:120])) from None
     arrays = [('TARGETS', tuple(targets))]
-    vals.append(('PLAN_TEXT', _plan_text(run)))
+    plan = _plan_text(run)
+    vals += [('PLAN_TEXT', plan), ('WORKLOAD', _workload(o, cfg, doc, plan))]
     if fleet:
         try:
             fl = _fleet(o, cfg, doc)

@@ -16,7 +16,9 @@ class Settings:
     when unset); size_bytes, repeat, ceiling_qd, ceiling_jobs and ss_dur
     numbers; ceiling and fixed_runtime 1 or 0; steady "on"/"off";
     precondition "on"/"off"/"auto"; ds_version "" for the newest;
-    targets the targets' list (JSON); fleet the fleet's part or None."""
+    targets the targets' list (JSON); fleet the fleet's part or None;
+    workload tensor or checkpoint (--workload), "" for none (a run from
+    before the key: a tensor run)."""
     target: str
     target_kind: str
     size: str
@@ -44,11 +46,13 @@ class Settings:
     fio: str
     targets: Any
     fleet: Optional[Any] = None
+    workload: str = ''
 
 
 def sweep_json(s: Settings) -> dict[str, Any]:
     """sweep.json's document, key for key as the sweep has always written
-    it; ss and ss_dur only with steady state on; fleet only in a fleet."""
+    it; ss and ss_dur only with steady state on; workload when given
+    (runs since it is kept); fleet only in a fleet."""
     on = s.steady == 'on'
     doc = {'target': s.target, 'target_kind': s.target_kind, 'size': s.size,
            'size_bytes': s.size_bytes, 'grid': s.grid, 'grid_description': s.grid_desc,
@@ -60,6 +64,8 @@ def sweep_json(s: Settings) -> dict[str, Any]:
            'ss_dur': s.ss_dur if on else None, 'precondition': s.precondition,
            'created': s.created, 'host': s.host, 'kernel': s.kernel, 'fio_version': s.fio,
            'targets': s.targets}
+    if s.workload:
+        doc['workload'] = s.workload
     if s.fleet is not None and s.fleet is not False:
         doc['fleet'] = s.fleet
     return doc

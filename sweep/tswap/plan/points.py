@@ -2,7 +2,7 @@
 """A run's points: the plan text (tswap.plan.expand: one tab-separated
 line per point) as plan.json's points, and what the sweep asks of them.
 
-A plan line's fields: point, kind (tswap or ceiling), rw (read, write,
+A plan line's fields: point, kind (tswap, checkpoint or ceiling), rw (read, write,
 readwrite), backend, tensor (bytes, fio bs), block (bytes), qd, submit,
 window, threads, iodepth, and ranks (absent: 1). A point's ckey keys its
 ceiling in aggregate.json: rw, or rw-nN for N ranks."""
@@ -67,7 +67,7 @@ def facts(plan_text: str) -> list[str]:
     return out
 
 
-_ENUMS = (('kind', ('tswap', 'ceiling')), ('rw', ('read', 'write', 'readwrite')))
+_ENUMS = (('kind', ('tswap', 'checkpoint', 'ceiling')), ('rw', ('read', 'write', 'readwrite')))
 _COUNTS = ('tensor', 'block', 'qd', 'threads', 'iodepth', 'ranks')
 
 
