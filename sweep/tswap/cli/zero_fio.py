@@ -15,6 +15,7 @@ import time
 from typing import Optional
 
 from .. import jqjson
+from .files import write_text
 from .zero_common import EXIT_ERROR, Exit, warn
 
 # seconds from the forwarded signal to SIGKILL (fioproc.sh FIO_GRACE)
@@ -77,9 +78,7 @@ def _split_notes(out: str, text: str) -> None:
     notes = text[:i + 1]
     with open(out + '.stderr', 'a', encoding='utf-8') as f:
         f.write(notes)
-    with open(out + '.tmp', 'w', encoding='utf-8') as f:
-        f.write(text[i + 1:])
-    os.replace(out + '.tmp', out)
+    write_text(out, text[i + 1:])
     first = notes.split('\n', 1)[0]
     warn('fio logged %d line(s) before its JSON (see %s.stderr), the first: %s'
          % (notes.count('\n'), out, first[:300]))

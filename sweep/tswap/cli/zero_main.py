@@ -25,6 +25,7 @@ from ..plan.zero_config import PlanError
 from ..plan.zero_fiojob import job_text, too_many_jobs
 from ..plan.zero_plan import build, path_notes, table
 from ..plan.zero_release import ZeroRelease, zero_release
+from .files import write_text
 from .zero_common import EXIT_ERROR, Exit, find_engine, logical_cwd, say, usage_error
 from .zero_inputs import (MAX_TENSORS, check_path, parse_count, read_aio, read_config, read_numels,
                           same_folder_key, split_targets)
@@ -130,9 +131,7 @@ def make_plan(cfg_path: str, cfg: Any, params: int, world: int, ranks: int, pnum
 
 def write_plan(plan: dict[str, Any], out: str) -> None:
     """plan.json written to out through out.tmp."""
-    with open(out + '.tmp', 'w', encoding='utf-8') as f:
-        f.write(jqjson.dumps(plan) + '\n')
-    os.replace(out + '.tmp', out)
+    write_text(out, jqjson.dumps(plan) + '\n')
 
 
 def options(argv: list[str]) -> Optional[dict[str, Any]]:
