@@ -526,7 +526,7 @@ $OUT/old/layout.fio:0"
 	assert_output ""
 }
 
-@test "zero: a step needing more fio jobs than fio runs (4088) is refused by --emit-jobs and the replay, naming the cause" {
+@test "zero: a step needing more fio jobs than fio runs (4088) is refused by --emit-jobs, the replay and the dry run, naming the cause" {
 	[ -f "$ENGINE" ] || skip "requires the engine: $ENGINE is missing (run 'make')"
 	local c=$BATS_TEST_TMPDIR/c.json want
 	# 326 tensors per rank, each its own sub-group: 979 fio jobs per rank
@@ -546,6 +546,12 @@ $OUT/old/layout.fio:0"
 	# refused before fio: nothing laid out under the target
 	assert_equal "$(find "$SCRATCH/t" -mindepth 1 | wc -l)" 0
 	assert_not_exists "$OUT/r/layout.fio.json"
+	# the dry run writes the jobs to read, and says the replay would refuse
+	run --separate-stderr "$ZERO" --ds-config "$c" --params 1.3e9 --param-numel 4e6 --ranks 8 \
+		--target "$SCRATCH/t" --dry-run --out "$OUT/dr"
+	assert_failure 2
+	assert_equal "$stderr" "tswap-zero: step.fio: needs 7832 $want"
+	assert_equal "$(grep -c '^\[' "$OUT/dr/step.fio")" 7833
 	# the same plan on 4 ranks: 3916 jobs, run by fio (its dry run writes it)
 	run -0 "$ZERO" --ds-config "$c" --params 1.3e9 --param-numel 4e6 --ranks 4 --world 8 \
 		--target "$SCRATCH/t" --dry-run --out "$OUT/d"

@@ -70,6 +70,8 @@ a ds_config, and replay it with fio and the tswap engine.
                      "auto", as in Hugging Face Trainer configs)
   --steps N          times to replay it (default 1)
   --dry-run          print the plan, write plan.json and the fio jobs; run nothing
+                     (exit 2 after them when fio could not run step.fio or
+                     layout.fio: more than its 4088 jobs, as the replay refuses)
   --out DIR          where plan.json, step.fio, layout.fio and the results go:
                      a new or empty folder, one run at a time (default:
                      build/zero/RUNID in a checkout, else ./tswap-zero-RUNID)
@@ -360,6 +362,11 @@ def _plan_and_run(home: str, o: dict[str, Any], claim: OutClaim, out: str, param
     say('plan: %s/plan.json  jobs: %s/step.fio, %s/layout.fio' % (out, out, out))
     sys.stdout.flush()
     if o['dry']:
+        # the files stay, to read; the status is the replay's refusal
+        for mode in ('step', 'layout'):
+            m = too_many_jobs(plan, mode)
+            if m:
+                raise usage_error('%s.fio: needs %s' % (mode, m))
         return 0
     return run_replay(home, o, out, plan, cfg, aio, aio_doc, params, world, ranks, pnumel, steps, scale, tmap, dirs,
                       runid, engine)
