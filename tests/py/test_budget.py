@@ -8,7 +8,9 @@ import os
 
 from tswap import jqjson
 from tswap.plan.budget import BudgetInput, halving, plan
-from tswap.stats.budget import check, prune, round_record, stopped
+from tswap.report.summary import budget_summary
+from tswap.stats.aggregate import Limits, aggregate
+from tswap.stats.budget import check, into_aggregate, prune, round_record, stopped
 
 
 def ds_plan(left, shape=None, first=0, over=1):
@@ -241,3 +243,48 @@ def test_stopped_gives_the_recorded_budget_stopped_run():
         if b is not None:
             b['verdict'] = b['verdict'].split(' (the budget ran out before ')[0]
     assert jqjson.dumps(stopped(base, bj)) == jqjson.dumps(rec)
+
+
+def _fixture(name, *files):
+    d = os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'runs', name)
+    out = []
+    for f in files:
+        with open(os.path.join(d, f), encoding='utf-8') as fh:
+            out.append(fh.read())
+    return out
+
+
+def test_into_aggregate_gives_the_recorded_budget_stopped_run():
+    # budget.sh budget_into_aggregate (jq): the run's aggregate of its
+    # results, with the budget's pruned points, the stop and the budget
+    # (used_s as recorded), is the recorded aggregate.json byte for byte
+    res, plan, meta, bj, rec = _fixture('budget-stopped', 'results.json', 'plan.json', 'meta.json',
+                                        'budget.json', 'aggregate.json')
+    lim = Limits(cvflag=0.05, cvrel=2, cvmax=0.2, cache=1.1, costtol=0.03)
+    agg = jqjson.loads(jqjson.dumps(aggregate(jqjson.loads(res), jqjson.loads(plan), lim, jqjson.loads(meta))))
+    used = jqjson.loads(rec)['budget']['used_s']
+    assert jqjson.dumps(into_aggregate(agg, jqjson.loads(bj), used)) + '\n' == rec
+
+
+def test_into_aggregate_marks_pruned_points_and_keeps_margins_of_the_picks():
+    agg = {'points': [{'point': 'a', 'status': 'ok', 'flags': [], 'trusted': True},
+                      {'point': 'b', 'status': 'ok', 'flags': [], 'trusted': True}],
+           'best': {'read': {'point': 'a', 'gbs': 2.0, 'verdict': 'V', 'extra': 1}, 'write': None,
+                    'aio_source': {'point': 'a'}}}
+    bj = {'rounds': [{'round': 1, 'pruned': [{'point': 'b', 'gbs': 1.5}]}, {'round': 2, 'pruned': []}]}
+    out = into_aggregate(agg, bj, 12.5)
+    assert out['points'][0] == agg['points'][0]
+    assert out['points'][1] == {'point': 'b', 'status': 'pruned', 'flags': ['pruned in round 1'],
+                                'trusted': False, 'pruned': {'point': 'b', 'gbs': 1.5, 'round': 1}}
+    assert list(out['points'][1]) == ['point', 'status', 'flags', 'trusted', 'pruned']
+    m = out['budget']['final_margins']
+    assert list(m) == ['read'] and m['read']['point'] == 'a' and m['read']['tie'] is None
+    assert 'extra' not in m['read'] and list(m['read'])[-1] == 'verdict'
+    assert out['budget']['used_s'] == 12.5 and out['budget']['rounds'] == bj['rounds']
+    assert agg['points'][1]['status'] == 'ok'  # agg itself is left as it was
+
+
+def test_budget_summary_line():
+    assert budget_summary('60', '33.3', {'rounds': [{}, {}]}) == \
+        'budget:     60 s, used 33.3 s in 2 round(s) (report.md, Budget)'
+    assert budget_summary('60', '1.0', {}) == 'budget:     60 s, used 1.0 s in 0 round(s) (report.md, Budget)'

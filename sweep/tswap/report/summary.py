@@ -70,3 +70,11 @@ def compare_md(run: str, other: str, a: Doc, b: Doc) -> str:
     ca, cb = (a or {}).get('ceiling') or {}, (b or {}).get('ceiling') or {}
     out += ['| %s | %s | %s |' % (d, g(ca.get(d)), g(cb.get(d))) for d in ('read', 'write')]
     return '\n'.join(out) + '\n'
+
+
+def budget_summary(seconds: str, used: str, budget: Doc) -> str:
+    """The summary's budget line: the --budget seconds and the seconds
+    used (as given: text), the rounds of budget.json (budget.sh
+    budget_summary)."""
+    return 'budget:     %s s, used %s s in %d round(s) (report.md, Budget)' % (
+        seconds, used, len(budget.get('rounds') or []))

@@ -183,9 +183,9 @@ def check(what: str, n: float, budget: float, t0: float, now: float, reserve: fl
 
 
 def stopped(agg: Doc, budget: Doc) -> Doc:
-    """aggregate.json (agg, its pruned points marked: budget.sh
-    budget_into_aggregate) after a --budget run whose round stopped
-    (budget.json's first rounds[].stopped, tswap.stats.budget.check
+    """aggregate.json (agg, its pruned points marked: into_aggregate)
+    after a --budget run whose round stopped (budget.json's first
+    rounds[].stopped, tswap.stats.budget.check
     "next"): each point not run gets the error "the budget ran out before
     it ran" and each pick's verdict says how many points it is the best
     of (tswap.stats.sentence.budget_stopped). agg itself when no round
@@ -204,3 +204,30 @@ def stopped(agg: Doc, budget: Doc) -> Doc:
                        if b is not None and b.get('verdict') is not None else b)
                    for k, b in (agg.get('best') or {}).items()}
     return out
+
+
+MARGIN_KEYS = ('point', 'gbs', 'lo', 'hi', 'tie', 'tied', 'runner_up', 'margin_pct', 'confidence', 'verdict')
+
+
+def into_aggregate(agg: Doc, budget: Doc, used_s: float) -> Doc:
+    """aggregate.json (agg) after a --budget run (budget: budget.json;
+    used_s: the seconds of the budget used, 1 decimal): each point a
+    pruning round dropped gets status "pruned", pruned (its round record
+    and round), the flag "pruned in round N" and trusted false (never
+    picked); then stopped() (a round that stopped); then budget: the
+    budget.json document with used_s and final_margins, each pick's
+    {point, gbs, lo, hi, tie, tied, runner_up, margin_pct, confidence,
+    verdict} by direction (aio_source left out). budget.sh
+    budget_into_aggregate, as it was in jq."""
+    pr: Doc = {}
+    for r in budget['rounds']:
+        for x in r.get('pruned') or []:
+            pr[x['point']] = dict(x, round=r.get('round'))
+    out = dict(agg)
+    out['points'] = [dict(p, status='pruned', pruned=pr[p['point']],
+                          flags=['pruned in round %s' % text(pr[p['point']]['round'])], trusted=False)
+                     if pr.get(p.get('point')) else p for p in agg['points']]
+    out = stopped(out, budget)
+    margins = {k: {m: b.get(m) for m in MARGIN_KEYS}
+               for k, b in (out.get('best') or {}).items() if b is not None and k != 'aio_source'}
+    return dict(out, budget=dict(budget, used_s=used_s, final_margins=margins))
