@@ -22,9 +22,7 @@ SWEEP_HOME=$SCRIPT_DIR
 . "$SWEEP_HOME/lib/util.sh"
 # shellcheck source=../sweep/lib/results.sh
 . "$SWEEP_HOME/lib/results.sh"
-# shellcheck source=../sweep/lib/report.sh
-. "$SWEEP_HOME/lib/report.sh"
-# grid_from, expand_grid, add_ceilings
+# grid_from, expand_grid, add_ceilings, aggregate_json, run_verdict
 # shellcheck source=plan.bash
 . "$BATS_TEST_DIRNAME/plan.bash"
 

@@ -14,12 +14,12 @@
 # measured start-up per run (budget-run.sh run_budget).
 #
 # Owns: budget_setup, budget_resume_check, budget_save_config,
-# budget_into_aggregate, budget_summary, budget_dry_run (report.md's
+# budget_dry_run (aggregate.json's budget: tswap.stats.budget; report.md's
 # budget lines: tswap.report.md). Reads: BUDGET, EXHAUSTIVE, BUDGET_T0,
 # PLAN_TEXT, RUNTIME, RAMP (the grid's: each round runs with its own),
 # REPEAT, IO_SIZE, FLEET, RUN. Writes: BUDGET, BUDGET_AUTO;
 # RUN/budget.json, RUN/rounds/KEY.sN/ (a pruning round's runs), sweep.json's
-# and aggregate.json's budget. The rounds: budget-run.sh.
+# budget. The rounds: budget-run.sh.
 # shellcheck disable=SC2034 # sets BUDGET, BUDGET_AUTO (state.sh)
 # shellcheck disable=SC2016 # $NAME in single quotes: jq's (num)
 
@@ -220,38 +220,6 @@ budget_floor_text() {
 		  else
 			"the final round runs \($f.repeats) repeat(s) of \($f.runtime) s, below \($w): with the first round still to run at 1 s it needs a budget of about \(.steady_floor_s + $reserve + $spent | ceil) s for the window, the outputs included"
 		  end' <<<"$1"
-}
-
-# budget_into_aggregate: aggregate.json gets the budget's rounds, the
-# time used and the final margins, and each pruned point its round and
-# GB/s (status "pruned": never trusted, never picked). When the budget ran
-# out (a round's stopped), each point not run says so and each pick's
-# verdict says how many points it is the best of (tswap.stats.budget
-# stopped: the sentence is tswap.stats.sentence's).
-budget_into_aggregate() {
-	local used
-	[ -f "$RUN/budget.json" ] || return 0
-	used=$(budget_elapsed)
-	budget_json "$RUN/aggregate.json" '
-		([$b[0].rounds[] | .round as $n | .pruned[] | {key: .point, value: (. + {round: $n})}] | from_entries) as $pr
-		| .points |= map(if $pr[.point] then . + {status: "pruned", pruned: $pr[.point],
-			flags: ["pruned in round \($pr[.point].round)"], trusted: false} else . end)' \
-		--slurpfile b "$RUN/budget.json"
-	py budget-stopped "$RUN/aggregate.json" "$RUN/budget.json" >"$RUN/aggregate.json.tmp"
-	mv -f "$RUN/aggregate.json.tmp" "$RUN/aggregate.json"
-	budget_json "$RUN/aggregate.json" '
-		. + {budget: ($b[0] + {used_s: $used,
-			final_margins: ([.best | to_entries[] | select(.value != null and .key != "aio_source")
-				| {key, value: .value | {point, gbs, lo, hi, tie, tied, runner_up, margin_pct, confidence, verdict}}] | from_entries)})}' \
-		--slurpfile b "$RUN/budget.json" --argjson used "$used"
-}
-
-# budget_summary: the budget line on stdout at the end.
-budget_summary() {
-	local used
-	[ -n "$BUDGET" ] && [ -f "$RUN/budget.json" ] || return 0
-	used=$(budget_elapsed)
-	jq -r --arg b "$BUDGET" --arg used "$used" '"budget:     \($b) s, used \($used) s in \(.rounds | length) round(s) (report.md, Budget)"' "$RUN/budget.json"
 }
 
 # budget_dry_run: the planned rounds (runs, runtime, ramp, seconds) and

@@ -162,37 +162,12 @@ exec_stop() {
 	FLEET_TMPS=()
 }
 
-exec_collect() {
-	collect_fleet
-	fleet_verdicts
+# exec_finish_args VAR PART: the fleet's (sweep.json has its hosts).
+exec_finish_args() {
+	local -n _fa=$1
+	_fa=(--fleet --outlier-pct "$OUTLIER_PCT" --junit-out "$JUNIT_OUT")
 }
-exec_csv() { write_csv_fleet; }
-exec_verdicts() {
-	fleet_checks
-	write_hosts_plot
-	write_junit
-}
-exec_report() { write_fleet_report; }
-exec_summary() {
-	if [ -n "$JUNIT_OUT" ]; then
-		mkdir -p "$(dirname "$JUNIT_OUT")"
-		cp -- "$RUN/junit.xml" "$JUNIT_OUT"
-	fi
-	print_fleet_summary
-}
-
-# exec_status: 0 all hosts pass, 1 some below the bar or outliers, 3 a host
-# or a run failed.
-exec_status() {
-	local n
-	n=$(jq '.summary.error' "$RUN/fleet.json")
-	if [ "$n" -gt 0 ]; then
-		warn "$n host(s) with errors (see report.md, Errors); rerun what failed with --resume $(printf '%q' "$RUN")"
-		return "$EXIT_ERROR"
-	fi
-	n=$(jq '.summary.fail' "$RUN/fleet.json")
-	[ "$n" -eq 0 ] || return "$EXIT_THRESHOLD"
-}
+exec_plots() { write_hosts_plot; }
 
 # fleet_launch DIR H LIMIT GRACE FIO-ARGS...: fio's client for host H in
 # DIR, in the background, stopped after LIMIT seconds (killed GRACE later);

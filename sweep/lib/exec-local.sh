@@ -89,39 +89,15 @@ exec_stop() {
 	fi
 }
 
-exec_collect() {
-	collect
-	budget_into_aggregate
+# exec_finish_args VAR PART: after the plots, report.md's lines on how
+# the points ran (steady.sh, bwlog.sh, precondition.sh).
+exec_finish_args() {
+	local -n _fa=$1
+	_fa=()
+	[ "$2" = after-plots ] || return 0
+	_fa=(--steady="$(steady_line)" --bwlog="$(bwlog_line)" --precondition="$(precondition_line)")
 }
-exec_csv() { write_csv; }
-exec_verdicts() { :; }
-exec_report() { write_report; }
-exec_summary() {
-	print_summary
-	budget_summary
-	thresholds
-}
-
-# exec_status: 0 pass, 1 a threshold missed, 3 a run failed, 4 no
-# trustworthy point (3 before 4 before 1).
-exec_status() {
-	local nerr untrusted failed verdict
-	verdict=$(run_verdict) ||
-		die "$EXIT_ERROR" "cannot read $RUN/results.json, aggregate.json or best-aio.json"
-	read -r nerr untrusted <<<"$verdict"
-	if [ "$nerr" -gt 0 ]; then
-		warn "$nerr run(s) failed (see report.md, Warnings); rerun them with --resume $(printf '%q' "$RUN")"
-		return "$EXIT_ERROR"
-	elif [ "$untrusted" = true ]; then
-		warn "no trustworthy point: every point with a result is flagged (report.md, Warnings); best-aio.json has no aio block"
-		return "$EXIT_UNTRUSTED"
-	fi
-	failed=$(thresholds)
-	if [[ $failed == *FAIL:* ]]; then
-		return "$EXIT_THRESHOLD"
-	fi
-	return 0
-}
+exec_plots() { :; }
 
 drop_caches() {
 	local why

@@ -8,7 +8,7 @@
 # Owns: meta_json (the object; shape in tswap.results.meta), meta_from_kv (the
 # collector's lines to that object), write_meta (RUN/meta.json
 # and the "meta" key of sweep.json; aggregate.json's comes from
-# results.sh collect), tswap_version. Reads:
+# tswap.cli.finish), tswap_version. Reads:
 # TARGET, ENGINE, RUN, ROOT, SWEEP_HOME. Writes: RUN/meta.json,
 # RUN/sweep.json. Nothing here writes to the target or needs root; a
 # field that cannot be read is null with the reason next to it.

@@ -22,8 +22,10 @@
 #   exec_run WALLVAR LINE RUNKEY REP LABEL PLACE...   run it there
 #   exec_result_text RUNKEY PLACE...   the progress text of the run
 #   exec_stop SIGNAL         the signal trap: stop what runs, drop its dirs
-#   exec_collect, exec_csv, exec_verdicts, exec_report, exec_summary,
-#   exec_status              the outputs (report.sh, fleet-report.sh)
+#   exec_finish_args VAR PART   the options of the finish stage's PART
+#                            (before-plots, after-plots) into array VAR
+#   exec_plots               its own plots, after write_plots (fleet:
+#                            hosts.png)
 #
 # Owns: plan_doc, plan_save, plan_lines (RUN/plan.json, the plan
 # document; an older run's plan.tsv is converted), point_label, load_done,
@@ -206,20 +208,24 @@ since() {
 }
 
 # finish_run: the outputs from the points' results, the summary, and the
-# exit status (exec_status).
+# exit status: tswap.cli.finish (python3 -m tswap finish --help) before
+# and after the plots (the report links them).
 finish_run() {
-	local status=$EXIT_OK other
-	exec_collect
-	exec_csv
-	write_best_aio
+	local status=$EXIT_OK q
+	local -a args=("$RUN" --cvflag "$CV_FLAG" --cvrel "$CV_REL" --cvmax "$CV_MAX" --cache "$CACHE_FACTOR"
+		--costtol "$COST_TOL" --ds-version "$DS_VERSION" --min-read "$MIN_READ" --min-write "$MIN_WRITE"
+		--budget "$BUDGET" --budget-t0 "$BUDGET_T0") more=()
+	exec_finish_args more before-plots
+	py finish before-plots "${args[@]}" "${more[@]}"
 	write_plots
-	exec_verdicts
-	exec_report
-	if [ -n "$COMPARE" ]; then
-		other=$(abspath "$COMPARE")
-		write_compare "$other"
-	fi
-	exec_summary
-	exec_status || status=$?
+	exec_plots
+	# the plot links as a file: one per PNG, more than an argument holds
+	# (128 KiB) on a large grid with many bandwidth plots
+	plot_links >"$RUN/plots.md.tmp"
+	exec_finish_args more after-plots
+	printf -v q '%q' "$RUN"
+	[ -z "$COMPARE" ] || args+=(--compare "$(abspath "$COMPARE")")
+	py finish after-plots "${args[@]}" "${more[@]}" --plots "$RUN/plots.md.tmp" --rerun "$q" || status=$?
+	rm -f -- "$RUN/plots.md.tmp"
 	exit "$status"
 }

@@ -61,16 +61,12 @@ readonly SCRIPT_DIR SWEEP_HOME
 . "$SWEEP_HOME/lib/results.sh"
 # shellcheck source=lib/plot.sh
 . "$SWEEP_HOME/lib/plot.sh"
-# shellcheck source=lib/report.sh
-. "$SWEEP_HOME/lib/report.sh"
 # shellcheck source=lib/fleet.sh
 . "$SWEEP_HOME/lib/fleet.sh"
 # shellcheck source=lib/fleet-target.sh
 . "$SWEEP_HOME/lib/fleet-target.sh"
 # shellcheck source=lib/fleet-meta.sh
 . "$SWEEP_HOME/lib/fleet-meta.sh"
-# shellcheck source=lib/fleet-report.sh
-. "$SWEEP_HOME/lib/fleet-report.sh"
 # shellcheck source=lib/meta.sh
 . "$SWEEP_HOME/lib/meta.sh"
 

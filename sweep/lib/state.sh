@@ -14,7 +14,7 @@
 # shellcheck disable=SC2034 # used by the other modules
 
 readonly PROG=tswap-sweep
-# EXIT_UNTRUSTED: every point with a result is flagged (report.sh
+# EXIT_UNTRUSTED: every point with a result is flagged (tswap.report.verdict
 # run_verdict): no pick, best-aio.json without an aio block.
 readonly EXIT_OK=0 EXIT_THRESHOLD=1 EXIT_USAGE=2 EXIT_ERROR=3 EXIT_UNTRUSTED=4 EXIT_INTERRUPTED=130
 # The device ceiling: fio's own libaio engine at bs CEILING_BS, iodepth

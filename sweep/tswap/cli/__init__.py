@@ -15,13 +15,10 @@ from typing import Any, Optional
 
 from .. import jqjson
 
-STAGES = ('aggregate', 'budget-plan', 'budget-prune', 'budget-round', 'budget-check',
-          'budget-stopped', 'plan',
-          'sweep-config', 'best-aio', 'ds-release', 'summary-csv', 'report', 'summary', 'compare', 'verdict',
-          'thresholds', 'result', 'bwlog', 'meta', 'plot-data', 'load-done',
-          'fleet-results', 'fleet-verdicts', 'fleet-checks', 'fleet-csv', 'fleet-report',
-          'fleet-summary', 'fleet-progress', 'junit', 'check', 'check-settings',
-          'checkpoint-job', 'best-checkpoint')
+STAGES = ('aggregate', 'budget-plan', 'budget-prune', 'budget-round', 'budget-check', 'plan',
+          'sweep-config', 'best-aio', 'ds-release', 'summary-csv', 'summary', 'verdict',
+          'result', 'bwlog', 'meta', 'plot-data', 'load-done', 'finish',
+          'fleet-checks', 'fleet-progress', 'checkpoint-job')
 
 PROG = 'tswap'
 

@@ -10,13 +10,12 @@ backend, from}) (tswap.stats.fleet_check)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from typing import Any
 
 from .. import jqjson
 from ..stats.fleet_check import with_checks
 from . import StageError, read_json, write_json
+from .finish import documents
 
 HELP = "fleet.json with each host's stack checks (tswap.stats.fleet_check)"
 
@@ -26,24 +25,11 @@ def setup(p: argparse.ArgumentParser) -> None:
     p.add_argument('--settings', required=True)
 
 
-def documents(text: str) -> list[Any]:
-    """The JSON documents of a stream (as jq -s reads it)."""
-    dec = json.JSONDecoder(parse_int=float, parse_constant=lambda c: None)
-    out, i = [], 0
-    while True:
-        while i < len(text) and text[i] in ' \t\r\n':
-            i += 1
-        if i >= len(text):
-            return out
-        doc, i = dec.raw_decode(text, i)
-        out.append(doc)
-
-
 def run(a: argparse.Namespace) -> int:
     try:
         settings = jqjson.loads(a.settings)
-        hc = documents(sys.stdin.read())
     except ValueError as e:
         raise StageError('host checks: %s' % e) from None
+    hc = documents(sys.stdin.read(), 'host checks')
     write_json(with_checks(read_json(a.fleet, 'fleet'), hc, settings))
     return 0

@@ -55,7 +55,7 @@ def _margin(d: str, m: Doc) -> str:
 
 def report_budget(agg: Doc) -> list[str]:
     """report.md's "Budget" section of a --budget run from aggregate.json's
-    budget (budget.sh budget_into_aggregate; docs/sweep.md, Budget): per
+    budget (tswap.stats.budget.into_aggregate; docs/sweep.md, Budget): per
     round its runtime, ramp, repeats, points per direction, what was
     pruned at which GB/s, planned and measured seconds; then why it
     stopped and the final margins. [] without a budget."""

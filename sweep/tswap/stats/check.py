@@ -148,7 +148,7 @@ def checks(lines: str, s: Settings, target: str, sysroot: str) -> Doc:
 
 def settings_for(best_aio: Any, plan: Any) -> Doc:
     """The aio settings a fleet's stack checks judge against
-    (fleet-report.sh fleet_checks): best-aio.json's aio block when the run
+    (tswap.cli.finish_fleet): best-aio.json's aio block when the run
     has a pick, else DeepSpeed's defaults (block_size 1 MiB, queue_depth 8,
     one thread; deepspeed/runtime/swap_tensor/aio_config.py); io_uring
     when the plan (a list of points) has io_uring points. {block_size,
