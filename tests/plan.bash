@@ -2,8 +2,8 @@
 # tests/plan.bash - plan lines for the tests that source sweep/lib/ and
 # need a run's plan (PLAN_TEXT) from a small grid: tswap.plan.grid and
 # tswap.plan.expand, as the sweep's front end (tswap/cli/sweep_setup.py)
-# makes them; aggregate_json and run_verdict, the shell helpers the
-# sweep had for them. Needs SWEEP_HOME and TMP.
+# makes them; aggregate_json, run_verdict and write_best_aio, the shell
+# helpers the sweep had for them. Needs SWEEP_HOME and TMP.
 
 # grid_from LINES...: a grid file of LINES, $TMP/t.grid.
 grid_from() {
@@ -49,4 +49,10 @@ aggregate_json() {
 # and best-aio.json (tswap.report.verdict.run_verdict).
 run_verdict() {
 	py verdict "$RUN"
+}
+
+# write_best_aio: RUN/best-aio.json from RUN/aggregate.json, with the aio
+# keys DeepSpeed DS_VERSION reads (tswap.report.best_aio).
+write_best_aio() {
+	py best-aio "$RUN/aggregate.json" --ds-version "$DS_VERSION" >"$RUN/best-aio.json"
 }

@@ -22,7 +22,8 @@ SWEEP_HOME=$SCRIPT_DIR
 . "$SWEEP_HOME/lib/util.sh"
 # shellcheck source=../sweep/lib/results.sh
 . "$SWEEP_HOME/lib/results.sh"
-# grid_from, expand_grid, add_ceilings, aggregate_json, run_verdict
+# grid_from, expand_grid, add_ceilings, aggregate_json, run_verdict,
+# write_best_aio
 # shellcheck source=plan.bash
 . "$BATS_TEST_DIRNAME/plan.bash"
 
