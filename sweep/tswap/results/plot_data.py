@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The data of every plot of a run (sweep/lib/plot.sh write_plots draws
-them with gnuplot), from its aggregate.json, as NUL-terminated records:
-a header line, then the lines of the plot's data file.
+"""The data of every plot of a run (tswap.report.plots makes the plots
+of them, the plots stage draws them with gnuplot), from its
+aggregate.json, as records: a header, then the lines of the plot's data
+file (records(); plot_data(): as NUL-terminated text, a header line of
+tab-separated fields first).
 
 - "heat\\tRW\\tWINDOW\\tSUBMIT\\tBLOCKS\\tQDS" per direction (read, write)
   and window/submit pair of its points; BLOCKS and QDS the direction's
@@ -20,8 +22,8 @@ a header line, then the lines of the plot's data file.
   "beaten" or "flagged" (never picked); pick: 1 for best.RW; label: the
   parts of the point's name that differ between the direction's points.
 - "bw\\tPOINT\\tWHY" for the best read, write and readwrite points and
-  every point that drops during the run, no data (bwlog.sh
-  write_bw_plots draws them from the points' bandwidth logs).
+  every point that drops during the run, no data (tswap.report.plots
+  bw_plot draws them from the points' bandwidth logs).
 """
 
 from __future__ import annotations
@@ -111,27 +113,34 @@ def latency_lines(agg: dict, rw: str) -> list[str]:
                for r in rows if r['class'] == 'front'])
 
 
-def plot_data(agg: dict) -> str:
-    """Every record of aggregate.json agg (the module's list), in order."""
+def records(agg: dict) -> list[tuple[tuple[str, ...], list[str]]]:
+    """Every record of aggregate.json agg (the module's list), in order,
+    as (header fields, data lines)."""
     p = agg.get('points') or []
-    out = []
+    out: list[tuple[tuple[str, ...], list[str]]] = []
     for rw in ('read', 'write'):
         d = [x for x in p if x.get('rw') == rw]
         blocks = ' '.join(_text(x) for x in jqjson.unique([x.get('block') for x in d]))
         qds = ' '.join(_text(x) for x in jqjson.unique([x.get('qd') for x in d]))
         for w, s in jqjson.unique([[x.get('window'), x.get('submit')] for x in d]):
-            out.append(record('heat\t%s\t%s\t%s\t%s\t%s' % (rw, _text(w), _text(s), blocks, qds),
-                              heat_lines(agg['points'], rw, w, s)))
-    out.append(record('threads', threads_lines(agg['points'])))
+            out.append((('heat', rw, _text(w), _text(s), blocks, qds),
+                        heat_lines(agg['points'], rw, w, s)))
+    out.append((('threads',), threads_lines(agg['points'])))
     for rw in ('read', 'write', 'readwrite'):
         if any(x.get('rw') == rw and x.get('gbs') is not None and x.get('clat_p99_us') is not None
                for x in p):
-            out.append(record('latency\t' + rw, latency_lines(agg, rw)))
+            out.append((('latency', rw), latency_lines(agg, rw)))
     best = agg.get('best') or {}
     bw = [[b.get('point'), 'best ' + _text(b.get('rw'))]
           for b in (best.get('read'), best.get('write'), best.get('readwrite')) if b is not None]
     bw += [[x.get('point'), 'drops %s%% during the run' % _text(jqjson.jround(x['drop_pct']))]
            for x in p if x.get('drops') is True]
     for g in jqjson.group_by(bw, lambda r: r[0]):
-        out.append(record('bw\t%s\t%s' % (_text(g[0][0]), g[0][1]), []))
-    return ''.join(out)
+        out.append((('bw', _text(g[0][0]), g[0][1]), []))
+    return out
+
+
+def plot_data(agg: dict) -> str:
+    """Every record of aggregate.json agg (the module's list), in order,
+    as the text the module's docstring describes."""
+    return ''.join(record('\t'.join(h), lines) for h, lines in records(agg))
