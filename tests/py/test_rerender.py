@@ -20,7 +20,10 @@ from typing import Any, Callable, Optional
 
 import pytest
 
+from tswap.cli.plots import bw_plots
 from tswap.report.junit import junit
+from tswap.report.plots import hosts_plot, run_plots
+from tswap.results.plot_data import records
 from tswap import jqjson
 from tswap.report.best_aio import best_aio
 from tswap.report.csv import summary_csv
@@ -149,7 +152,7 @@ def shell_lines(recorded: str) -> tuple[str, str, str, str]:
     """What the shell still makes of report.md, from the recording: the
     steady-state, bandwidth-log and precondition lines of "How the points
     ran" (steady.sh, bwlog.sh, precondition.sh) and the plot links
-    (plot.sh plot_links, from the PNGs, which are not recorded)."""
+    (plot-links.sh plot_links, from the PNGs, which are not recorded)."""
     lines = recorded.split('\n')
     i = lines.index('## How the points ran') + 2
     how = lines[i:lines.index('', i)]
@@ -203,7 +206,28 @@ def render_junit(run: Path, rel: str) -> str:
     return junit(load(run / 'fleet.json'), load(run / 'sweep.json').get('created'))
 
 
+def render_plot(run: Path, rel: str) -> str:
+    """plots/NAME.dat or .gp (tswap.cli.plots): from aggregate.json and
+    the points' bandwidth logs, a fleet's hosts plot from fleet.json; the
+    paths in them are the run's original directory's."""
+    orig = index()[run.name]['path']
+    name, ext = rel[len('plots/'):].rsplit('.', 1)
+    if name == 'hosts':
+        dat, plot = hosts_plot(orig, load(run / 'fleet.json'))
+        assert plot is not None
+        return dat if ext == 'dat' else plot.gp
+    msec = re.search(r'\bBWLOG_MSEC=([0-9]+)', STATE_SH.read_text(encoding='utf-8'))
+    assert msec
+    plots, bw = run_plots(orig, records(load(run / 'aggregate.json')))
+    plots += bw_plots(orig, bw, msec.group(1), root=str(run))
+    got = {p.name: p for p in plots}
+    assert name in got, '%s: not among the plots rendered: %s' % (rel, sorted(got))
+    return got[name].dat if ext == 'dat' else got[name].gp
+
+
 RENDERERS: dict[str, Callable[[Path, str], str]] = {
+    'plots/*.dat': render_plot,
+    'plots/*.gp': render_plot,
     'aggregate.json': render_aggregate,
     'hosts/*/aggregate.json': render_host_aggregate,
     'best-aio.json': render_best_aio,

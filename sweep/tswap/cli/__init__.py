@@ -17,7 +17,7 @@ from .. import jqjson
 
 STAGES = ('aggregate', 'budget-plan', 'budget-prune', 'budget-round', 'budget-check', 'plan',
           'sweep-config', 'best-aio', 'ds-release', 'summary-csv', 'summary', 'verdict',
-          'result', 'bwlog', 'meta', 'plot-data', 'load-done', 'finish',
+          'result', 'bwlog', 'meta', 'plot-data', 'plots', 'load-done', 'finish',
           'fleet-checks', 'fleet-progress', 'checkpoint-job')
 
 PROG = 'tswap'

@@ -1,0 +1,181 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The plots of a run (RUN/plots/NAME.dat, the data, and NAME.gp, the
+gnuplot script that draws NAME.png; docs/sweep.md "Outputs", plots/):
+which plots a run has and their text, as pure functions. The plots
+stage (tswap.cli.plots) writes them and draws them with gnuplot.
+
+- heat-RW-WINDOW-SUBMIT: a heat map per direction and window/submit pair,
+  best GB/s per block size and queue depth (900x650).
+- best-by-threads: the best read and write GB/s per thread count,
+  side by side (800x550).
+- latency-RW: p99 completion latency against GB/s per point, the Pareto
+  front of the trusted points joined and labelled, flagged points hollow,
+  the pick circled (900x600); none without a point with both.
+- bw-POINT: a point's GB/s over its measured seconds, one line per
+  repeat, from fio's bandwidth logs (900x500); for the best points and
+  every point that drops during the run; none without a logged interval.
+- hosts: a fleet's best read and write GB/s per host (900x550).
+
+Every path in a script is RUN/plots/NAME.EXT as the run directory was
+given (quoted: tswap.report.gnuplot.quote); the data of the first four
+comes from tswap.results.plot_data.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from .. import jqjson
+from .gnuplot import VIRIDIS, quote, script, tics
+
+_DATA_LINE = re.compile('^[0-9]', re.M)
+_HIST = ('set style data histogram', 'set style histogram cluster gap 1',
+         'set style fill solid 0.8 border -1')
+
+
+@dataclass(frozen=True)
+class Plot:
+    """plots/NAME.dat holds dat, plots/NAME.gp holds gp (which draws
+    plots/NAME.png)."""
+    name: str
+    dat: str
+    gp: str
+
+
+def _path(run: str, name: str, ext: str) -> str:
+    return '%s/plots/%s.%s' % (run, name, ext)
+
+
+def _plot(run: str, name: str, dat: str, size: str, text: str, lines: list[str]) -> Plot:
+    return Plot(name, dat, script(_path(run, name, 'png'), size, text, lines))
+
+
+def _text(lines: list[str]) -> str:
+    return ''.join(x + '\n' for x in lines)
+
+
+def heat_plot(run: str, rw: str, window: str, submit: str, blocks: str, qds: str,
+              lines: list[str]) -> Optional[Plot]:
+    """heat-RW-WINDOW-SUBMIT from its plot_data record (blocks, qds: the
+    direction's block sizes, bytes, and queue depths, space-separated);
+    None without data."""
+    if not lines:
+        return None
+    name = 'heat-%s-%s-%s' % (rw, window, submit)
+    d = quote(_path(run, name, 'dat'))
+    bl, ql = blocks.split(), qds.split()
+    return _plot(run, name, _text(lines), '900,650',
+                 '%s GB/s (1e9 B/s), window=%s submit=%s; best over threads, backends, tensor sizes'
+                 % (rw, window, submit),
+                 ['set xlabel "tswap_block_size"', 'set ylabel "tswap_queue_depth"', 'set cblabel "GB/s"',
+                  'set xtics (%s)' % tics(bl, True), 'set ytics (%s)' % tics(ql, False),
+                  'set xrange [-0.5:%d.5]' % (len(bl) - 1), 'set yrange [-0.5:%d.5]' % (len(ql) - 1),
+                  'set cbrange [0:*]', VIRIDIS, 'set style fill solid 1.0 noborder', 'unset key',
+                  'plot %s using 1:2:(0.5):(0.5):3 with boxxyerror fillcolor palette, '
+                  '%s using 1:2:(sprintf("%%.2f", $3)):4 with labels textcolor rgb variable' % (d, d)])
+
+
+def threads_plot(run: str, lines: list[str]) -> Optional[Plot]:
+    """best-by-threads from its plot_data record; None without data."""
+    if not lines:
+        return None
+    d = quote(_path(run, 'best-by-threads', 'dat'))
+    return _plot(run, 'best-by-threads', _text(lines), '800,550',
+                 'best GB/s (1e9 B/s) per tswap_threads (intra_op_parallelism)',
+                 ['set xlabel "tswap_threads"', 'set ylabel "GB/s"', 'set yrange [0:*]',
+                  'set datafile missing "-"', *_HIST, 'set key top left',
+                  'plot %s using 2:xtic(1) title "read", "" using 3 title "write"' % d])
+
+
+def latency_plot(run: str, rw: str, lines: list[str]) -> Optional[Plot]:
+    """latency-RW from its plot_data record (block 0: "GB/s p99_ms class
+    pick label", block 1: the front); None without a point."""
+    dat = _text(lines)
+    if not _DATA_LINE.search(dat):
+        return None
+    name = 'latency-' + rw
+    d = quote(_path(run, name, 'dat'))
+    return _plot(run, name, dat, '900,600',
+                 '%s: p99 completion latency against GB/s (1e9 B/s) per point; line: Pareto front of '
+                 'the trusted points; circle: the pick' % rw,
+                 ['set xlabel "GB/s"', 'set ylabel "p99 completion latency, ms"', 'set xrange [0:*]',
+                  'set yrange [0:*]', 'set grid', 'set key below horizontal',
+                  'set offsets graph 0.02, graph 0.15, graph 0.1, 0',
+                  'plot {d} index 0 using 1:(strcol(3) eq "flagged" ? $2 : NaN) with points pt 6 ps 1.5 '
+                  'lc rgb "gray50" title "flagged (never picked)", {d} index 0 using 1:(strcol(3) eq '
+                  '"beaten" ? $2 : NaN) with points pt 7 ps 1.5 lc rgb "#3b518b" title "trusted, beaten", '
+                  '{d} index 1 using 1:2 with linespoints lw 2 pt 7 ps 1.5 lc rgb "#e0600a" title '
+                  '"Pareto front", {d} index 1 using 1:2:3 with labels left offset char 1.5,0.8 notitle, '
+                  '{d} index 0 using 1:($4 == 1 ? $2 : NaN) with points pt 6 ps 4 lw 2 lc rgb "black" '
+                  'title "pick"'.format(d=d)])
+
+
+def bw_plot(run: str, point: str, why: str, runs: list[tuple[str, str]], msec: str) -> Optional[Plot]:
+    """bw-POINT: runs are the point's repeats, (POINT.rN, its "SECONDS
+    GB/s" lines, "" without a log), in the order they were found; why: the
+    reason it is plotted ("best read", "drops 25% during the run"); msec:
+    the logs' interval (ms, as given). A data block per repeat, "# POINT.rN"
+    first; None without a repeat or a logged interval."""
+    name = 'bw-' + point
+    q = quote(_path(run, name, 'dat'))
+    dat = ''.join('# %s\n%s\n\n' % r for r in runs)
+    if not runs or not _DATA_LINE.search(dat):
+        return None
+    plot = ', '.join('%s index %d using 1:2 with linespoints title %s' % (q, i, quote(r.rsplit('.', 1)[-1]))
+                     for i, (r, _) in enumerate(runs))
+    return _plot(run, name, dat, '900,500',
+                 '%s: GB/s (1e9 B/s) over the measured run, fio bw log every %s ms (%s)' % (point, msec, why),
+                 ['set xlabel "seconds after ramp_time"', 'set ylabel "GB/s"', 'set yrange [0:*]',
+                  'set key bottom right', 'set grid', 'plot ' + plot])
+
+
+def _or_dash(v: Any) -> str:
+    return '-' if v is None or v is False else jqjson.text(v)
+
+
+def _hosts(fleet: dict) -> list:
+    h = fleet.get('hosts')
+    return list(h.values()) if isinstance(h, dict) else h
+
+
+def hosts_plot(run: str, fleet: dict) -> tuple[str, Optional[Plot]]:
+    """hosts from fleet.json: (the data, "ID READ WRITE" per host, each
+    host's best GB/s, "-" none; the plot, None without a host). Its title
+    gives the fleet's median per direction, 3 decimals (0 without one)."""
+    dat = ''.join('%s %s %s\n' % (jqjson.text(h.get('id')), _or_dash(jqjson.get(h, 'best', 'read', 'gbs')),
+                                  _or_dash(jqjson.get(h, 'best', 'write', 'gbs')))
+                  for h in _hosts(fleet))
+    if not dat:
+        return dat, None
+    med = []
+    for d in fleet.get('directions'):
+        m = jqjson.get(fleet, 'fleet', d, 'median')
+        m = 0 if m is None or m is False else m
+        med.append('%s median %s' % (jqjson.text(d), jqjson.text(jqjson.jround(m * 1000) / 1000)))
+    d = quote(_path(run, 'hosts', 'dat'))
+    return dat, _plot(run, 'hosts', dat, '900,550', 'best GB/s (1e9 B/s) per host, ' + ', '.join(med),
+                      ['set ylabel "GB/s"', 'set yrange [0:*]', 'set datafile missing "-"',
+                       'set xtics rotate by -30', *_HIST, 'set key top right',
+                       'plot %s using 2:xtic(1) title "read", "" using 3 title "write"' % d])
+
+
+def run_plots(run: str, records: list[tuple[tuple[str, ...], list[str]]]
+              ) -> tuple[list[Plot], list[tuple[str, str]]]:
+    """The plots of tswap.results.plot_data's records, in their order, and
+    the bandwidth plots they ask for: [(POINT, WHY)] (bw_plot draws each
+    from the point's logs)."""
+    plots: list[Optional[Plot]] = []
+    bw: list[tuple[str, str]] = []
+    for head, lines in records:
+        kind = head[0]
+        if kind == 'heat':
+            plots.append(heat_plot(run, *head[1:6], lines))
+        elif kind == 'threads':
+            plots.append(threads_plot(run, lines))
+        elif kind == 'latency':
+            plots.append(latency_plot(run, head[1], lines))
+        elif kind == 'bw':
+            bw.append((head[1], head[2]))
+    return [p for p in plots if p is not None], bw

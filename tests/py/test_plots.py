@@ -1,0 +1,174 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""tswap.report.plots and tswap.report.gnuplot: which plots a run has
+for which data, their titles, tics and quoting, gnuplot's messages split
+per plot (docs/sweep.md "Outputs", plots/); tswap.cli.plots: gnuplot
+never outlives the stage. Every recorded run's plots/*.dat and *.gp:
+tests/py/test_rerender.py."""
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tswap.report import gnuplot
+from tswap.report.plots import bw_plot, heat_plot, hosts_plot, latency_plot, run_plots, threads_plot
+
+SWEEP = Path(__file__).resolve().parents[2] / 'sweep'
+
+
+def test_quote_doubles_quotes_and_keeps_backticks_single_quoted():
+    # in a double-quoted gnuplot string `...` would run as a command
+    assert gnuplot.quote("it's `id`") == "'it''s `id`'"
+    assert gnuplot.quote('') == "''"
+
+
+def test_title_lines_fit_the_width():
+    # (300 - 40) / 9.5: 27 characters a line; blanks collapse
+    assert gnuplot.title('300,200', "it's `id` and a title  longer than a 300-pixel plot can hold on one line") \
+        == "'it''s `id` and a title'.\"\\n\".'longer than a 300-pixel'.\"\\n\".'plot can hold on one line'"
+    # a word longer than a line has a line of its own
+    assert gnuplot.title('300,200', 'a %s b' % ('x' * 30)) == "'a'.\"\\n\".'%s'.\"\\n\".'b'" % ('x' * 30)
+    assert gnuplot.title('300,200', '') == "''"
+    assert gnuplot.title('300,200', '   ') == "''"
+    # the first line only (as bash's read took it)
+    assert gnuplot.title('900,500', 'one\ntwo') == "'one'"
+
+
+def test_script_head_then_lines():
+    assert gnuplot.script("/r/it's/plots/x.png", '900,500', 'T', ['set grid', 'plot 1']) == (
+        "set terminal png size 900,500 noenhanced\nset output '/r/it''s/plots/x.png'\n"
+        "set title 'T'\nset grid\nplot 1\n")
+
+
+def test_tics_sizes_in_fio_notation():
+    assert gnuplot.tics(['1048576', '4194304', '4097'], True) == '"1m" 0, "4m" 1, "4097" 2'
+    assert gnuplot.tics(['4', '16'], False) == '"4" 0, "16" 1'
+    # a block that is not a number is labelled as it is
+    assert gnuplot.tics(['null'], True) == '"null" 0'
+
+
+def test_render_args_mark_each_plot():
+    assert gnuplot.render_args([('a', '/p/a.gp'), ('b', '/p/b.gp')]) == [
+        '-e', "reset; print '@@ a'", '/p/a.gp', '-e', "reset; print '@@ b'", '/p/b.gp']
+
+
+def test_split_log_per_plot_start_up_apart():
+    start, logs = gnuplot.split_log(b'warm\n@@ a\n@@ b\nline 1\nline 2')
+    assert start == b'warm\n'
+    assert logs == {'a': b'', 'b': b'line 1\nline 2\n'}
+    assert gnuplot.split_log(b'@@ a\n') == (None, {'a': b''})
+    assert gnuplot.split_log(b'') == (None, {})
+
+
+def test_heat_map_needs_data_and_names_window_and_submit():
+    assert heat_plot('/r', 'read', 'overlap', 'block', '1048576', '4', []) is None
+    p = heat_plot('/r', 'read', 'overlap', 'block', '1048576 4194304', '4 16 32', ['0 0 1 0'])
+    assert p.name == 'heat-read-overlap-block' and p.dat == '0 0 1 0\n'
+    assert "set title 'read GB/s (1e9 B/s), window=overlap submit=block; best over threads," in p.gp
+    assert 'set xtics ("1m" 0, "4m" 1)\nset ytics ("4" 0, "16" 1, "32" 2)\n' in p.gp
+    assert 'set xrange [-0.5:1.5]\nset yrange [-0.5:2.5]\n' in p.gp
+    assert gnuplot.VIRIDIS + '\n' in p.gp
+    assert "plot '/r/plots/heat-read-overlap-block.dat' using 1:2:(0.5):(0.5):3" in p.gp
+
+
+def test_threads_and_latency_need_a_point():
+    assert threads_plot('/r', []) is None
+    assert threads_plot('/r', ['1 1 -']).name == 'best-by-threads'
+    # a latency record without a data line (a front alone cannot be)
+    assert latency_plot('/r', 'read', ['', '']) is None
+    p = latency_plot('/r', 'write', ['1.000000 2.000 front 1 b1m', '', '', '1.000000 2.000 b1m'])
+    assert p.name == 'latency-write'
+    assert p.dat == '1.000000 2.000 front 1 b1m\n\n\n1.000000 2.000 b1m\n'
+    assert 'set title %s\n' % gnuplot.title('900,600', 'write: p99 completion latency against GB/s (1e9 B/s) '
+                                             'per point; line: Pareto front of the trusted points; circle: the pick') in p.gp
+
+
+def test_bw_plot_one_block_per_repeat_none_without_a_logged_interval():
+    assert bw_plot('/r', 'p', 'best read', [], '250') is None
+    assert bw_plot('/r', 'p', 'best read', [('p.r1', ''), ('p.r2', '')], '250') is None
+    p = bw_plot('/r', 'p', 'drops 25% during the run', [('p.r1', '0.250 1.000000\n'), ('p.r2', '')], '250')
+    assert p.dat == '# p.r1\n0.250 1.000000\n\n\n# p.r2\n\n\n'
+    assert p.gp.endswith("plot '/r/plots/bw-p.dat' index 0 using 1:2 with linespoints title 'r1', "
+                         "'/r/plots/bw-p.dat' index 1 using 1:2 with linespoints title 'r2'\n")
+    assert "set title 'p: GB/s (1e9 B/s) over the measured run, fio bw log every 250 ms (drops 25% during the'" \
+        ".\"\\n\".'run)'\n" in p.gp
+
+
+def test_hosts_plot_dashes_for_no_figure_median_in_3_decimals():
+    fleet = {'hosts': [{'id': 'a', 'best': {'read': {'gbs': 1.5}}}, {'id': 'b', 'best': None}],
+             'directions': ['read', 'write'], 'fleet': {'read': {'median': 1.23456}}}
+    dat, p = hosts_plot('/r', fleet)
+    assert dat == 'a 1.5 -\nb - -\n'
+    assert "set title 'best GB/s (1e9 B/s) per host, read median 1.235, write median 0'\n" in p.gp
+    assert hosts_plot('/r', {'hosts': [], 'directions': []}) == ('', None)
+
+
+def test_run_plots_in_record_order_bandwidth_asked_for():
+    recs = [(('heat', 'read', 'overlap', 'block', '1048576', '4'), ['0 0 1 0']),
+            (('heat', 'write', 'overlap', 'block', '1048576', '4'), []),
+            (('threads',), ['1 1 -']), (('latency', 'read'), ['1 1 front 1 x', '', '', '1 1 x']),
+            (('bw', 'p', 'best read'), [])]
+    plots, bw = run_plots('/r', recs)
+    assert [p.name for p in plots] == ['heat-read-overlap-block', 'best-by-threads', 'latency-read']
+    assert bw == [('p', 'best read')]
+
+
+def _stage(tmp_path, script):
+    """The plots stage on a one-point run with a gnuplot that runs script
+    (sh); its process and the file the fake gnuplot writes its pid to."""
+    run = tmp_path / 'run'
+    run.mkdir()
+    (run / 'aggregate.json').write_text('{"points": [{"point": "p", "rw": "read", "block": 1048576, "qd": 4, '
+                                        '"window": "overlap", "submit": "block", "threads": 1, "gbs": 1}]}')
+    bin_ = tmp_path / 'bin'
+    bin_.mkdir()
+    (bin_ / 'gnuplot').write_text('#!/bin/sh\necho $$ >%s/pid.tmp; mv %s/pid.tmp %s/pid\n%s\n'
+                                  % (tmp_path, tmp_path, tmp_path, script))
+    (bin_ / 'gnuplot').chmod(0o755)
+    env = dict(os.environ, PATH='%s:%s' % (bin_, os.environ.get('PATH', '')))
+    proc = subprocess.Popen([sys.executable, '-I', '-B', '-c',
+                             'import sys; sys.path.insert(0, sys.argv.pop(1)); from tswap.__main__ import main; '
+                             'sys.exit(main())', str(SWEEP), 'plots', str(run), '--bwlog-msec', '250'], env=env)
+    pid = tmp_path / 'pid'
+    for _ in range(600):
+        if pid.exists() or proc.poll() is not None:
+            break
+        time.sleep(0.1)
+    assert pid.exists(), 'the fake gnuplot did not start'
+    return proc, int(pid.read_text()), run
+
+
+def _gone(pid):
+    for _ in range(600):
+        try:
+            with open('/proc/%d/stat' % pid) as f:
+                if f.read().rsplit(')', 1)[1].split()[0] == 'Z':
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_a_signal_to_the_stage_kills_gnuplot_then_the_stage(tmp_path):
+    proc, pid, _ = _stage(tmp_path, 'exec sleep 600')
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == -signal.SIGTERM
+    assert _gone(pid), 'gnuplot outlived the stage'
+
+
+def test_gnuplot_dies_with_the_stage_even_by_sigkill(tmp_path):
+    proc, pid, _ = _stage(tmp_path, 'exec sleep 600')
+    proc.kill()
+    assert proc.wait(timeout=60) == -signal.SIGKILL
+    assert _gone(pid), 'gnuplot outlived the stage'
+
+
+def test_gnuplot_failing_draws_each_alone_with_a_note(tmp_path):
+    proc, _, run = _stage(tmp_path, 'echo "bad $*" >&2; exit 1')
+    assert proc.wait(timeout=60) == 0
+    assert (run / 'plots' / 'best-by-threads.log').read_text() == 'bad %s/plots/best-by-threads.gp\n' % run
+    assert (run / 'notes.txt').read_text() == ''.join(
+        'gnuplot failed for %s (see plots/%s.log)\n' % (n, n) for n in ('best-by-threads', 'heat-read-overlap-block'))
+    assert not (run / 'plots' / 'gnuplot.log.tmp').exists()
