@@ -86,10 +86,10 @@ literal_run() {
 @test "sweep hostile: a run directory with backticks is literal (gnuplot titles and paths included)" {
 	hsweep --grid "$GRID" "${ONE[@]}" --target t.swap --out 'run`touch PWNED`'
 	if [ -n "$(find "$SCRATCH" -name 'PWNED*')" ]; then
-		# sweep/tswap-sweep's gp_quote writes gnuplot double-quoted
-		# strings, in which gnuplot runs `...` as a shell command; the fix
-		# is single-quoted gnuplot strings ('...', '' for a quote).
-		skip "KNOWN BUG (sweep owner): gnuplot executed a backtick command from the run directory name (gp_quote must emit single-quoted strings)"
+		# a gnuplot double-quoted string runs `...` as a shell command;
+		# tswap.report.gnuplot.quote writes single-quoted ones ('...', ''
+		# for a quote).
+		skip "KNOWN BUG (sweep owner): gnuplot executed a backtick command from the run directory name (tswap.report.gnuplot.quote must emit single-quoted strings)"
 	fi
 	[ "$status" -eq 0 ] || { show_sweep; fail "exit $status"; }
 	[ -d 'run`touch PWNED`' ] || fail "run directory not created under its literal name"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# tests/sweep-plots.bats - the sweep's plots (sweep/lib/plot.sh): the
+# tests/sweep-plots.bats - the sweep's plots (python3 -m tswap plots,
+# tswap.report.plots; its pure rules: tests/py/test_plots.py): the
 # Pareto front of the plots' data (python3 -m tswap plot-data) on a fixture (no gnuplot), the heat
 # maps' palette and titles that fit, drawn from tests/fixtures/plots (a
 # hand-written aggregate.json and one bandwidth log), and a real sweep's
@@ -22,10 +23,6 @@ SWEEP_HOME=$SCRIPT_DIR
 . "$SWEEP_HOME/lib/state.sh"
 # shellcheck source=../sweep/lib/util.sh
 . "$SWEEP_HOME/lib/util.sh"
-# shellcheck source=../sweep/lib/bwlog.sh
-. "$SWEEP_HOME/lib/bwlog.sh"
-# shellcheck source=../sweep/lib/plot.sh
-. "$SWEEP_HOME/lib/plot.sh"
 
 FIXTURE=$BATS_TEST_DIRNAME/fixtures/plots
 
@@ -34,11 +31,13 @@ setup() {
 	cp -R "$FIXTURE" "$RUN"
 }
 
-# fixture_plots: write_plots on the fixture run (needs gnuplot).
+# fixture_plots: the plots stage on the fixture run (needs gnuplot): no
+# message, no note.
 fixture_plots() {
 	command -v gnuplot >/dev/null || skip "requires gnuplot"
-	write_plots 2>"$BATS_TEST_TMPDIR/notes"
-	[ ! -s "$BATS_TEST_TMPDIR/notes" ] || fail "write_plots: $(cat "$BATS_TEST_TMPDIR/notes")"
+	py plots "$RUN" --bwlog-msec "$BWLOG_MSEC" 2>"$BATS_TEST_TMPDIR/notes" || fail "plots: exit $?: $(cat "$BATS_TEST_TMPDIR/notes")"
+	[ ! -s "$BATS_TEST_TMPDIR/notes" ] || fail "plots: $(cat "$BATS_TEST_TMPDIR/notes")"
+	[ ! -s "$RUN/notes.txt" ] || fail "plots noted: $(cat "$RUN/notes.txt")"
 }
 
 # plot_record HEAD: the data lines of the plot-data record HEAD on the
@@ -105,7 +104,7 @@ edge_ink() {
 	assert_failure 1
 }
 
-@test "write_plots: latency plots per direction, heat maps in viridis with readable labels, no rainbow" {
+@test "plots: latency plots per direction, heat maps in viridis with readable labels, no rainbow" {
 	fixture_plots
 	assert_file_exists "$RUN/plots/latency-read.png"
 	assert_file_exists "$RUN/plots/latency-write.png"
@@ -125,7 +124,7 @@ edge_ink() {
 		"0.5 16777215 1 16777215 1.5 16777215 2 0 2 0 3 0 "
 }
 
-@test "write_plots: no title or label is cut at the left or right edge of any plot" {
+@test "plots: no title or label is cut at the left or right edge of any plot" {
 	fixture_plots
 	local png n=0 ink
 	# the bandwidth plot's title is as long as a real one (118 characters)
@@ -140,7 +139,7 @@ edge_ink() {
 	grep -q '^set title .*\."\\n"\.' "$RUN/plots/bw-read-libaio-t16m-b4m-q8-block-overlap-p1-d2.gp" || fail "the long title is on one line"
 }
 
-@test "write_plots: one gnuplot draws every plot, its messages split per plot (its start-up's in gnuplot.log); when it fails, each plot is drawn alone" {
+@test "plots: one gnuplot draws every plot, its messages split per plot (its start-up's in gnuplot.log); when it fails, each plot is drawn alone" {
 	gnuplot_shim pass
 	fixture_plots
 	assert_equal "$(grep -c '^' "$BATS_TEST_TMPDIR/gnuplot.calls")" 1
@@ -153,7 +152,7 @@ edge_ink() {
 	[ "$n" -ge 5 ] || fail "expected 5 or more plots, got $n"
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/gnuplot.calls")" "$((n * 3))"
 	assert_file_not_exists "$RUN/plots/gnuplot.log.tmp"
-	! grep -q '^@@ ' "$RUN"/plots/*.log || fail "a plot's log holds gp_render's markers"
+	! grep -q '^@@ ' "$RUN"/plots/*.log || fail "a plot's log holds the markers between the plots"
 	# gnuplot fails with the scripts together: each alone, every plot drawn
 	rm -rf -- "$RUN/plots" "$BATS_TEST_TMPDIR/gnuplot.calls"
 	gnuplot_shim fail-many
@@ -169,20 +168,6 @@ edge_ink() {
 	fixture_plots
 	assert_file_contains "$RUN/plots/gnuplot.log" 'shim: a start-up warning'
 	assert_file_exists "$RUN/plots/latency-read.png"
-}
-
-@test "gp_title: lines fit the width, quotes doubled, backticks kept single-quoted" {
-	local t
-	gp_title t 300,200 "it's \`id\` and a title  longer than a 300-pixel plot can hold on one line"
-	# (300 - 40) / 9.5: 27 characters a line
-	assert_equal "$t" "'it''s \`id\` and a title'.\"\\n\".'longer than a 300-pixel'.\"\\n\".'plot can hold on one line'"
-	# a word longer than a line has a line of its own
-	gp_title t 300,200 "a $(printf 'x%.0s' {1..30}) b"
-	assert_equal "$t" "'a'.\"\\n\".'$(printf 'x%.0s' {1..30})'.\"\\n\".'b'"
-	gp_title t 300,200 ''
-	assert_equal "$t" "''"
-	gp_title t 300,200 '   '
-	assert_equal "$t" "''"
 }
 
 @test "sweep: report.md shows the latency-against-throughput plots first, with how to read them" {

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # bwlog.sh - bandwidth over time: fio's own bandwidth log per point, the
-# "drops during the run" check, and its plots.
+# "drops during the run" check.
 #
 # Each point's job has write_bw_log=bw and log_avg_msec=BWLOG_MSEC: fio
 # writes POINTDIR/bw_bw.N.log for its job N, one line per BWLOG_MSEC of the
@@ -14,9 +14,9 @@
 # throttling): a warning in the report and results, not a reason to distrust
 # the point (tswap.stats.pick flags are the blockers).
 #
-# Owns: bwlog_options, bwlog_line, bwlog_series, bwlog_summary, write_bw_plots.
-# Reads: BWLOG_MSEC, DROP_PCT, BWLOG_MIN_SAMPLES, RUN/points/*/bw_bw.*.log, RUN/aggregate.json.
-# Writes: RUN/plots/bw-POINT.{dat,gp,png,log}.
+# Owns: bwlog_options, bwlog_line, bwlog_series, bwlog_summary (the plots:
+# python3 -m tswap plots, tswap.report.plots bw_plot).
+# Reads: BWLOG_MSEC, DROP_PCT, BWLOG_MIN_SAMPLES, DIR/bw_bw.*.log.
 
 # bwlog_options: the job options of the bandwidth log.
 bwlog_options() {
@@ -58,49 +58,4 @@ bwlog_py() {
 		. "${BASH_SOURCE[0]%/*}/util.sh"
 		SWEEP_HOME=${BASH_SOURCE[0]%/*}/.. py bwlog "$@" "${lim[@]}"
 	fi
-}
-
-# write_bw_plots POINT WHY ...: plots/bw-POINT.gp for each POINT (the best
-# read, write and readwrite points and every point that drops during the
-# run: tswap.results.plot_data), GB/s over the measured seconds, one line
-# per repeat, WHY in the title; the series of every repeat from one run
-# of bwlog_py dirs. plot.sh write_plots draws them.
-write_bw_plots() {
-	local dir="$RUN/plots" point why data plot r n q t i
-	local -A series=()
-	local -a runs=()
-	for ((i = 1; i < $#; i += 2)); do
-		point=${!i}
-		for r in "$RUN/points/$point".r*; do
-			[ ! -d "$r" ] || runs+=("$r")
-		done
-	done
-	((${#runs[@]})) || return 0
-	# "DIR" NUL "SERIES" NUL per directory with a log
-	bwlog_py dirs "${runs[@]}" >"$dir/bw-series.tmp"
-	while IFS= read -r -d '' r && IFS= read -r -d '' t; do
-		series[$r]=$t
-	done <"$dir/bw-series.tmp"
-	rm -f -- "$dir/bw-series.tmp"
-	while [ "$#" -ge 2 ]; do
-		point=$1 why=$2
-		shift 2
-		data="$dir/bw-$point.dat"
-		plot='' n=0
-		: >"$data"
-		gp_quote q "$data"
-		for r in "$RUN/points/$point".r*; do
-			[ -d "$r" ] || continue
-			printf '# %s\n%s\n\n' "${r##*/}" "${series[$r]:-}" >>"$data"
-			gp_quote t "${r##*.}"
-			plot="$plot${plot:+, }$q index $n using 1:2 with linespoints title $t"
-			n=$((n + 1))
-		done
-		if [ -z "$plot" ] || ! grep -q '^[0-9]' "$data"; then
-			rm -f -- "$data"
-			continue
-		fi
-		gp_plot "bw-$point" 900,500 "$point: GB/s (1e9 B/s) over the measured run, fio bw log every $BWLOG_MSEC ms ($why)" 'set xlabel "seconds after ramp_time"' 'set ylabel "GB/s"' \
-			'set yrange [0:*]' 'set key bottom right' 'set grid' "plot $plot"
-	done
 }

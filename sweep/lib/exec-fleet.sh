@@ -167,7 +167,7 @@ exec_finish_args() {
 	local -n _fa=$1
 	_fa=(--fleet --outlier-pct "$OUTLIER_PCT" --junit-out "$JUNIT_OUT")
 }
-exec_plots() { write_hosts_plot; }
+exec_plots() { py plots "$RUN" --hosts; }
 
 # fleet_launch DIR H LIMIT GRACE FIO-ARGS...: fio's client for host H in
 # DIR, in the background, stopped after LIMIT seconds (killed GRACE later);

@@ -24,7 +24,7 @@
 #   exec_stop SIGNAL         the signal trap: stop what runs, drop its dirs
 #   exec_finish_args VAR PART   the options of the finish stage's PART
 #                            (before-plots, after-plots) into array VAR
-#   exec_plots               its own plots, after write_plots (fleet:
+#   exec_plots               its own plots, after the plots stage (fleet:
 #                            hosts.png)
 #
 # Owns: plan_doc, plan_save, plan_lines (RUN/plan.json, the plan
@@ -217,7 +217,7 @@ finish_run() {
 		--budget "$BUDGET" --budget-t0 "$BUDGET_T0") more=()
 	exec_finish_args more before-plots
 	py finish before-plots "${args[@]}" "${more[@]}"
-	write_plots
+	py plots "$RUN" --bwlog-msec "$BWLOG_MSEC"
 	exec_plots
 	# the plot links as a file: one per PNG, more than an argument holds
 	# (128 KiB) on a large grid with many bandwidth plots

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """tswap.results.plot_data: the plots' data from aggregate.json (docs/sweep.md
-"Outputs", plots/; sweep/lib/plot.sh write_plots)."""
+"Outputs", plots/; tswap.report.plots draws them)."""
 from tswap.results.plot_data import beats, heat_lines, latency_rows, plot_data, threads_lines
 
 

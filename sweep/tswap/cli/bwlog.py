@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """bwlog MODE DIR... --ms MS --min N --lim PCT: the bandwidth logs
 (bw_bw.*.log) of the DIRs (tswap.results.bwlog), summed over the jobs per
-MS interval. MODE series: "SECONDS GB/s" lines in time order; dirs: the
-same per DIR with a log, "DIR" NUL "LINES" NUL each; summary: the run's
+MS interval. MODE series: "SECONDS GB/s" lines in time order; summary: the run's
 thirds as JSON text (null below N samples), PCT the drop that "drops"."""
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ HELP = "GB/s over time from fio's bandwidth logs (tswap.results.bwlog)"
 
 
 def setup(p: argparse.ArgumentParser) -> None:
-    p.add_argument('mode', choices=('series', 'dirs', 'summary'))
+    p.add_argument('mode', choices=('series', 'summary'))
     p.add_argument('dirs', nargs='*')
     for k in ('ms', 'min', 'lim'):
         p.add_argument('--' + k, required=True)
@@ -35,8 +34,6 @@ def run(a: argparse.Namespace) -> int:
     lines = bwlog.read_lines(files)
     if a.mode == 'summary':
         sys.stdout.write(bwlog.summary_text([x for x, _ in lines], ms, least, lim) + '\n')
-    elif a.mode == 'series':
-        sys.stdout.write(bwlog.series([x for x, _ in lines], ms))
     else:
-        sys.stdout.write(''.join('%s\0%s\0' % r for r in bwlog.by_dir(lines, ms)))
+        sys.stdout.write(bwlog.series([x for x, _ in lines], ms))
     return 0

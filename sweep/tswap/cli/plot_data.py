@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """plot-data AGGREGATE: the data of every plot of a run from its
 aggregate.json, NUL-terminated records on stdout (tswap.results.plot_data
-lists them); sweep/lib/plot.sh write_plots draws them."""
+lists them); the plots stage (tswap.cli.plots) draws them."""
 
 from __future__ import annotations
 
