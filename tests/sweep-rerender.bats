@@ -147,5 +147,5 @@ rerender() {
 }
 
 @test "rerender budget-stopped: a --budget run that stopped" {
-	skip "--resume refuses a --budget run (budget.sh budget_resume_check) and no other entry runs finish_run on a run directory: needs a re-render hook"
+	skip "--resume refuses a --budget run (tswap/cli/sweep_resume.py budget_run) and no other entry runs finish_run on a run directory: needs a re-render hook"
 }

@@ -13,14 +13,16 @@
 # (tswap.plan.budget); the plan is redone after each round with the
 # measured start-up per run (budget-run.sh run_budget).
 #
-# Owns: budget_setup, budget_resume_check, budget_save_config,
-# budget_dry_run (aggregate.json's budget: tswap.stats.budget; report.md's
-# budget lines: tswap.report.md). Reads: BUDGET, EXHAUSTIVE, BUDGET_T0,
+# The budget itself (the default rule, the refusals of --budget, a
+# budget run's --resume refused) and sweep.json's budget are the front
+# end's (tswap/cli/sweep_start.py, tswap.plan.budget_start).
+#
+# Owns: budget_dry_run (report.md's budget lines: tswap.report.md;
+# aggregate.json's: tswap.stats.budget, from tswap.cli.finish), and the
+# plan and clock helpers budget-run.sh uses. Reads: BUDGET, BUDGET_T0,
 # PLAN_TEXT, RUNTIME, RAMP (the grid's: each round runs with its own),
-# REPEAT, IO_SIZE, FLEET, RUN. Writes: BUDGET, BUDGET_AUTO;
-# RUN/budget.json, RUN/rounds/KEY.sN/ (a pruning round's runs), sweep.json's
-# budget. The rounds: budget-run.sh.
-# shellcheck disable=SC2034 # sets BUDGET, BUDGET_AUTO (state.sh)
+# REPEAT, RUN. Writes: RUN/budget.json, RUN/rounds/KEY.sN/ (a pruning
+# round's runs). The rounds: budget-run.sh.
 # shellcheck disable=SC2016 # $NAME in single quotes: jq's (num)
 
 # budget_elapsed: seconds since the script started (the budget's clock).
@@ -109,73 +111,12 @@ budget_plan_floor() {
 		--ramp "${RAMP:-0}" --tmax "$RUNTIME" --reps "$reps"
 }
 
-# budget_setup: for a new one-host run, after the plan: refuse what a
-# budget cannot go with, apply the default rule (an exhaustive run longer
-# than BUDGET_AUTO_OVER s runs with a budget, said on stderr), and refuse
-# a budget too small for round 1 (exit 2, with that minimum and the budget
-# that gives the final round its floor).
-budget_setup() {
-	local n runs est plan min need floor spent reserve elapsed fits secs final_floor what
-	if [ -z "$BUDGET" ]; then
-		[ "$EXHAUSTIVE" = 0 ] && [ "$FLEET" = 0 ] && [ -z "$IO_SIZE" ] || return 0
-		n=$(grep -c . <<<"$PLAN_TEXT") || true
-		runs=$((n * REPEAT))
-		est=$((runs * (RUNTIME + RAMP + BUDGET_OVER_EST)))
-		((est > BUDGET_AUTO_OVER)) || return 0
-		plan=$(budget_plan 0 0 "$BUDGET_OVER_EST")
-		min=$(jq '.steady_floor_s // .floor_s | ceil' <<<"$plan")
-		reserve=$(budget_reserve)
-		BUDGET=$(((min * 3 + 1) / 2 + reserve))
-		((BUDGET >= BUDGET_AUTO_OVER)) || BUDGET=$BUDGET_AUTO_OVER
-		BUDGET_AUTO=1
-		secs=$(fmt_secs "$est")
-		warn "note: grid $G_NAME is $runs fio run(s) of about $((RUNTIME + RAMP + BUDGET_OVER_EST)) s, about $secs exhaustively: running it with --budget $BUDGET (successive halving, docs/sweep.md \"Budget\"); --exhaustive runs every point"
-		return 0
-	fi
-	[ "$FLEET" = 0 ] || usage_error "--budget: not in fleet mode (--hosts): each point runs on every host"
-	[ -z "$IO_SIZE" ] || usage_error "--budget sets the runtime of each round: it takes no --io-size"
-	reserve=$(budget_reserve)
-	plan=$(budget_plan "$((BUDGET - reserve))" 0 "$BUDGET_OVER_EST")
-	fits=$(jq .fits <<<"$plan")
-	[ "$fits" != true ] || return 0
-	# the script's start before the runs (this far, and 1 s more) is on
-	# the budget's clock too
-	elapsed=$(budget_elapsed)
-	spent=$(num 0 '$e + 1.999 | floor' e "$elapsed")
-	min=$(jq '.min_s | ceil' <<<"$plan")
-	floor=$(jq '.floor_s | ceil' <<<"$plan")
-	final_floor=$(jq .final_floor <<<"$plan")
-	need=$((min + reserve + spent))
-	floor=$((floor + reserve + spent))
-	what='every point'
-	[ "$CEILING" = 0 ] || what='every point and ceiling'
-	usage_error "--budget $BUDGET: too small to run round 1 once ($what once at 1 s, about $BUDGET_OVER_EST s of fio start-up each, and the outputs): at least $need s, plus the target's preparation; $floor s gives the final round its $final_floor s runtime"
-}
-
-# budget_resume_check: a budget run cannot be resumed (its plan is the
-# wall time of one run): refuse, exit 2.
-budget_resume_check() {
-	if jq -e '.budget.seconds != null' "$RUN/sweep.json" >/dev/null 2>&1; then
-		die "$EXIT_USAGE" "--resume: $RUN is a --budget run: its rounds were planned for one run's wall time and cannot be finished later; start a new run with --budget"
-	fi
-	return 0
-}
-
 # budget_json FILE JQ [ARGS...]: FILE through the jq program JQ, in place.
 budget_json() {
 	local f=$1
 	shift
 	jq "${@:2}" "$1" "$f" >"$f.tmp"
 	mv -f "$f.tmp" "$f"
-}
-
-# budget_save_config: the budget in sweep.json (a new run, after
-# new_run_dir).
-budget_save_config() {
-	local reps=$((REPEAT > BUDGET_REPEAT ? REPEAT : BUDGET_REPEAT))
-	[ -n "$BUDGET" ] || return 0
-	budget_json "$RUN/sweep.json" '. + {budget: {seconds: $s, chosen_by_default: ($auto == 1), method: "successive halving", keep: "half per direction: the fastest, then the points tied with it within the noise of the round (one tensor op + 5%) cheapest first, then by GB/s", final_repeats_at_most: $reps}}' \
-		--argjson s "$BUDGET" --argjson auto "$BUDGET_AUTO" --argjson reps "$reps"
 }
 
 # budget_fitted_plan DONE OVER [SHAPE]: budget_plan for the time left now

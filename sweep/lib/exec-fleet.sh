@@ -16,7 +16,6 @@
 # shellcheck disable=SC2164 # cd in a subshell under the entry point's set -e
 # shellcheck disable=SC2016 # $(...) in run.sh text is literal
 
-exec_setup() { fleet_setup; }
 exec_check_targets() { fleet_check_targets "$1"; }
 exec_ready() { need_tools timeout; }
 exec_new_run() { :; }

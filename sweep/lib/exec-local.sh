@@ -14,7 +14,6 @@
 # shellcheck disable=SC2153 # ENGINE, TARGET: globals of state.sh
 # shellcheck disable=SC2164 # cd in a subshell under the entry point's set -e
 
-exec_setup() { :; }
 exec_check_targets() { check_targets "$1"; }
 exec_ready() {
 	[ -f "$ENGINE" ] || die "$EXIT_ERROR" "the tswap engine $ENGINE does not exist (run make, or pass --engine)"

@@ -7,7 +7,6 @@
 # Where a point runs is the executor's only concern: the entry point
 # sources lib/exec-local.sh (fio on this host) or lib/exec-fleet.sh (fio
 # --client per host of --hosts), which answer the exec_* hooks:
-#   exec_setup               a new run's executor settings (fleet: hosts)
 #   exec_check_targets W     refuse a target before anything is written
 #   exec_ready               its tools and engine are there
 #   exec_new_run             a new run directory's first files (meta.json)

@@ -71,8 +71,9 @@ readonly SCRIPT_DIR SWEEP_HOME
 . "$SWEEP_HOME/lib/meta.sh"
 
 # The state tswap/cli/sweep_main.py computed: the options, and a new run's
-# settings, grid, plan and the plan's facts, or a resumed run's settings,
-# plan and hosts (state.sh names them).
+# settings, grid, plan, the plan's facts, budget, fleet hosts and the run
+# directory's first documents, or a resumed run's settings, plan and
+# hosts (state.sh names them).
 # shellcheck disable=SC1090 # written by the package
 . "/dev/fd/$STATE_FD"
 exec {STATE_FD}<&-
@@ -92,12 +93,6 @@ main() {
 		# shellcheck source=lib/exec-local.sh
 		. "$SWEEP_HOME/lib/exec-local.sh"
 	fi
-	if [ -n "$RESUME" ]; then
-		budget_resume_check
-	else
-		exec_setup
-		budget_setup
-	fi
 	facts_keep
 	writes=$(plan_writes)
 	exec_check_targets "$writes"
@@ -114,7 +109,7 @@ main() {
 	if [ -z "$RESUME" ]; then
 		new_run_dir # takes the lock before it writes in the run directory
 		exec_new_run
-		budget_save_config
+		config_budget
 	fi
 	lock_run
 	# a run made before plan.json: its plan.tsv converted

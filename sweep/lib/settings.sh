@@ -1,41 +1,36 @@
 # shellcheck shell=bash
 # settings.sh - a new run's directory and settings on disk (the settings
-# resolved by tswap/cli/sweep_setup.py; --resume reads them back with
-# tswap/cli/sweep_resume.py).
+# resolved, and sweep.json's and plan.json's text made, by
+# tswap/cli/sweep_setup.py and sweep_start.py; --resume reads them back
+# with tswap/cli/sweep_resume.py).
 #
-# Owns: out_empty, new_run_dir, default_out, save_config.
-# Reads: the settings globals. Writes: RUN; RUN/sweep.json (tswap.plan.config),
-# RUN/plan.json (pipeline.sh), RUN/hosts.txt (fleet), build/sweep/latest (checkout).
+# Owns: out_empty, new_run_dir, default_out, save_config, config_budget.
+# Reads: SWEEP_JSON, PLAN_JSON, TARGET_KIND, FLEET, HOSTS_FILE, OUT, ROOT.
+# Writes: RUN; RUN/sweep.json, RUN/plan.json, RUN/hosts.txt (fleet),
+# build/sweep/latest (checkout).
 # shellcheck disable=SC2034 # sets the settings of state.sh
 # shellcheck disable=SC2153 # FLEET: a global of state.sh
 
-# save_config: sweep.json and plan.json describe the run for --resume.
+# save_config: sweep.json and plan.json describe the run for --resume;
+# a fleet's hosts file is kept as hosts.txt. Their text is the front
+# end's (tswap/cli/sweep_start.py: SWEEP_JSON, PLAN_JSON); sweep.json's
+# target_kind is the target check's (TARGET_KIND).
 save_config() {
-	local tmp="$RUN/sweep.json.tmp" fleet=/dev/null created host kernel fio targets
-	created=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-	host=$(hostname)
-	kernel=$(uname -r)
-	fio=$(fio --version 2>/dev/null) || fio=unknown
-	targets=$(targets_json)
-	if [ "$FLEET" = 1 ]; then
-		fleet="$RUN/fleet-config.json.tmp"
-		fleet_config_json >"$fleet"
-		cp -- "$HOSTS_FILE" "$RUN/hosts.txt"
-	fi
-	py sweep-config --fleet="$fleet" \
-		--target="$TARGET" --target-kind="$TARGET_KIND" --size="$SIZE" \
-		--size-bytes="$SIZE_BYTES" --grid="$G_NAME" --grid-desc="$G_DESC" \
-		--runtime="$RUNTIME" --ramp="$RAMP" --io-size="$IO_SIZE" \
-		--repeat="$REPEAT" --engine="$ENGINE" --ceiling="$CEILING" \
-		--created="$created" --host="$host" --kernel="$kernel" --fio="$fio" \
-		--targets="$targets" \
-		--ceiling-bs="$CEILING_BS" --ceiling-qd="$CEILING_QD" --ceiling-jobs="$CEILING_JOBS" \
-		--ds-version="$DS_VERSION" --workload="$WORKLOAD" \
-		--steady="$STEADY" --fixed-runtime="$FIXED_RUNTIME" --ss-crit="$SS_CRIT" \
-		--ss-dur="$SS_DUR" --precondition="$PRECONDITION" >"$tmp"
-	mv -f "$tmp" "$RUN/sweep.json"
-	[ "$fleet" = /dev/null ] || rm -f -- "$fleet"
-	plan_save "$RUN"
+	printf '%s"%s"%s\n' "${SWEEP_JSON[0]}" "$TARGET_KIND" "${SWEEP_JSON[1]}" >"$RUN/sweep.json.tmp"
+	mv -f "$RUN/sweep.json.tmp" "$RUN/sweep.json"
+	[ "$FLEET" = 0 ] || cp -- "$HOSTS_FILE" "$RUN/hosts.txt"
+	printf '%s\n' "$PLAN_JSON" >"$RUN/plan.json.tmp"
+	mv -f "$RUN/plan.json.tmp" "$RUN/plan.json"
+}
+
+# config_budget: a --budget run's budget in sweep.json, after the "meta"
+# that exec_new_run adds (SWEEP_JSON's third part: the front end's).
+config_budget() {
+	local s
+	[ -n "${SWEEP_JSON[2]:-}" ] || return 0
+	s=$(<"$RUN/sweep.json")
+	printf '%s,\n%s\n}\n' "${s%$'\n}'}" "${SWEEP_JSON[2]}" >"$RUN/sweep.json.tmp"
+	mv -f "$RUN/sweep.json.tmp" "$RUN/sweep.json"
 }
 
 # out_empty: exit 2 unless the existing --out directory RUN is empty but

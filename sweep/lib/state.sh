@@ -54,8 +54,8 @@ fi
 readonly ROOT
 
 # --- settings: tswap/cli/sweep_main.py (the options; a new run's settings
-# over the grid's values over the defaults: the state run.sh sources), or
-# settings.sh / fleet.sh (a resumed run's sweep.json) ------------------------
+# over the grid's values over the defaults, or a resumed run's sweep.json:
+# the state run.sh sources) ---------------------------------------------------
 TARGET='' SIZE='' RUNTIME='' RAMP='' IO_SIZE='' REPEAT='' OUT='' RESUME='' DRY_RUN=0
 MIN_READ='' MIN_WRITE='' COMPARE='' DESTRUCTIVE=0 FORCE=0 ENGINE='' CEILING=1
 # --fixed-runtime: no steady-state detection; STEADY: on or off for this
@@ -79,7 +79,7 @@ WORKLOAD=tensor
 # a checkout, ./tswap-scratch.swap installed).
 declare -ga TARGETS=() TARGET_KINDS=()
 DEFAULT_TARGET=''
-# TARGET_KIND: file, block (target.sh) or fleet (fleet.sh); SIZE_BYTES:
+# TARGET_KIND: file, block (target.sh) or fleet (the front end); SIZE_BYTES:
 # bytes of the target used; TARGET_OWNED (target.sh): a file
 # target is new (the sweep creates it), ours (scratch.sh) or theirs.
 TARGET_KIND='' SIZE_BYTES='' TARGET_OWNED=''
@@ -96,6 +96,13 @@ G_NAME='' G_DESC=''
 # format there; RUN/plan.json holds it as JSON, pipeline.sh); RUN: the run directory (settings.sh); NOTES: notes for the report
 # (util.sh note, also in RUN/notes.txt).
 PLAN_TEXT='' RUN=''
+# SWEEP_JSON: a new run's sweep.json, its text before and after
+# target_kind's value (the target check's TARGET_KIND), and a --budget
+# run's "budget" member (settings.sh config_budget); PLAN_JSON: its
+# plan.json's text (tswap/cli/sweep_start.py; settings.sh save_config
+# writes them). Empty for a dry run and --resume.
+declare -ga SWEEP_JSON=()
+PLAN_JSON=''
 # The kept answers of plan_facts (for the plan PLAN_FACTS_OF) and
 # targets_json (for the targets TARGETS_JSON_OF): ranks.sh facts_keep.
 PLAN_FACTS='' PLAN_FACTS_OF='' TARGETS_JSON='' TARGETS_JSON_OF=''
@@ -113,27 +120,29 @@ readonly STATUS_EVERY=10
 declare -gA FINISHED=()
 
 # --- the budget (budget.sh): --budget SECONDS (BUDGET, empty: every point
-# of the plan, or the default rule of budget_setup), --exhaustive (no
-# default budget); BUDGET_AUTO: the default rule set BUDGET; BUDGET_T0: the
-# script's start (the budget's clock) ---------------------------------------
+# of the plan), or the default rule's (tswap/cli/sweep_start.py; refused
+# there too when too small), --exhaustive (no default budget); BUDGET_AUTO:
+# the default rule set BUDGET; BUDGET_T0: the script's start (the budget's
+# clock) ---------------------------------------------------------------------
 BUDGET='' EXHAUSTIVE=0 BUDGET_AUTO=0
 BUDGET_T0=$EPOCHREALTIME
 # BUDGET_OVER_EST: the estimated fio start-up cost of a run (s: fio's
 # start, the engine's buffers, drop_caches, job file and result.json);
 # BUDGET_RESERVE: seconds kept for the outputs, plus 0.02 s per plan line;
-# BUDGET_REPEAT: the final round's repeats at least; BUDGET_AUTO_OVER: a
-# grid whose exhaustive run would take longer (s) runs with a budget;
-# BUDGET_FINAL_MIN: the final round's runtime floor (s; at most the grid's
-# runtime), reserved before the pruning rounds get any time.
-readonly BUDGET_OVER_EST=1 BUDGET_RESERVE=5 BUDGET_REPEAT=3 BUDGET_AUTO_OVER=3600 BUDGET_FINAL_MIN=5
+# BUDGET_REPEAT: the final round's repeats at least; BUDGET_FINAL_MIN: the
+# final round's runtime floor (s; at most the grid's runtime), reserved
+# before the pruning rounds get any time. The same as
+# tswap/plan/budget_start.py's (the first plan; the default rule's
+# AUTO_OVER is there only).
+readonly BUDGET_OVER_EST=1 BUDGET_RESERVE=5 BUDGET_REPEAT=3 BUDGET_FINAL_MIN=5
 # BUDGET_RESERVE_RUNS: the outputs cost about this many times the sweep's
 # own work per run (budget_reserve: measured 6.5-12 on the reference VM)
 readonly BUDGET_RESERVE_RUNS=10
 
-# --- fleet mode (--hosts): settings (the options, fleet.sh), one entry per host
-# in the H_* arrays (fleet.sh), the fio clients running now (exec-fleet.sh) ---
+# --- fleet mode (--hosts): settings (the options and their defaults,
+# tswap/cli/sweep_fleet.py), one entry per host in the H_* arrays (the
+# hosts file, tswap.plan.hosts), the fio clients running now (exec-fleet.sh)
 HOSTS_FILE='' FLEET=0 OUTLIER_PCT='' CONNECT_TIMEOUT='' HOST_TIMEOUT='' JUNIT_OUT='' FIO_WANT=''
-readonly FLEET_PORT=8765 OUTLIER_PCT_DEFAULT=20 CONNECT_TIMEOUT_DEFAULT=10 HOST_TIMEOUT_DEFAULT=120
 # H_ADDR: HOST,PORT for fio --client; H_LABEL: the name in reports; H_ID:
 # hNN-LABEL, the directory name; H_TARGET, H_ENGINE: paths on the host;
 # H_OPTS: the host's fio options, one a line; H_WHERE: FILE:LINE of the

@@ -16,7 +16,7 @@ from typing import Any, Optional
 from .. import jqjson
 
 STAGES = ('aggregate', 'budget-plan', 'budget-prune', 'budget-round', 'budget-check', 'plan',
-          'sweep-config', 'best-aio', 'ds-release', 'summary-csv', 'summary', 'verdict',
+          'best-aio', 'ds-release', 'summary-csv', 'summary', 'verdict',
           'result', 'bwlog', 'meta', 'plot-data', 'plots', 'load-done', 'finish',
           'fleet-checks', 'fleet-progress', 'checkpoint-job')
 

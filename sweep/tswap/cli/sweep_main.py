@@ -23,7 +23,9 @@ from typing import Optional, Union
 from ..jqjson import dumps
 from ..plan import points
 from ..plan.values import EXIT_ERROR, EXIT_OK, Refusal
+from . import sweep_fleet
 from . import sweep_host as host
+from . import sweep_start
 from .sweep_args import USAGE, Options, declared, parse
 from .sweep_resume import Resumed
 from .sweep_resume import load as load_run
@@ -66,6 +68,8 @@ def declarations(h: host.Home, o: Options, run: Optional[Run], t0: str,
         v.update(PLAN_FACTS='\n'.join(points.facts(str(v['PLAN_TEXT']))), PLAN_FACTS_OF=v['PLAN_TEXT'])
     if run is not None or resumed is not None:
         v.update(_targets_json(v))
+    if run is not None:
+        v.update(_start(h, o, run, t0, v))
     out = []
     for name, val in v.items():
         if isinstance(val, tuple):
@@ -73,6 +77,46 @@ def declarations(h: host.Home, o: Options, run: Optional[Run], t0: str,
         else:
             out.append('declare -g -- %s=%s\n' % (name, shlex.quote(val)))
     return ''.join(out)
+
+
+def _start(h: host.Home, o: Options, run: Run, t0: str, v: dict[str, Value]
+           ) -> dict[str, Value]:
+    """A new run's setup after its plan: the fleet's hosts and settings
+    (tswap.cli.sweep_fleet), the budget (tswap.cli.sweep_start), and
+    unless a dry run, the run directory's first documents as run.sh
+    writes them (SWEEP_JSON: sweep.json's text before and after
+    target_kind's value; PLAN_JSON: plan.json's)."""
+    out: dict[str, Value] = {}
+    fio: list[Optional[str]] = []
+
+    def fio_version() -> Optional[str]:
+        if not fio:
+            fio.append(sweep_fleet.fio_version())
+        return fio[0]
+
+    fleet = None
+    if run.fleet:
+        fleet = sweep_fleet.setup(h, o.hosts_file, run.target, run.engine, o.outlier_pct,
+                                  o.connect_timeout, o.host_timeout, o.fio_want,
+                                  None if o.fio_want else fio_version())
+        out.update(TARGET_KIND='fleet', HOSTS_FILE=fleet.hosts_file,
+                   OUTLIER_PCT=fleet.outlier_pct, CONNECT_TIMEOUT=fleet.connect_timeout,
+                   HOST_TIMEOUT=fleet.host_timeout, FIO_WANT=fleet.fio_want,
+                   H_ADDR=tuple(x.addr for x in fleet.hosts),
+                   H_LABEL=tuple(x.label for x in fleet.hosts),
+                   H_ID=tuple(x.id for x in fleet.hosts),
+                   H_TARGET=tuple(x.target for x in fleet.hosts),
+                   H_ENGINE=tuple(x.engine for x in fleet.hosts),
+                   H_OPTS=tuple('\n'.join(x.opts) for x in fleet.hosts),
+                   H_WHERE=tuple(x.where for x in fleet.hosts),
+                   H_LOST=('',) * len(fleet.hosts))
+    budget, auto = sweep_start.budget(run, o.budget, o.exhaustive, run.fleet, t0)
+    out.update(BUDGET=budget, BUDGET_AUTO='1' if auto else '0')
+    if not o.dry_run:
+        out['SWEEP_JSON'] = sweep_start.sweep_doc({**v, **out}, fio_version(),
+                                                  fleet.config() if fleet else None, budget, auto)
+        out['PLAN_JSON'] = sweep_start.plan_doc(str(v['PLAN_TEXT']))
+    return out
 
 
 def _targets_json(v: dict[str, Value]) -> dict[str, Value]:

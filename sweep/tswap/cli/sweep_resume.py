@@ -146,7 +146,7 @@ def _settings(o: Options, doc: dict[str, Any], fleet: bool) -> list[tuple[str, s
 
 
 def _fleet(o: Options, cfg: str, doc: dict[str, Any]) -> Resumed:
-    """A fleet run's settings and hosts (fleet.sh fleet_load_config); the
+    """A fleet run's settings and hosts (once fleet.sh fleet_load_config); the
     fleet options given now win over the saved ones."""
     f = doc.get('fleet') if isinstance(doc.get('fleet'), dict) else {}
     vals = [('FLEET', '1'), ('HOSTS_FILE', jqjson.text(f.get('hosts_file')))]
@@ -241,6 +241,7 @@ def load(h: Home, o: Options) -> Resumed:
     arrays = [('TARGETS', tuple(targets))]
     plan = _plan_text(run)
     vals += [('PLAN_TEXT', plan), ('WORKLOAD', _workload(o, cfg, doc, plan))]
+    res = Resumed(tuple(vals), tuple(arrays))
     if fleet:
         try:
             fl = _fleet(o, cfg, doc)
@@ -248,5 +249,18 @@ def load(h: Home, o: Options) -> Resumed:
             key, rule, v = d.args
             raise Refusal(EXIT_ERROR, '%s: %s: %s: %s (damaged or edited by hand)'
                           % (cfg, key, rule, jqjson.dumps(v, compact=True)[:120])) from None
-        return Resumed(tuple(vals) + fl.values, tuple(arrays) + fl.arrays)
-    return Resumed(tuple(vals), tuple(arrays))
+        res = Resumed(res.values + fl.values, res.arrays + fl.arrays)
+    if budget_run(doc):
+        raise Refusal(EXIT_USAGE, '--resume: %s is a --budget run: its rounds were planned for one'
+                      ' run\'s wall time and cannot be finished later; start a new run with'
+                      ' --budget' % run)
+    return res
+
+
+def budget_run(doc: dict[str, Any]) -> bool:
+    """True for a --budget run's sweep.json (budget.seconds set): its
+    rounds were planned for one run's wall time, so it cannot be resumed
+    (docs/sweep.md "Budget"). A budget that is not an object is none, as
+    jq -e '.budget.seconds != null' failing on it said."""
+    b = doc.get('budget')
+    return isinstance(b, dict) and b.get('seconds') is not None

@@ -100,7 +100,7 @@ def auto_estimate(nlines: int, repeat: int, runtime: int, ramp: int) -> tuple[in
 def auto_seconds(first: dict[str, Any], reserve_s: int) -> int:
     """The default budget: 1.5 x the budget that gives the final round
     its floor (the steady-state window's when there is one), plus the
-    outputs' reserve, and at least AUTO_OVER s (budget.sh budget_setup)."""
+    outputs' reserve, and at least AUTO_OVER s (once budget.sh budget_setup)."""
     v = first.get('steady_floor_s')
     v = first['floor_s'] if v is None or v is False else v
     m = math.ceil(v)

@@ -52,7 +52,7 @@ class Host:
 
 
 def tokens(line: str, utf8: bool = True) -> Optional[list[str]]:
-    """The words of a hosts-file line, None for an open quote (fleet.sh
+    """The words of a hosts-file line, None for an open quote (once fleet.sh
     hosts_tokens)."""
     space = _UTF8_SPACE if utf8 else _ASCII_SPACE
     words: list[str] = []
@@ -132,7 +132,7 @@ def parse(lines: list[str], file: str, target: str, engine: str, utf8: bool = Tr
     host without target= or engine= gets --target's and the engine's
     path. Refusal (a usage error, exit 2) on the first line that is not
     a host, a name used twice, no host, or a path fio on a host cannot
-    take (fleet.sh load_hosts)."""
+    take (once fleet.sh load_hosts)."""
     hosts: list[Host] = []
     seen: set[str] = set()
     host_re = _host_re(utf8)
@@ -203,7 +203,7 @@ def fleet_config(hosts: tuple[Host, ...], hosts_file: str, outlier_pct: float,
                  connect_timeout: int, host_timeout: int, fio_version: str) -> dict[str, Any]:
     """sweep.json's "fleet": the hosts file, each host (index, id, label,
     address, target, engine, options, where), the outlier limit (%), the
-    timeouts (s) and the fio version the hosts must run (fleet.sh
+    timeouts (s) and the fio version the hosts must run (once fleet.sh
     fleet_config_json; --resume reads it back)."""
     return {'hosts_file': hosts_file,
             'hosts': [{'index': i, 'id': h.id, 'label': h.label, 'address': h.addr,
