@@ -122,3 +122,32 @@ def test_too_small_names_both_budgets():
     assert msg.startswith('--budget 10: too small to run round 1 once (every point once at 1 s')
     assert bs.spent(0.04) == 1 and bs.spent(0.3) == 2
     assert 'plus the target\'s preparation; ' in msg and 'gives the final round its 5 s' in msg
+
+
+def test_sweep_json_text_around_target_kind_and_budget_after_meta():
+    # docs/sweep.md "Run directory": sweep.json's keys in the order runs
+    # have always written them; the budget follows the meta (settings.sh)
+    from tswap import jqjson
+    from tswap.cli.sweep_start import sweep_doc
+    v = {'TARGET': '/t "x"', 'TARGETS': ('/t "x"',), 'SIZE': '64m', 'SIZE_BYTES': '67108864',
+         'G_NAME': 'g', 'G_DESC': 'd', 'RUNTIME': '1', 'RAMP': '0', 'IO_SIZE': '',
+         'REPEAT': '1', 'ENGINE': '/e.so', 'CEILING': '1', 'CEILING_QD': '64',
+         'CEILING_JOBS': '1', 'DS_VERSION': '', 'STEADY': 'off', 'FIXED_RUNTIME': '0',
+         'PRECONDITION': 'auto', 'WORKLOAD': 'tensor'}
+    head, tail, member = sweep_doc(v, 'fio-3.33', None, '60', False)
+    doc = jqjson.loads(head + '"block"' + tail)
+    assert list(doc)[:3] == ['target', 'target_kind', 'size']
+    assert doc['target_kind'] == 'block' and doc['targets'] == ['/t "x"']
+    assert 'budget' not in doc and doc['fio_version'] == 'fio-3.33'
+    whole = jqjson.dumps(dict(doc, meta={'a': 1}))
+    with_budget = jqjson.loads(whole[:-2] + ',\n' + member + '\n}')
+    assert list(with_budget)[-2:] == ['meta', 'budget']
+    assert with_budget['budget']['seconds'] == 60 and \
+        with_budget['budget']['final_repeats_at_most'] == 3
+    assert sweep_doc(v, None, None, '', False)[2] == ''
+
+
+def test_a_host_that_is_not_utf8_is_refused_in_a_utf8_locale():
+    # bash's [[ =~ ]] matches no invalid byte in a UTF-8 locale
+    assert refused('h\udcff target=/t').startswith("/h:1: 'h\udcff' is not HOST[,PORT]")
+    assert load('h\xff target=/t', utf8=False)[0].label == 'h\xff'

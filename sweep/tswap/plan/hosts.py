@@ -122,8 +122,10 @@ _ID_BAD = re.compile(r'[^A-Za-z0-9_-]')
 
 
 def _host_re(utf8: bool) -> re.Pattern[str]:
-    space = ''.join(sorted(_UTF8_SPACE if utf8 else _ASCII_SPACE))
-    return re.compile(_HOST.pattern % re.escape(space))
+    space = re.escape(''.join(sorted(_UTF8_SPACE if utf8 else _ASCII_SPACE)))
+    # in a UTF-8 locale a byte that is not UTF-8 (surrogateescape's
+    # U+DC80..U+DCFF) matches no bracket expression of bash's =~
+    return re.compile(_HOST.pattern % (space + ('\udc80-\udcff' if utf8 else '')))
 
 
 def parse(lines: list[str], file: str, target: str, engine: str, utf8: bool = True
