@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """tswap-sweep's front end (sweep/tswap-sweep execs it): the options, every
 refusal before anything runs, --help, --version, --list-grids and
---emit-jobs; for a run (or a dry run), a new run's settings and plan.
+--emit-jobs; for a run (or a dry run), a new run's settings and plan,
+its fleet hosts and budget, and the text of its sweep.json and plan.json.
 Then it hands over to the run's orchestration, sweep/lib/run.sh, by
 exec'ing bash on it with the state computed here as bash declarations in
 an inherited memory file: run.sh sources them and goes on where the
@@ -46,7 +47,8 @@ def declarations(h: host.Home, o: Options, run: Optional[Run], t0: str,
     """The state handed to run.sh, one `declare -g` a global (arrays with
     -a), every value quoted for bash (shlex.quote): the options, and for
     a new run its settings, grid and plan, with the plan's facts kept
-    (ranks.sh facts_keep: run.sh does not ask the package again); for
+    (ranks.sh facts_keep: run.sh does not ask the package again), its
+    hosts, budget and first documents (_start); for
     --resume the run's own (tswap.cli.sweep_resume)."""
     v: dict[str, Value] = dict(declared(o))
     v['BUDGET_T0'] = t0
