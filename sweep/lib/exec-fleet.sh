@@ -161,12 +161,11 @@ exec_stop() {
 	FLEET_TMPS=()
 }
 
-# exec_finish_args VAR PART: the fleet's (sweep.json has its hosts).
+# exec_finish_args VAR: the fleet's (sweep.json has its hosts).
 exec_finish_args() {
 	local -n _fa=$1
 	_fa=(--fleet --outlier-pct "$OUTLIER_PCT" --junit-out "$JUNIT_OUT")
 }
-exec_plots() { py plots "$RUN" --hosts; }
 
 # fleet_launch DIR H LIMIT GRACE FIO-ARGS...: fio's client for host H in
 # DIR, in the background, stopped after LIMIT seconds (killed GRACE later);

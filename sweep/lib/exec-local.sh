@@ -88,15 +88,12 @@ exec_stop() {
 	fi
 }
 
-# exec_finish_args VAR PART: after the plots, report.md's lines on how
-# the points ran (steady.sh, bwlog.sh, precondition.sh).
+# exec_finish_args VAR: report.md's lines on how the points ran
+# (steady.sh, bwlog.sh, precondition.sh).
 exec_finish_args() {
 	local -n _fa=$1
-	_fa=()
-	[ "$2" = after-plots ] || return 0
 	_fa=(--steady="$(steady_line)" --bwlog="$(bwlog_line)" --precondition="$(precondition_line)")
 }
-exec_plots() { :; }
 
 drop_caches() {
 	local why

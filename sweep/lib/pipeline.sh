@@ -21,10 +21,8 @@
 #   exec_run WALLVAR LINE RUNKEY REP LABEL PLACE...   run it there
 #   exec_result_text RUNKEY PLACE...   the progress text of the run
 #   exec_stop SIGNAL         the signal trap: stop what runs, drop its dirs
-#   exec_finish_args VAR PART   the options of the finish stage's PART
-#                            (before-plots, after-plots) into array VAR
-#   exec_plots               its own plots, after the plots stage (fleet:
-#                            hosts.png)
+#   exec_finish_args VAR     the finish stage's options of its own
+#                            (report.md's lines, the fleet's) into array VAR
 #
 # Owns: plan_doc, plan_save, plan_lines (RUN/plan.json, the plan
 # document; an older run's plan.tsv is converted), point_label, load_done,
@@ -206,25 +204,22 @@ since() {
 	printf '%d.%03d\n' "$((ms / 1000))" "$((ms % 1000))"
 }
 
-# finish_run: the outputs from the points' results, the summary, and the
-# exit status: tswap.cli.finish (python3 -m tswap finish --help) before
-# and after the plots (the report links them).
+# finish_run: the outputs from the points' results, the plots, the
+# summary, and the exit status, in one Python process: tswap.cli.finish
+# (python3 -m tswap finish --help). A status of 3 from a full run
+# directory says so (space.sh).
 finish_run() {
-	local status=$EXIT_OK q
+	local status=$EXIT_OK q free
 	local -a args=("$RUN" --cvflag "$CV_FLAG" --cvrel "$CV_REL" --cvmax "$CV_MAX" --cache "$CACHE_FACTOR"
 		--costtol "$COST_TOL" --ds-version "$DS_VERSION" --min-read "$MIN_READ" --min-write "$MIN_WRITE"
-		--budget "$BUDGET" --budget-t0 "$BUDGET_T0") more=()
-	exec_finish_args more before-plots
-	py finish before-plots "${args[@]}" "${more[@]}"
-	py plots "$RUN" --bwlog-msec "$BWLOG_MSEC"
-	exec_plots
-	# the plot links as a file: one per PNG, more than an argument holds
-	# (128 KiB) on a large grid with many bandwidth plots
-	plot_links >"$RUN/plots.md.tmp"
-	exec_finish_args more after-plots
+		--budget "$BUDGET" --budget-t0 "$BUDGET_T0" --bwlog-msec "$BWLOG_MSEC") more=()
+	exec_finish_args more
 	printf -v q '%q' "$RUN"
 	[ -z "$COMPARE" ] || args+=(--compare "$(abspath "$COMPARE")")
-	py finish after-plots "${args[@]}" "${more[@]}" --plots "$RUN/plots.md.tmp" --rerun "$q" || status=$?
-	rm -f -- "$RUN/plots.md.tmp"
+	py finish "${args[@]}" "${more[@]}" --rerun "$q" || status=$?
+	# shellcheck disable=SC2310 # run_dir_free failing: the stage's status
+	if ((status == EXIT_ERROR)) && free=$(run_dir_free) && ((free < RUN_SPACE_MIN)); then
+		run_dir_full_exit "$free"
+	fi
 	exit "$status"
 }

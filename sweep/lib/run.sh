@@ -59,8 +59,6 @@ readonly SCRIPT_DIR SWEEP_HOME
 . "$SWEEP_HOME/lib/precondition.sh"
 # shellcheck source=lib/results.sh
 . "$SWEEP_HOME/lib/results.sh"
-# shellcheck source=lib/plot-links.sh
-. "$SWEEP_HOME/lib/plot-links.sh"
 # shellcheck source=lib/fleet.sh
 . "$SWEEP_HOME/lib/fleet.sh"
 # shellcheck source=lib/fleet-target.sh

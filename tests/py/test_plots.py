@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from tswap.report import gnuplot
-from tswap.report.plots import bw_plot, heat_plot, hosts_plot, latency_plot, run_plots, threads_plot
+from tswap.report.plots import LATENCY_NOTE, bw_plot, heat_plot, hosts_plot, latency_plot, links, run_plots, threads_plot
 
 SWEEP = Path(__file__).resolve().parents[2] / 'sweep'
 
@@ -112,6 +112,20 @@ def test_run_plots_in_record_order_bandwidth_asked_for():
     plots, bw = run_plots('/r', recs)
     assert [p.name for p in plots] == ['heat-read-overlap-block', 'best-by-threads', 'latency-read']
     assert bw == [('p', 'best read')]
+
+
+def test_links_latency_first_with_how_to_read_them_then_the_rest_in_order():
+    # the reports' Plots section (report.md, fleet report.md): each PNG a
+    # Markdown image and a blank line, the latency plots first and their
+    # legend once after them (docs/sweep.md "Outputs"); none: ""
+    assert links([]) == ''
+    assert links(['best-by-threads.png', 'heat-read-overlap-block.png']) == (
+        '![best-by-threads](plots/best-by-threads.png)\n\n'
+        '![heat-read-overlap-block](plots/heat-read-overlap-block.png)\n\n')
+    got = links(['best-by-threads.png', 'latency-read.png', 'latency-write.png'])
+    assert got == ('![latency-read](plots/latency-read.png)\n\n![latency-write](plots/latency-write.png)\n\n'
+                   + LATENCY_NOTE + '![best-by-threads](plots/best-by-threads.png)\n\n')
+    assert LATENCY_NOTE.startswith('latency-DIR: p99 completion latency') and LATENCY_NOTE.endswith('.\n\n')
 
 
 def _stage(tmp_path, script):

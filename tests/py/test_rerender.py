@@ -152,7 +152,7 @@ def shell_lines(recorded: str) -> tuple[str, str, str, str]:
     """What the shell still makes of report.md, from the recording: the
     steady-state, bandwidth-log and precondition lines of "How the points
     ran" (steady.sh, bwlog.sh, precondition.sh) and the plot links
-    (plot-links.sh plot_links, from the PNGs, which are not recorded)."""
+    (tswap.report.plots links, from the PNGs, which are not recorded)."""
     lines = recorded.split('\n')
     i = lines.index('## How the points ran') + 2
     how = lines[i:lines.index('', i)]

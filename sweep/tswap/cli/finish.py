@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""python3 -m tswap finish PART RUN ...: a run's outputs from its points'
-results, in two parts around the plots (the sweep draws them in between:
-the report links them).
+"""python3 -m tswap finish RUN ...: a run's outputs from its points'
+results, in this order:
 
-before-plots: RUN/results.json (every points/KEY.rN/result.json, by
+before the plots: RUN/results.json (every points/KEY.rN/result.json, by
 runkey), aggregate.json (tswap.stats.aggregate; a --budget run's rounds:
 tswap.stats.budget.into_aggregate), summary.csv (tswap.report.csv),
 best-aio.json (tswap.report.best_aio) and, for a checkpoint plan,
@@ -11,7 +10,10 @@ best-checkpoint.json (tswap.plan.checkpoint). A fleet (--fleet): each
 host's hosts/ID/{results,aggregate}.json, fleet-results.json, the
 fleet's aggregate.json and fleet.json (tswap.cli.finish_fleet).
 
-after-plots: report.md (tswap.report.md; a fleet's: tswap.report.fleet,
+the plots: RUN/plots/ (tswap.cli.plots; a fleet's hosts plot too), the
+report's links to them (tswap.report.plots links).
+
+after the plots: report.md (tswap.report.md; a fleet's: tswap.report.fleet,
 with fleet.json's stack checks and junit.xml first), compare.md
 (--compare, also on stdout), the summary on stdout, and the run's exit
 status: 0, 1 a --min-*-gbs bar missed, 3 a run (a fleet: a host) failed,
@@ -36,11 +38,12 @@ from ..plan.deepspeed import DEEPNVME, ReleaseError, release, show
 from ..report.best_aio import best_aio
 from ..report.csv import summary_csv
 from ..report.md import RunLines, notes, report_md
+from ..report.plots import links
 from ..report.summary import budget_summary, compare_md, summary_text
 from ..report.verdict import Thresholds, run_verdict, thresholds
 from ..stats.aggregate import Limits, aggregate
 from ..stats.budget import into_aggregate
-from . import StageError, read_json, read_json_opt
+from . import StageError, plots, read_json, read_json_opt
 from .files import write_text
 
 HELP = "a run's outputs after its points, before and after the plots"
@@ -50,8 +53,8 @@ UNTRUSTED = ('every checkpoint point with a result is flagged (above the ceiling
 
 
 def setup(p: argparse.ArgumentParser) -> None:
-    p.add_argument('part', choices=('before-plots', 'after-plots'))
     p.add_argument('rundir', metavar='RUN')
+    p.add_argument('--bwlog-msec', metavar='MS', required=True, help="fio's bandwidth log interval (bwlog.sh)")
     for k in ('cvflag', 'cvrel', 'cvmax', 'cache', 'costtol'):
         p.add_argument('--' + k, type=float, required=True)
     p.add_argument('--ds-version', default='')
@@ -64,7 +67,6 @@ def setup(p: argparse.ArgumentParser) -> None:
     p.add_argument('--junit-out', default='', help='a copy of junit.xml (--junit)')
     for k in ('steady', 'bwlog', 'precondition'):
         p.add_argument('--' + k, default='', help="report.md's line on it")
-    p.add_argument('--plots', default='', help="a file of report.md's plot links")
     p.add_argument('--compare', default='', help='the run directory to compare with (absolute)')
     p.add_argument('--rerun', default='', help='RUN quoted for a shell, for the --resume hint')
 
@@ -216,7 +218,7 @@ def write_report(a: argparse.Namespace, agg: Any, best: Any) -> None:
     ckpt = os.path.join(d, 'best-checkpoint.json')
     nt = os.path.join(d, 'notes.txt')
     lines = RunLines(steady=a.steady, bwlog=a.bwlog, precondition=a.precondition,
-                     plots=_read(a.plots) if a.plots else '',
+                     plots=a.plot_links,
                      notes=notes(_read(nt), collate()) if os.path.isfile(nt) else '',
                      dropped=os.path.isfile(os.path.join(d, 'cache-dropped')), cvflag=a.cvflag,
                      thresholds=tuple(thresholds(agg, Thresholds(a.min_read, a.min_write))))
@@ -274,7 +276,14 @@ def run(a: argparse.Namespace) -> int:
     try:
         if a.fleet:
             from . import finish_fleet
-            return finish_fleet.run(a)
-        return before_plots(a) if a.part == 'before-plots' else after_plots(a)
+            before, after = finish_fleet.before_plots, finish_fleet.after_plots
+        else:
+            before, after = before_plots, after_plots
+        rc = before(a)
+        if rc:
+            return rc
+        plots.draw(a.rundir, a.bwlog_msec, a.fleet)
+        a.plot_links = links(plots.pngs(a.rundir, collate()))
+        return after(a)
     finally:
         sys.stdout.flush()

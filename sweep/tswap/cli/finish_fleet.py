@@ -2,7 +2,7 @@
 """The finish stage of a fleet run (tswap.cli.finish --fleet), the hosts
 those of sweep.json's fleet.hosts (id, target), in host order.
 
-before-plots: results.json (every host and repeat, by host, then
+before the plots: results.json (every host and repeat, by host, then
 runkey); per host hosts/ID/results.json and aggregate.json, its points
 against its own PCIe link (preflight/ID/meta.json); fleet-results.json (a
 host's median per point is one run: tswap.results.fleet); the fleet's
@@ -12,7 +12,7 @@ verdict, the fleet's median, spread and outliers: tswap.stats.fleet; each
 host's metadata: tswap.stats.fleet_meta); summary.csv (one row per host,
 point and repeat: tswap.report.fleet_text); best-aio.json.
 
-after-plots: fleet.json with each host's stack checks (tswap.stats.check
+after the plots: fleet.json with each host's stack checks (tswap.stats.check
 on the collector's output the probe brought back, preflight/ID/target/
 meta.kv, against tswap.stats.check settings_for; judged across the
 fleet: tswap.stats.fleet_check), junit.xml (tswap.report.junit), report.md
@@ -129,7 +129,7 @@ def after_plots(a: argparse.Namespace) -> int:
                     notes(_read(nt), collate()) if os.path.isfile(nt) else '')
              + meta_report(fl) + check_report(fl))
     write_text(os.path.join(d, 'report.md'), ''.join(x + '\n' for x in lines) + '## Plots\n\n'
-               + (_read(a.plots) if a.plots else '') + FILES)
+               + a.plot_links + FILES)
     if a.compare and write_compare(a, agg):
         return 2
     if a.junit_out:
@@ -145,6 +145,3 @@ def after_plots(a: argparse.Namespace) -> int:
         return 3
     return 1 if fl['summary']['fail'] != 0 else 0
 
-
-def run(a: argparse.Namespace) -> int:
-    return before_plots(a) if a.part == 'before-plots' else after_plots(a)

@@ -197,6 +197,29 @@ def write_hosts(run: str) -> None:
         render(run, ['hosts'])
 
 
+def draw(run_dir: str, msec: str, fleet: bool) -> None:
+    """RUN/plots/ anew (write_plots), and a fleet's hosts plot; without
+    gnuplot a note and no plots."""
+    if not shutil.which('gnuplot'):
+        note(run_dir, 'gnuplot is not installed: no plots')
+        return
+    write_plots(run_dir, msec)
+    if fleet:
+        write_hosts(run_dir)
+
+
+def pngs(run_dir: str, key: Any = None) -> list[str]:
+    """The names of RUN/plots/*.png (regular files, not hidden), sorted by
+    key (the locale's collation, as the shell's glob sorted them)."""
+    d = run_dir + '/plots'
+    try:
+        names = os.listdir(d)
+    except OSError:
+        return []
+    return sorted((n for n in names if n.endswith('.png') and not n.startswith('.')
+                   and os.path.isfile(os.path.join(d, n))), key=key)
+
+
 def run(a: argparse.Namespace) -> int:
     has: Optional[str] = shutil.which('gnuplot')
     if a.hosts:

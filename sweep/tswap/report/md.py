@@ -30,7 +30,7 @@ class RunLines:
     """What the shell knows of the run, as text: the lines of "How the
     points ran" it makes (steady state: steady.sh steady_line; bandwidth
     log: bwlog.sh; precondition: precondition.sh; "" when none), plots
-    (plot-links.sh plot_links: each link followed by a blank line, "" without
+    (tswap.report.plots links: each link followed by a blank line, "" without
     plots), notes (notes.txt, sorted and unique: notes()), dropped (the page
     cache was dropped), cvflag (the CV limit of a point without its own),
     thresholds (verdict.thresholds' lines)."""

@@ -179,3 +179,18 @@ def run_plots(run: str, records: list[tuple[tuple[str, ...], list[str]]]
         elif kind == 'bw':
             bw.append((head[1], head[2]))
     return [p for p in plots if p is not None], bw
+
+
+LATENCY_NOTE = ('latency-DIR: p99 completion latency (median over repeats) against GB/s per point; the line '
+                'joins the Pareto front, the trusted points no other trusted point beats on both; hollow: '
+                'flagged; circled: the best DIR point.\n\n')
+
+
+def links(pngs: list[str]) -> str:
+    """The reports' Plots section: a Markdown image line (and a blank line)
+    per PNG of plots/ (names, in the directory listing's collated order),
+    the latency ones first with a line on how to read them; "" without
+    plots."""
+    lat = [n for n in pngs if n.startswith('latency-')]
+    text = ''.join('![%s](plots/%s)\n\n' % (n[:-4], n) for n in lat) + (LATENCY_NOTE if lat else '')
+    return text + ''.join('![%s](plots/%s)\n\n' % (n[:-4], n) for n in pngs if not n.startswith('latency-'))
