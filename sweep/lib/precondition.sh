@@ -9,7 +9,7 @@
 # The fill is fio's own libaio engine, direct=1, rw=write, bs=PRECOND_BS,
 # iodepth=PRECOND_QD, loops=PRECOND_LOOPS, end_fsync=1, over the bytes of
 # the target the sweep uses (--size). It only writes what the write points
-# are allowed to write: check_targets (ranks.sh, target.sh) has passed for
+# are allowed to write: check_targets (ranks.sh, tswap/executor) has passed for
 # writes, so a block device needs --destructive (and --force when in use or
 # signed), a user's existing file --destructive.
 #

@@ -22,14 +22,16 @@
 # point of 1 rank reading or writing uses TARGET itself, as before.
 #
 # Owns: multi_point, rank_slots, rank_file, rank_var,
-# check_targets, prepare_targets, rank_env, rank_env_export, rank_env_lines,
+# check_targets, target_recheck, prepare_targets, rank_env, rank_env_export, rank_env_lines,
 # rank_sections, targets_json, facts_keep, plan_facts, plan_facts_into,
 # plan_writes.
 # Reads: TARGET, TARGETS, TARGET_KINDS, DEFAULT_TARGET, PLAN_TEXT, SIZE_BYTES, RUN.
-# Writes: TARGETS, TARGET, TARGET_KIND, TARGET_KINDS, PLAN_FACTS*,
+# Writes: TARGETS, TARGET, TARGET_KIND, TARGET_KINDS, TARGET_OWNS,
+# TARGET_SEEN, TARGET_OWNED, PLAN_FACTS*,
 # TARGETS_JSON*; the rank files; RUN/prepare.rankR*/;
 # POINTDIR/stats.json (merged).
-# shellcheck disable=SC2034 # sets TARGETS, TARGET_KINDS (state.sh)
+# shellcheck disable=SC2034 # sets TARGET_OWNED (state.sh)
+# shellcheck disable=SC2153 # TARGETS: a global of state.sh (check_targets declares it)
 # shellcheck disable=SC2016 # ${TSWAP_RANK*} is literal: fio expands it
 
 # targets_json: TARGETS as a JSON array (TARGET alone when TARGETS is
@@ -101,77 +103,57 @@ plan_has_single() {
 	[ "${f[1]:-}" = true ]
 }
 
-# target_new_file PATH DEFDIR: a target or rank file the sweep would
-# create: refused (exit 2, before the run directory) when PATH is a
-# dangling symlink, or its directory is missing or not writable; the
-# sweep creates no directory but DEFDIR, the default target's.
-target_new_file() {
-	local path=$1 dir to
-	[ ! -e "$path" ] || return 0
-	if [ -L "$path" ]; then
-		to=$(readlink -- "$path") || to='?'
-		# a loop (ELOOP): readlink -m stops on a link of the loop
-		[ ! -L "$(readlink -m -- "$path" 2>/dev/null)" ] ||
-			die "$EXIT_USAGE" "refusing target $path: a symbolic link that loops (too many levels of symbolic links)"
-		die "$EXIT_USAGE" "refusing target $path: a symbolic link to $to, which does not exist"
-	fi
-	dir=$(dirname -- "$path")
-	[ "$dir" != "$2" ] || return 0
-	[ -d "$dir" ] || die "$EXIT_USAGE" "refusing target $path: its directory $dir does not exist (the sweep creates no directories)"
-	[ -w "$dir" ] || die "$EXIT_USAGE" "refusing target $path: its directory $dir is not writable (a read-only file system, or no permission)"
+# check_targets WRITES: every target and every rank file on a file target
+# checked before anything is written (docs/sweep.md "Targets"), in one
+# Python stage (tswap/cli/targets_check.py; the rules:
+# tswap/executor/target_rules.py): it says the warnings and the first
+# refusal (its exit status is the sweep's) and declares TARGETS,
+# TARGET_KINDS, TARGET_OWNS, TARGET_SEEN, and TARGET and TARGET_KIND, the
+# first target's.
+check_targets() {
+	local out r h rc=0
+	local -a slots=()
+	out=$(rank_slots)
+	while IFS=$'\t' read -r r h; do
+		[ -z "$r" ] || slots+=(--slot "$r:$h")
+	done <<<"$out"
+	out=$(py targets-check --writes "$1" --destructive "$DESTRUCTIVE" --force "$FORCE" \
+		--size "$SIZE" --size-bytes "$SIZE_BYTES" --default-dir "$(dirname -- "$DEFAULT_TARGET")" \
+		--prog "$PROG" "${slots[@]}" -- "${TARGETS[@]:-$TARGET}") || rc=$?
+	[ "$rc" = 0 ] || exit "$rc"
+	eval "$out"
 }
 
-# check_targets WRITES: target.sh's check_target for every target and
-# every rank file on a file target; TARGET_KIND and TARGET are the first
-# target's afterwards.
-check_targets() {
-	local writes=$1 i r h dev slots def
-	def=$(dirname -- "$DEFAULT_TARGET")
-	[ "${#TARGETS[@]}" -gt 0 ] || TARGETS=("$TARGET")
-	TARGET_KINDS=()
-	for i in "${!TARGETS[@]}"; do
-		TARGET=${TARGETS[i]}
-		target_new_file "$TARGET" "$def"
-		check_target "$writes"
-		TARGET_KINDS[i]=$TARGET_KIND
-		if [ "$TARGET_KIND" = block ] && ((i > 0)); then
-			dev=$(blockdev --getsize64 "$TARGET" 2>/dev/null) || die "$EXIT_ERROR" "cannot read the size of $TARGET"
-			szname h "$SIZE_BYTES"
-			((dev >= SIZE_BYTES)) || usage_error "--size $h is larger than $TARGET ($dev bytes)"
-		fi
-	done
-	slots=$(rank_slots)
-	while IFS=$'\t' read -r r h; do
-		[ -n "$r" ] || continue
-		i=$((r % ${#TARGETS[@]}))
-		[ "${TARGET_KINDS[i]}" = file ] || continue
-		TARGET=$(rank_file "$r" "$h")
-		target_new_file "$TARGET" "$def"
-		check_target "$writes"
-	done <<<"$slots"
-	TARGET=${TARGETS[0]}
-	TARGET_KIND=${TARGET_KINDS[0]}
+# target_recheck: TARGET_OWNED of the file TARGET, as check_targets found
+# it; a file that changed since (another file or none there now:
+# target_identity) is checked again (targets-check --recheck), with its
+# refusal.
+target_recheck() {
+	local out rc=0 writes
+	TARGET_OWNED=${TARGET_OWNS[$TARGET]:-}
+	[ "$(target_identity "$TARGET")" != "${TARGET_SEEN[$TARGET]:-}" ] || return 0
+	writes=$(plan_writes)
+	out=$(py targets-check --recheck --writes "$writes" --destructive "$DESTRUCTIVE" --force "$FORCE" \
+		--size "$SIZE" --size-bytes "$SIZE_BYTES" --prog "$PROG" -- "$TARGET") || rc=$?
+	[ "$rc" = 0 ] || exit "$rc"
+	eval "$out"
 }
 
 # prepare_targets: target.sh's prepare_target for the single target (when
 # a point uses it) and for every rank file; then what each path names is
 # kept, to check before every point (target_ids_keep).
 prepare_targets() {
-	local r h writes slots
-	# check_target again for each file right before it is prepared: it sets
-	# TARGET_OWNED (target.sh) for that file, and check_targets left the
-	# last rank file's value
-	writes=$(plan_writes)
+	local r h slots
 	slots=$(rank_slots)
 	if plan_has_single; then
-		[ "$TARGET_KIND" != file ] || check_target "$writes"
+		[ "$TARGET_KIND" != file ] || target_recheck
 		prepare_target
 	fi
 	while IFS=$'\t' read -r r h; do
 		[ -n "$r" ] || continue
 		[ "${TARGET_KINDS[r % ${#TARGETS[@]}]}" = file ] || continue
 		TARGET=$(rank_file "$r" "$h")
-		check_target "$writes"
+		target_recheck
 		if [ "$h" = write ]; then
 			prepare_target "$RUN/prepare.rank$r.write"
 		else

@@ -23,13 +23,15 @@
 # identity kept in RUN/scratch-target is a record, never taken as a mark.
 #
 # Owns: target_id, scratch_birth, scratch_mark, scratch_owned,
-# scratch_sidecar_free, scratch_sidecar, scratch_create, pseudo_fs,
-# PSEUDO_FS_TYPES.
+# scratch_sidecar_free, scratch_sidecar, scratch_create, PSEUDO_FS_TYPES.
+# Whether a file carries the mark when the targets are checked:
+# tswap/executor/target_facts.py (the same test, in Python).
 # Reads: RUN. Writes: the mark (xattr or sidecar), RUN/scratch-target.
 
 readonly SCRATCH_XATTR=user.tswap.scratch SCRATCH_SIDECAR=.tswap-scratch
-# kernel pseudo-filesystems (stat -f -c %T): not storage (pseudo_fs, and
-# on fleet hosts fleet-target.sh)
+# shellcheck disable=SC2034 # read by fleet-target.sh
+# kernel pseudo-filesystems (stat -f -c %T): not storage, on fleet hosts
+# (fleet-target.sh; this host's: tswap/executor/target_facts.py PSEUDO_FS)
 readonly PSEUDO_FS_TYPES='proc sysfs debugfs tracefs securityfs configfs cgroupfs cgroup2fs devpts bpf_fs pstorefs efivarfs fusectl mqueue'
 
 # target_id PATH: DEV:INODE of the file PATH names (symlinks followed).
@@ -56,12 +58,13 @@ scratch_mark() {
 	fi
 }
 
-# scratch_owned PATH: status 0 if PATH is a file this sweep created: its
-# xattr or its sidecar (a regular file) holds its scratch_mark; a sidecar
-# only with a birth time in it.
+# scratch_owned PATH [MARK]: status 0 if PATH is a file this sweep
+# created: its xattr or its sidecar (a regular file) holds its
+# scratch_mark (MARK: that mark, already read); a sidecar only with a
+# birth time in it.
 scratch_owned() {
-	local path=$1 side=$1$SCRATCH_SIDECAR want mark=''
-	want=$(scratch_mark "$path") || return 1
+	local path=$1 side=$1$SCRATCH_SIDECAR want=${2:-} mark=''
+	[ -n "$want" ] || want=$(scratch_mark "$path") || return 1
 	if command -v getfattr >/dev/null 2>&1; then
 		mark=$(getfattr --only-values -n "$SCRATCH_XATTR" -- "$path" 2>/dev/null) || mark=''
 		[ "$mark" != "$want" ] || return 0
@@ -117,14 +120,4 @@ scratch_create() {
 		warn "$path is not marked as the sweep's scratch file (the filesystem keeps neither the $SCRATCH_XATTR xattr nor a birth time): a later run on it needs --destructive"
 	fi
 	[ -z "$RUN" ] || printf '%s %s\n' "$id" "$path" >"$RUN/scratch-target"
-}
-# pseudo_fs PATH: print the type of a kernel pseudo-filesystem (procfs,
-# sysfs, ...) that PATH, or the directory it would be created in, is on;
-# status 1 if it is on none.
-pseudo_fs() {
-	local p=$1 t
-	[ -e "$p" ] || p=$(dirname -- "$p")
-	t=$(stat -L -f -c %T -- "$p" 2>/dev/null) || return 1
-	[[ -n $t && " $PSEUDO_FS_TYPES " == *" $t "* ]] || return 1
-	printf '%s\n' "$t"
 }

@@ -83,6 +83,10 @@ DEFAULT_TARGET=''
 # bytes of the target used; TARGET_OWNED (target.sh): a file
 # target is new (the sweep creates it), ours (scratch.sh) or theirs.
 TARGET_KIND='' SIZE_BYTES='' TARGET_OWNED=''
+# TARGET_OWNS[PATH]: TARGET_OWNED of each target and rank file, and
+# TARGET_SEEN[PATH] what it named (target_identity), when checked
+# (ranks.sh check_targets, tswap/cli/targets_check.py).
+declare -gA TARGET_OWNS=() TARGET_SEEN=()
 # TARGET_IDS[PATH]: what each path the points use named once prepared,
 # checked again before every fio run (target.sh target_ids_keep);
 # TARGET_FDS[PATH]=FD: those paths held open for the fio run starting
