@@ -577,6 +577,27 @@ refused_line() {
 		--grid "$GRID" --size $'8m\n1' --target t.swap
 }
 
+@test "sweep refuses early: an --engine that fio cannot load (a text file, a directory, an object file) names it; nothing runs" {
+	local e
+	printf 'root:x:0:0\n' >notso
+	mkdir adir
+	for e in notso adir; do
+		hsweep --grid "$GRID" "${ONE[@]}" --target t.swap --engine "$e" --out out
+		[ "$status" -eq 3 ] || { show_sweep; fail "$e: expected exit 3, got $status"; }
+		assert_file_not_exist out
+		assert_file_not_exist t.swap
+	done
+	hsweep --grid "$GRID" "${ONE[@]}" --target t.swap --engine notso --out out
+	assert_equal "$stderr" "tswap-sweep: the tswap engine $WORK/notso is not an ELF shared object (build the engine with make)"
+	hsweep --grid "$GRID" "${ONE[@]}" --target t.swap --engine adir --out out
+	assert_equal "$stderr" "tswap-sweep: the tswap engine $WORK/adir is not a file"
+	# an ELF file that is not a shared object (ET_REL: an object file)
+	printf '\177ELF\002\001\001\000\000\000\000\000\000\000\000\000\001\000' >obj.o
+	hsweep --grid "$GRID" "${ONE[@]}" --target t.swap --engine obj.o --out out
+	assert_equal "$stderr" "tswap-sweep: the tswap engine $WORK/obj.o is an ELF file but not a shared object (build the engine with make)"
+	assert_file_not_exist out
+}
+
 @test "sweep: the running sweep is named tswap-sweep (comm) and its command line names the script and its options" {
 	local pid comm args found i
 	"$SWEEP" --grid "$GRID" --size 8m --runtime 3 --ramp 0 --no-ceiling --fixed-runtime --target t.swap --out run -q \

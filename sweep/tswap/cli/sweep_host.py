@@ -142,6 +142,28 @@ def default_target(h: Home) -> str:
     return h.root + '/build/scratch/tswap.swap' if h.root else h.pwd + '/tswap-scratch.swap'
 
 
+def engine_problem(engine: str) -> str:
+    """Why fio could not load engine as an external ioengine ("" when it
+    may: absent, left to the run's own check, or an ELF shared object:
+    e_ident "\\x7fELF", e_type ET_DYN, which dlopen takes; fio ioengines.c
+    dlopen_ioengine). Reads 18 bytes; starts nothing."""
+    if not os.path.exists(engine):
+        return ''
+    if not os.path.isfile(engine):
+        return 'not a file'
+    try:
+        with open(engine, 'rb') as f:
+            head = f.read(18)
+    except OSError as e:
+        return 'cannot be read (%s)' % (e.strerror or e)
+    if len(head) < 18 or head[:4] != b'\x7fELF':
+        return 'not an ELF shared object (build the engine with make)'
+    order = 'little' if head[5] == 1 else 'big'
+    if int.from_bytes(head[16:18], order) != 3:
+        return 'an ELF file but not a shared object (build the engine with make)'
+    return ''
+
+
 def engine_max(h: Home, engine: str, opt: str, backend: str = '') -> int:
     """The largest value the engine takes for opt (on backend only), from
     the range its fio --enghelp text gives: "(MIN..MAX" for the option,

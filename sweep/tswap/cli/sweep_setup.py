@@ -139,6 +139,12 @@ def new_run(h: host.Home, o: Options) -> Run:
     """A new run's settings and plan (settings.sh setup_new_run), the
     warnings said on stderr as they come; Refusal on a bad grid, option
     or target."""
+    if not o.hosts_file:
+        # before fio --enghelp reads it (the grid's thread range)
+        engine = abspath(o.engine or host.default_engine(h), h.pwd)
+        why = host.engine_problem(engine)
+        if why:
+            raise Refusal(EXIT_ERROR, 'the tswap engine %s is %s' % (engine, why))
     g, notes = load_grid(h, o)
     engine_limits(h, o, g)
     io_size_check(o.io_size, g)
