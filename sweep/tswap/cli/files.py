@@ -31,7 +31,21 @@ def read_bytes(path: str) -> bytes:
 
 
 def write_text(path: str, text: str) -> None:
-    """path replaced by text (UTF-8) through path.tmp and a rename."""
-    with open(path + '.tmp', 'w', encoding='utf-8') as f:
-        f.write(text)
-    os.replace(path + '.tmp', path)
+    """path replaced by text (UTF-8) through path.tmp and a rename. When
+    that fails (ENOSPC, EIO, path a directory) path is as it was and the
+    path.tmp this wrote is gone (no half-written file left); the OSError
+    names path."""
+    tmp = path + '.tmp'
+    f = open(tmp, 'w', encoding='utf-8')
+    try:
+        with f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if e.filename is None:
+            raise OSError(e.errno, e.strerror, path) from None
+        raise

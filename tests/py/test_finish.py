@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""python3 -m tswap finish (tswap/cli/finish.py) on a run directory a
+user damaged, and tswap.cli.files.write_text when the write fails: one
+line and exit 3, never a traceback nor Python's 1 (after-plots' 1 is "a
+--min-*-gbs bar missed"), and no half-written FILE.tmp left."""
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tswap.cli.files import write_text
+
+REPO = Path(__file__).resolve().parents[2]
+SWEEP = REPO / 'sweep'
+SINGLE = REPO / 'tests' / 'fixtures' / 'runs' / 'single'
+# state.sh's CV_FLAG, CV_REL, CV_MAX, CACHE_FACTOR, COST_TOL
+LIMITS = ('--cvflag', '0.05', '--cvrel', '2', '--cvmax', '0.2', '--cache', '1.1', '--costtol', '0.03')
+
+
+def finish(part, run, *more):
+    """The finish stage as sweep/lib/util.sh py runs it."""
+    boot = ('import sys; sys.path.insert(0, sys.argv.pop(1)); '
+            'from tswap.__main__ import main; sys.exit(main())')
+    return subprocess.run([sys.executable, '-I', '-B', '-c', boot, str(SWEEP), 'finish', part, str(run),
+                           *LIMITS, *more], capture_output=True, text=True)
+
+
+@pytest.fixture
+def run(tmp_path):
+    d = tmp_path / 'run'
+    shutil.copytree(SINGLE, d)
+    return d
+
+
+def one_line_3(r):
+    assert (r.returncode, 'Traceback' not in r.stderr, r.stderr.count('\n')) == (3, True, 1), r.stderr
+
+
+def test_write_text_onto_a_directory_leaves_no_tmp_and_names_the_path(tmp_path):
+    (tmp_path / 'report.md').mkdir()
+    with pytest.raises(IsADirectoryError):
+        write_text(str(tmp_path / 'report.md'), 'x\n')
+    assert not (tmp_path / 'report.md.tmp').exists()
+
+
+def test_write_text_failing_write_leaves_no_tmp_and_names_the_path(tmp_path):
+    # ENOSPC as a full run directory gives it: the .tmp is /dev/full
+    (tmp_path / 'aggregate.json.tmp').symlink_to('/dev/full')
+    with pytest.raises(OSError) as e:
+        write_text(str(tmp_path / 'aggregate.json'), '{}\n')
+    assert (e.value.errno, e.value.filename) == (28, str(tmp_path / 'aggregate.json'))
+    assert list(tmp_path.iterdir()) == []
