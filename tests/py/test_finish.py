@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """python3 -m tswap finish (tswap/cli/finish.py) on a run directory a
 user damaged, and tswap.cli.files.write_text when the write fails: one
-line and exit 3, never a traceback nor Python's 1 (after-plots' 1 is "a
+line and exit 3, never a traceback nor Python's 1 (the run's 1 is "a
 --min-*-gbs bar missed"), and no half-written FILE.tmp left."""
 import shutil
 import subprocess
@@ -16,14 +16,15 @@ REPO = Path(__file__).resolve().parents[2]
 SWEEP = REPO / 'sweep'
 SINGLE = REPO / 'tests' / 'fixtures' / 'runs' / 'single'
 # state.sh's CV_FLAG, CV_REL, CV_MAX, CACHE_FACTOR, COST_TOL
-LIMITS = ('--cvflag', '0.05', '--cvrel', '2', '--cvmax', '0.2', '--cache', '1.1', '--costtol', '0.03')
+LIMITS = ('--cvflag', '0.05', '--cvrel', '2', '--cvmax', '0.2', '--cache', '1.1', '--costtol', '0.03',
+          '--bwlog-msec', '250')
 
 
-def finish(part, run, *more):
+def finish(run, *more):
     """The finish stage as sweep/lib/util.sh py runs it."""
     boot = ('import sys; sys.path.insert(0, sys.argv.pop(1)); '
             'from tswap.__main__ import main; sys.exit(main())')
-    return subprocess.run([sys.executable, '-I', '-B', '-c', boot, str(SWEEP), 'finish', part, str(run),
+    return subprocess.run([sys.executable, '-I', '-B', '-c', boot, str(SWEEP), 'finish', str(run),
                            *LIMITS, *more], capture_output=True, text=True)
 
 
@@ -52,3 +53,44 @@ def test_write_text_failing_write_leaves_no_tmp_and_names_the_path(tmp_path):
         write_text(str(tmp_path / 'aggregate.json'), '{}\n')
     assert (e.value.errno, e.value.filename) == (28, str(tmp_path / 'aggregate.json'))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_recorded_run_finishes(run):
+    r = finish(run)
+    assert r.returncode == 0 and r.stderr == ''
+
+
+@pytest.mark.parametrize('text', ['[1]', '"x"', '\udcff'])
+def test_a_meta_json_not_an_object_or_not_utf8_is_one_line_exit_3(run, text):
+    (run / 'meta.json').write_bytes(text.encode('utf-8', 'surrogateescape'))
+    r = finish(run)
+    one_line_3(r)
+    assert r.stderr.startswith('tswap: meta %s: ' % (run / 'meta.json')), r.stderr
+
+
+def test_notes_not_utf8_is_one_line_exit_3(run):
+    (run / 'notes.txt').write_bytes(b'\xff\xfe note\n')
+    r = finish(run)
+    one_line_3(r)
+    assert r.stderr.startswith('tswap: %s: ' % (run / 'notes.txt')), r.stderr
+
+
+@pytest.mark.parametrize('text', ['[]', '1', '"x"', 'null', '{}', '{"runkey": "zz.r1", "point": 5}'])
+def test_a_stray_result_json_not_a_runs_result_is_one_line_exit_3(run, text):
+    (run / 'points' / 'zz.r1').mkdir()
+    (run / 'points' / 'zz.r1' / 'result.json').write_text(text)
+    r = finish(run)
+    one_line_3(r)
+    assert "zz.r1/result.json: not a run's result" in r.stderr
+    assert (run / 'results.json').read_bytes() == (SINGLE / 'results.json').read_bytes()
+
+
+@pytest.mark.parametrize('doc', ['{"points": [{}]}', '{"points": [{"point": "x", "rw": "read", "gbs": "abc"}]}'])
+def test_compare_with_a_damaged_aggregate_is_exit_3_not_1(run, tmp_path, doc):
+    other = tmp_path / 'other'
+    other.mkdir()
+    (other / 'aggregate.json').write_text(doc)
+    r = finish(run, '--compare', str(other))
+    one_line_3(r)
+    assert 'damaged or edited by hand' in r.stderr
+    assert not list(run.glob('*.tmp'))

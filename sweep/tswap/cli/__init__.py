@@ -51,7 +51,7 @@ def read_json_opt(path: Optional[str], what: str) -> Optional[Any]:
             data = f.read()
     except FileNotFoundError:
         return None
-    except OSError as e:
+    except (OSError, ValueError) as e:
         raise StageError('%s %s: %s' % (what, path, e)) from None
     if not data.strip():
         return None

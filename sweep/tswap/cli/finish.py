@@ -109,7 +109,12 @@ def results_of(run: str, depth: int) -> list[Any]:
         f = os.path.join(d, 'result.json')
         if fnmatch.fnmatchcase(f, '*/.tmp-*') or not os.path.isfile(f):
             continue
-        docs += documents(_read(f), 'result ' + f)
+        for doc in documents(_read(f), 'result ' + f):
+            if not (isinstance(doc, dict) and isinstance(doc.get('runkey'), str)
+                    and isinstance(doc.get('point'), str)):
+                raise StageError('result %s: not a run\'s result (an object with runkey and point):'
+                                 ' damaged or edited by hand' % f)
+            docs.append(doc)
     return docs
 
 
@@ -141,8 +146,17 @@ def _read(path: str) -> str:
     try:
         with open(path, encoding='utf-8') as f:
             return f.read()
-    except OSError as e:
+    except (OSError, ValueError) as e:
         raise StageError('%s: %s' % (path, e)) from None
+
+
+def read_meta(path: str) -> Any:
+    """The run's meta.json (None: missing or empty); StageError when it
+    is not an object."""
+    m = read_json_opt(path, 'meta')
+    if m is not None and not isinstance(m, dict):
+        raise StageError('meta %s: not an object: damaged or edited by hand' % path)
+    return m
 
 
 def collate() -> object:
@@ -196,7 +210,7 @@ def before_plots(a: argparse.Namespace) -> int:
     res = sorted(results_of(d, 2), key=lambda r: jqjson.sort_key(jqjson.get(r, 'runkey')))
     res = write_json(os.path.join(d, 'results.json'), res)
     meta = os.path.join(d, 'meta.json')
-    agg = aggregate(res, plan, limits(a), read_json_opt(meta, 'meta') if os.path.isfile(meta) else None)
+    agg = aggregate(res, plan, limits(a), read_meta(meta) if os.path.isfile(meta) else None)
     agg = write_json(os.path.join(d, 'aggregate.json'), agg)
     bpath = os.path.join(d, 'budget.json')
     if os.path.isfile(bpath):
@@ -222,7 +236,7 @@ def write_report(a: argparse.Namespace, agg: Any, best: Any) -> None:
                      notes=notes(_read(nt), collate()) if os.path.isfile(nt) else '',
                      dropped=os.path.isfile(os.path.join(d, 'cache-dropped')), cvflag=a.cvflag,
                      thresholds=tuple(thresholds(agg, Thresholds(a.min_read, a.min_write))))
-    meta = read_json_opt(os.path.join(d, 'meta.json'), 'meta')
+    meta = read_meta(os.path.join(d, 'meta.json'))
     budget = read_json_opt(os.path.join(d, 'budget.json'), 'budget') if a.budget else None
     write_text(os.path.join(d, 'report.md'),
                report_md(agg, read_json(os.path.join(d, 'sweep.json'), 'sweep'), best, _read(best_path),
@@ -273,6 +287,11 @@ def after_plots(a: argparse.Namespace) -> int:
 
 
 def run(a: argparse.Namespace) -> int:
+    """The run's exit status. A document that reads but is not what the
+    sweep wrote (a field of the wrong type: damaged or edited by hand)
+    fails deep in the rules: one line and 3 (a run error), never
+    Python's 1 for an uncaught exception, which finish_run would take
+    for 1, a --min-*-gbs bar missed."""
     try:
         if a.fleet:
             from . import finish_fleet
@@ -285,5 +304,11 @@ def run(a: argparse.Namespace) -> int:
         plots.draw(a.rundir, a.bwlog_msec, a.fleet)
         a.plot_links = links(plots.pngs(a.rundir, collate()))
         return after(a)
+    except (StageError, OSError):
+        raise
+    except Exception as e:  # noqa: BLE001
+        raise StageError('%s: a document of the run%s does not read as the sweep wrote it'
+                         ' (damaged or edited by hand?): %s: %s'
+                         % (a.rundir, ' or of --compare' if a.compare else '', type(e).__name__, e)) from None
     finally:
         sys.stdout.flush()
