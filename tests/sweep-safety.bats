@@ -147,6 +147,30 @@ teardown() { safety_teardown; }
 	[ -f "$SCRATCH/small/run/summary.csv" ] || fail "no summary.csv"
 }
 
+@test "sweep-safety: a run directory full as report.md is written: exit 3, the full line, no report.md.tmp, report.md as it was; --resume then completes" {
+	[ "$(id -u)" -eq 0 ] || skip "requires root (a size-limited tmpfs)"
+	mount_scratch "$SCRATCH/small" tmpfs size=4m
+	local run=$SCRATCH/small/run i avail before
+	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target t.swap --out "$run"
+	[ "$status" -eq 0 ] || { show; fail "the run failed"; }
+	before=$(sha256sum "$run/report.md")
+	# notes make report.md tens of KiB, the other outputs stay under 8 KiB
+	# each: with 16 KiB free only report.md (after the plots) does not fit
+	for ((i = 0; i < 800; i++)); do printf 'a note of this run, number %d\n' "$i"; done >"$run/notes.txt"
+	avail=$(df -P -B1 "$SCRATCH/small" | awk 'NR == 2 { print $4 }')
+	head -c $((avail - 16 * 1024)) /dev/zero >"$SCRATCH/small/filler"
+	ssweep --resume "$run"
+	[ "$status" -eq 3 ] || { show; fail "expected exit 3, got $status"; }
+	grep -q "^tswap: finish: .*No space left on device: '$run/report.md'" <<<"$stderr" || { show; fail "no line naming report.md"; }
+	grep -q '^tswap-sweep: run directory full: [0-9]* bytes free' <<<"$stderr" || { show; fail "no full line"; }
+	[ -z "$(find "$run" -name '*.tmp')" ] || fail "half-written files left: $(find "$run" -name '*.tmp')"
+	sha256sum -c <<<"$before" >/dev/null || fail "report.md changed"
+	rm -f "$SCRATCH/small/filler"
+	ssweep --resume "$run"
+	[ "$status" -eq 0 ] || { show; fail "--resume after freeing space failed"; }
+	grep -q 'a note of this run, number 799' "$run/report.md" || fail "report.md without the notes"
+}
+
 @test "sweep-safety: make run's target helper creates and marks a new file, accepts it again, refuses a user's file" {
 	"$REPO/mk/scratch-target.sh" "$SCRATCH/run.swap"
 	"$REPO/mk/scratch-target.sh" "$SCRATCH/run.swap"
