@@ -285,23 +285,32 @@ refused() {
 	local at real
 	hsweep --grid "$GRID" "${ONE[@]}" --target t.swap --out out
 	[ "$status" -eq 0 ] || { show_sweep; fail "the first run failed"; }
-	# jq, gnuplot and mv stand-ins that signal the sweep's process group
-	# (its own: setsid) when their stdout or stderr is KILL_AT, or (mv)
-	# when it is to rename KILL_AT: an output the Python package wrote,
-	# not yet in place; then run the real one; a finished run's --resume
-	# goes straight to finish_run
-	real=$PATH
-	mkdir bin
-	printf '%s\n' '#!/bin/bash' 'hit() { kill -INT -- "-$(ps -o pgid= -p "$$" | tr -d " ")"; }' 'for fd in 1 2; do' \
-		'	[ "$(readlink "/proc/$$/fd/$fd")" != "$KILL_AT" ] || hit' \
-		'done' '[ "${0##*/}" != mv ] || [ "$(readlink -f -- "${2:-}")" != "$KILL_AT" ] || hit' \
-		'PATH=$REAL_PATH exec "${0##*/}" "$@"' >bin/jq
-	chmod +x bin/jq
-	ln -s jq bin/gnuplot
-	ln -s jq bin/mv
-	for at in results.json.tmp summary.csv.tmp report.md.tmp plots/gnuplot.log.tmp; do
-		run --separate-stderr env KILL_AT="$(pwd -P)/out/$at" REAL_PATH="$real" PATH="$WORK/bin:$real" \
-			timeout -k 10 120 setsid -w env --default-signal=INT "$SWEEP" --resume out
+	# notes make report.md longer than a page
+	for ((at = 0; at < 100; at++)); do printf 'a note, number %d\n' "$at"; done >out/notes.txt
+	# the finish stage's outputs: OUT.tmp made a FIFO of one page (4 KiB)
+	# nobody reads; once the stage has filled it (its write of the rest
+	# blocks: OUT.tmp half-written), SIGINT to the sweep's process group
+	# (its own: a new session); a finished run's --resume goes straight
+	# to finish_run
+	cat >sigat.py <<'EOF'
+import fcntl, os, signal, struct, subprocess, sys, termios, time
+fifo, argv = sys.argv[1], sys.argv[2:]
+os.mkfifo(fifo)
+r = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+fcntl.fcntl(r, 1031, 4096)  # F_SETPIPE_SZ
+p = subprocess.Popen(argv, start_new_session=True)
+n = 0
+while p.poll() is None and n < 4096:
+    n = struct.unpack('i', fcntl.ioctl(r, termios.FIONREAD, b'0000'))[0]
+    time.sleep(0.01)
+if n < 4096:
+    print('sigat: %s was not filled' % fifo, file=sys.stderr)
+else:
+    os.killpg(p.pid, signal.SIGINT)
+sys.exit(p.wait())
+EOF
+	for at in aggregate.json.tmp report.md.tmp; do
+		run --separate-stderr timeout -k 10 120 /usr/bin/python3 -I sigat.py "out/$at" env --default-signal=INT "$SWEEP" --resume out
 		[ "$status" -eq 130 ] || { show_sweep; fail "[$at] exit $status, not 130"; }
 		[[ $stderr == *"interrupted: finished points are kept; finish with: tswap-sweep --resume $WORK/out"* ]] ||
 			{ show_sweep; fail "[$at] no resume hint"; }
@@ -309,9 +318,26 @@ refused() {
 		run find out -name '*.tmp'
 		assert_output ""
 	done
+	# a gnuplot stand-in that signals the sweep's process group when its
+	# stderr is KILL_AT, then runs the real one
+	real=$PATH
+	mkdir bin
+	printf '%s\n' '#!/bin/bash' 'hit() { kill -INT -- "-$(ps -o pgid= -p "$$" | tr -d " ")"; }' \
+		'[ "$(readlink /proc/$$/fd/2)" != "$KILL_AT" ] || hit' \
+		'PATH=$REAL_PATH exec "${0##*/}" "$@"' >bin/gnuplot
+	chmod +x bin/gnuplot
+	at=plots/gnuplot.log.tmp
+	run --separate-stderr env KILL_AT="$(pwd -P)/out/$at" REAL_PATH="$real" PATH="$WORK/bin:$real" \
+		timeout -k 10 120 setsid -w env --default-signal=INT "$SWEEP" --resume out
+	[ "$status" -eq 130 ] || { show_sweep; fail "[$at] exit $status, not 130"; }
+	[[ $stderr == *"interrupted: finished points are kept; finish with: tswap-sweep --resume $WORK/out"* ]] ||
+		{ show_sweep; fail "[$at] no resume hint"; }
+	run find out -name '*.tmp'
+	assert_output ""
 	hsweep --resume out
 	[ "$status" -eq 0 ] || { show_sweep; fail "--resume after the interruptions failed"; }
 	[ -s out/report.md ] && [ -s out/summary.csv ] || fail "no report.md or summary.csv after --resume"
+	grep -q 'a note, number 99' out/report.md || fail "report.md without the notes"
 }
 
 # --- refused before anything runs (issue 36, item 5) --------------------------
