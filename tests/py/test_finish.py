@@ -94,3 +94,36 @@ def test_compare_with_a_damaged_aggregate_is_exit_3_not_1(run, tmp_path, doc):
     one_line_3(r)
     assert 'damaged or edited by hand' in r.stderr
     assert not list(run.glob('*.tmp'))
+
+
+FLEET3 = REPO / 'tests' / 'fixtures' / 'runs' / 'fleet3'
+
+
+@pytest.fixture
+def fleet(tmp_path):
+    d = tmp_path / 'fleet'
+    shutil.copytree(FLEET3, d)
+    return d
+
+
+def test_junit_into_a_directory_is_copied_into_it_as_cp_did(fleet, tmp_path):
+    ci = tmp_path / 'ci'
+    ci.mkdir()
+    base = finish(fleet, '--fleet')
+    r = finish(fleet, '--fleet', '--junit-out', str(ci))
+    assert (r.returncode, r.stderr) == (base.returncode, base.stderr)
+    assert base.returncode in (0, 1)
+    assert (ci / 'junit.xml').read_bytes() == (fleet / 'junit.xml').read_bytes()
+    assert 'junit:      %s/junit.xml (copied to %s)\n' % (fleet, ci) in r.stdout
+
+
+@pytest.mark.parametrize('where', ['/dev/full', 'afile/x.xml', 'fifo.xml'])
+def test_junit_that_cannot_be_written_is_one_line_naming_it(fleet, tmp_path, where):
+    import os
+    (tmp_path / 'afile').write_text('a user file\n')
+    os.mkfifo(tmp_path / 'fifo.xml')
+    dst = where if where.startswith('/') else str(tmp_path / where)
+    r = finish(fleet, '--fleet', '--junit-out', dst)
+    one_line_3(r)
+    assert r.stderr.startswith('tswap: --junit %s: ' % dst), r.stderr
+    assert (tmp_path / 'afile').read_text() == 'a user file\n'

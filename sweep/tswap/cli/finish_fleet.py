@@ -40,7 +40,7 @@ from ..stats.check import Settings, checks, settings_for
 from ..stats.fleet import Bars, verdicts
 from ..stats.fleet_check import with_checks
 from ..stats.fleet_meta import with_meta
-from . import read_json, read_json_opt
+from . import StageError, read_json, read_json_opt
 from .files import write_text
 from .finish import _read, collate, documents, limits, out, results_of, warn, write_best, write_compare, write_json
 
@@ -107,6 +107,19 @@ def host_checks(pre: str, target: str, settings: Any) -> str:
     return jqjson.dumps({'collected': False, 'note': note}, compact=True)
 
 
+def copy_junit(src: str, dst: str) -> None:
+    """junit.xml copied to --junit's dst as `mkdir -p; cp` did: its
+    directories made, into it as junit.xml when it is a directory,
+    through a symlink; StageError naming --junit when it cannot be (a
+    FIFO, under a file, a full filesystem)."""
+    try:
+        os.makedirs(os.path.dirname(dst) or '.', exist_ok=True)
+        shutil.copyfile(src, os.path.join(dst, 'junit.xml') if os.path.isdir(dst) else dst)
+    except OSError as e:
+        what = '%s: ' % e.filename if e.filename and e.filename != dst else ''
+        raise StageError('--junit %s: %s%s' % (dst, what, e.strerror or e)) from None
+
+
 def after_plots(a: argparse.Namespace) -> int:
     d = a.rundir
     sweep = read_json(os.path.join(d, 'sweep.json'), 'sweep.json')
@@ -133,8 +146,7 @@ def after_plots(a: argparse.Namespace) -> int:
     if a.compare and write_compare(a, agg):
         return 2
     if a.junit_out:
-        os.makedirs(os.path.dirname(a.junit_out) or '.', exist_ok=True)
-        shutil.copyfile(os.path.join(d, 'junit.xml'), a.junit_out)
+        copy_junit(os.path.join(d, 'junit.xml'), a.junit_out)
     out('\n' + ''.join(x + '\n' for x in summary(fl)))
     out('report:     %s/report.md\ncsv:        %s/summary.csv\njunit:      %s/junit.xml%s\n'
         % (d, d, d, ' (copied to %s)' % a.junit_out if a.junit_out else ''))
