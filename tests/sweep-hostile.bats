@@ -340,6 +340,17 @@ EOF
 	grep -q 'a note, number 99' out/report.md || fail "report.md without the notes"
 }
 
+@test "sweep hostile: stdout closed: the run's files are written, one line says the summary is not printed, exit 3, no traceback" {
+	hsweep --grid "$GRID" "${ONE[@]}" --target t.swap --out out
+	[ "$status" -eq 0 ] || { show_sweep; fail "the first run failed"; }
+	rm out/report.md
+	run --separate-stderr bash -c 'exec "$@" >&-' closed timeout -k 10 120 "$SWEEP" --resume out
+	[ "$status" -eq 3 ] || { show_sweep; fail "exit $status, not 3"; }
+	[[ $stderr != *Traceback* ]] || { show_sweep; fail "a traceback"; }
+	assert_equal "${stderr_lines[-1]}" "tswap: stdout is closed: the summary is not printed (the run directory has the outputs)"
+	[ -s out/report.md ] || fail "no report.md"
+}
+
 # --- refused before anything runs (issue 36, item 5) --------------------------
 # Each in one line on stderr that names the option (or the grid file and
 # line) and the rule, exit 2, before fio, a run directory or a target file.

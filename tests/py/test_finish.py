@@ -127,3 +127,16 @@ def test_junit_that_cannot_be_written_is_one_line_naming_it(fleet, tmp_path, whe
     one_line_3(r)
     assert r.stderr.startswith('tswap: --junit %s: ' % dst), r.stderr
     assert (tmp_path / 'afile').read_text() == 'a user file\n'
+
+
+def test_stdout_closed_is_one_line_exit_3_after_the_files(run):
+    import os
+    (run / 'report.md').unlink()
+    boot = ('import sys; sys.path.insert(0, sys.argv.pop(1)); '
+            'from tswap.__main__ import main; sys.exit(main())')
+    r = subprocess.run([sys.executable, '-I', '-B', '-c', boot, str(SWEEP), 'finish', str(run), *LIMITS],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                       preexec_fn=lambda: os.close(1))
+    assert r.returncode == 3
+    assert r.stderr == 'tswap: stdout is closed: the summary is not printed (the run directory has the outputs)\n'
+    assert (run / 'report.md').read_text().startswith('# tswap sweep')

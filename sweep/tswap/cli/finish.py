@@ -72,20 +72,29 @@ def setup(p: argparse.ArgumentParser) -> None:
 
 
 def out(s: str) -> None:
-    """s on stdout (what the sweep's summary prints)."""
+    """s on stdout (what the sweep's summary prints); StageError when
+    stdout is closed (the outputs are written by then)."""
+    if sys.stdout is None:
+        raise StageError('stdout is closed: the summary is not printed (the run directory has the outputs)')
     sys.stdout.write(s)
+
+
+def flush() -> None:
+    """stdout flushed, unless it is closed."""
+    if sys.stdout is not None:
+        sys.stdout.flush()
 
 
 def warn(msg: str) -> None:
     """A line on stderr, after what stdout has so far (one pipe for both
     keeps the order the shell stages had)."""
-    sys.stdout.flush()
+    flush()
     print('%s: %s' % (PROG, msg), file=sys.stderr, flush=True)
 
 
 def warn_tswap(msg: str) -> None:
     """A stage's one-line error, as python3 -m tswap gives it."""
-    sys.stdout.flush()
+    flush()
     print('tswap: %s' % msg, file=sys.stderr, flush=True)
 
 
@@ -311,4 +320,4 @@ def run(a: argparse.Namespace) -> int:
                          ' (damaged or edited by hand?): %s: %s'
                          % (a.rundir, ' or of --compare' if a.compare else '', type(e).__name__, e)) from None
     finally:
-        sys.stdout.flush()
+        flush()

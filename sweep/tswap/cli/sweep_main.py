@@ -157,8 +157,9 @@ def hand_over(h: host.Home, state: str, script: str, argv: list[str]) -> int:
     fd = os.memfd_create('tswap-sweep-state', 0)
     os.write(fd, state.encode('utf-8', 'surrogateescape'))
     os.set_inheritable(fd, True)
-    sys.stdout.flush()
-    sys.stderr.flush()
+    for f in (sys.stdout, sys.stderr):
+        if f is not None:
+            f.flush()
     os.execv(bash, [script, h.sweep_home + '/lib/run.sh', h.script_dir, h.sweep_home, str(fd)]
              + argv)
     return EXIT_ERROR
