@@ -85,6 +85,18 @@ def test_unusable_stats_count_as_absent_and_a_broken_job_as_no_json():
     assert doc['error'] == 'fio gave no JSON (exit 0)'
 
 
+def test_an_impossible_bandwidth_is_an_error_not_a_figure():
+    # fio never reports a negative or non-finite bw_bytes; a damaged or
+    # foreign fio JSON that does is a failed run (a silent wrong number
+    # otherwise, and a traceback in progress_line), named with its value
+    for bw, shown in ((-5.0, '-5e-09'), (float('inf'), 'inf'), (float('nan'), 'nan')):
+        d = result(run(), fio(job(bw=bw)), None, '', None)
+        assert d['status'] == 'error' and 'gbs' not in d
+        assert d['error'] == 'fio gave an impossible bandwidth: %s GB/s' % shown
+        assert progress_line(d) == 'ERROR: ' + d['error']
+    assert result(run(), fio(job(bw=0.0)), None, '', None)['status'] == 'ok'
+
+
 def test_handles_ranks_and_targets():
     # rank R from KEY.rankR[.read|.write]; rank R uses target R mod their number
     js = [job('p.rank0', bw=1e9), job('p.rank1', bw=2e9), job('p.rank2', bw=0.5e9), job('x', bw=0.25e9)]

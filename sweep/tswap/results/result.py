@@ -10,6 +10,7 @@ targets the GB/s per target (rank R uses target R mod their number).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -213,6 +214,10 @@ def fio_used(doc: dict) -> bool:
     return not (doc['status'] == 'error' and doc['error'].startswith('fio gave no JSON'))
 
 
+_PLAN_KEYS = frozenset(('runkey', 'point', 'repeat', 'kind', 'rw', 'backend', 'tensor', 'block', 'qd', 'submit',
+                        'window', 'threads', 'iodepth', 'fio_rc', 'wall_s'))
+
+
 def _result(run: Run, fio: Optional[dict], stats: Optional[dict], tail: str,
             bwlog: Optional[dict]) -> dict:
     doc: dict = {'runkey': run.runkey, 'point': run.point, 'repeat': run.repeat, 'kind': run.kind,
@@ -252,6 +257,13 @@ def _result(run: Run, fio: Optional[dict], stats: Optional[dict], tail: str,
                               if stats is not None and sb > 0 else None),
                tswap_version=_or(st.get('tswap_version'), None),
                fio_version=_or(fio.get('fio version'), None))
+    g = doc['gbs']
+    if not (isinstance(g, (int, float)) and math.isfinite(g) and g >= 0):
+        # a number no device gives (a damaged or foreign fio JSON): no figure
+        doc = {k: v for k, v in doc.items() if k in _PLAN_KEYS}
+        shown = jqjson.text(g) if isinstance(g, (int, float)) and math.isfinite(g) else str(g)
+        doc.update(status='error', error='fio gave an impossible bandwidth: %s GB/s' % shown)
+        return doc
     doc.update(steady_fields(jobs))
     doc.update(bw_log=bwlog, drops=bwlog['drops'] if bwlog else None,
                drop_pct=bwlog['drop_pct'] if bwlog else None)
