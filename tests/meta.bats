@@ -10,6 +10,7 @@
 bats_require_minimum_version 1.5.0
 
 load helpers
+load check
 
 REPO=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 SWEEP=$REPO/sweep/tswap-sweep
@@ -100,6 +101,25 @@ host_and_version_types() {
 	assert_equal "${lines[8]}" true
 	assert_equal "$(jq .queue.max_sectors_kb "$SCRATCH/meta.json")" "$(cat "/sys/block/${LOOPDEV#/dev/}/queue/max_sectors_kb")"
 	host_and_version_types
+}
+
+@test "meta: a fleet host's collector is one fio job line under 8 KiB (fio's OPT_LEN_MAX) and prints what the file does" {
+	# fleet-meta.sh ships lib/meta-collect.sh on one exec_prerun line; a
+	# longer line than fio reads crashes fio --client (exit 139). With a
+	# target path of 2 KiB:
+	local long line code
+	long=/$(printf 'd%.0s' {1..2048})/t.dat
+	line=$(SWEEP_HOME=$REPO/sweep bash -c 'set -euo pipefail; . "$SWEEP_HOME/lib/fleet-meta.sh"
+		fleet_meta_job "$1" tswap-meta-1-h01' job "$long" | grep '^exec_prerun=')
+	((${#line} < 8192)) || fail "the exec_prerun line is ${#line} characters"
+	code=${line#*echo }
+	code=${code%% *}
+	sysroot_pcie "$SCRATCH/r"
+	run -0 env TSWAP_SYSROOT="$SCRATCH/r" sh -c "$(base64 -d <<<"$code" | gunzip)" meta-collect.sh /data/swap
+	local shipped=$output
+	run -0 env TSWAP_SYSROOT="$SCRATCH/r" sh "$REPO/sweep/lib/meta-collect.sh" /data/swap
+	assert_equal "$shipped" "$output"
+	assert_line "$(printf 'pci.address\t0000:01:00.0')"
 }
 
 @test "meta: a sweep records meta.json in sweep.json, aggregate.json and report.md; progress on stderr, results on stdout" {

@@ -9,9 +9,11 @@
 # `fio --client --remote-config FILE` parses a job file that is on the
 # server. So, in two fio client runs:
 #  1. the target probe (fleet-target.sh) carries one more job, NAME, whose
-#     exec_prerun is meta-collect.sh itself, gzip'd and base64'd into the
-#     job file (the host needs only fio, sh, gzip and base64 - no tswap
-#     files, no jq). In --fio-job mode it prints a job file of null jobs
+#     exec_prerun is meta-collect.sh itself, without its comment lines,
+#     gzip'd and base64'd into the job file (the host needs only fio, sh,
+#     gzip and base64 - no tswap files, no jq): one line, which fio reads
+#     up to 8 KiB (OPT_LEN_MAX, fio parse.h; a longer one crashes fio
+#     --client 3.33), the target's path included. In --fio-job mode it prints a job file of null jobs
 #     whose descriptions are its output in 240-character base64 chunks;
 #     fio saves that output as NAME.prerun.txt in the server's directory.
 #  2. `fio --client=HOST --remote-config NAME.prerun.txt` runs those jobs
@@ -26,7 +28,7 @@
 # a server directory it cannot write) keeps its place in the run: its
 # meta.json says "not collected" and why, and the outputs show that.
 #
-# Owns: fleet_meta_name, fleet_meta_job, fleet_meta_fetch, fleet_meta_read,
+# Owns: fleet_meta_name, fleet_meta_code, fleet_meta_job, fleet_meta_fetch, fleet_meta_read,
 # fleet_meta_lost. Reads: the H_* arrays, RUN, ENGINE,
 # CONNECT_TIMEOUT, SWEEP_HOME. Writes: RUN/preflight/ID/meta.json (and
 # meta.client.out, meta.stderr, meta.kv next to it).
@@ -38,13 +40,22 @@ fleet_meta_name() {
 	printf 'tswap-meta-%d-h%02d\n' "$$" "$(($1 + 1))"
 }
 
+# fleet_meta_code: lib/meta-collect.sh without its comment lines (half
+# its size: the job line's 8 KiB, above).
+fleet_meta_code() {
+	local l
+	while IFS= read -r l || [ -n "$l" ]; do
+		[[ $l =~ ^[[:space:]]*# ]] || printf '%s\n' "$l"
+	done <"$SWEEP_HOME/lib/meta-collect.sh"
+}
+
 # fleet_meta_job PATH NAME: the probe's metadata job (a section of the
 # probe job file, fleet-target.sh). PATH is fio-safe (fleet.sh), quoted in
 # single quotes for the host's sh.
 fleet_meta_job() {
 	local q="'${1//\'/\'\\\'\'}'" code
 	# shellcheck disable=SC2312 # gzip's status: pipefail (tswap-sweep)
-	code=$(gzip -9 -n <"$SWEEP_HOME/lib/meta-collect.sh" | base64 -w 0)
+	code=$(fleet_meta_code | gzip -9 -n | base64 -w 0)
 	printf '[%s]\nexec_prerun=sh -c "$(echo %s | base64 -d | gunzip)" meta-collect.sh --fio-job %s %s\n' \
 		"$2" "$code" "$2" "$q"
 }

@@ -25,6 +25,10 @@
 # written but stdout; errors of the tools are dropped (a field the host
 # cannot read is empty, and meta.json says why).
 #
+# Fleet hosts get this file without its comment lines on one line of a fio
+# job file, gzip'd and base64'd (fleet-meta.sh), which fio reads up to 8
+# KiB: the code must stay small (about 4.8 KiB of base64 now).
+#
 # TSWAP_SYSROOT=DIR (default /): read sysfs and procfs under DIR instead,
 # a fixture tree for tests (tests/fixtures/sysroot/). Block devices are
 # then known by their DIR/sys/class/block entry, the mount table is
