@@ -6,7 +6,10 @@
 # fio_exec PARENT TAG CMD... (in a background subshell, after its cd and
 # redirections) becomes
 #   setsid setpriv --pdeathsig USR1 -- bash fioproc.sh guard PARENT TAG CMD...
-# with the subshell's pid: that pid is the guard's, the leader of a new
+# (setpriv and bash by the full paths that bash's hash finds along PATH,
+# without a process: neither setsid nor setpriv tries each PATH
+# directory in turn; $BASH is no help, the sweep's bash runs with the
+# entry script as its argv[0]) with the subshell's pid: that pid is the guard's, the leader of a new
 # process group (setsid; a background subshell is not a group leader, so
 # setsid does not fork), and the guard gets SIGUSR1 when PARENT, the shell
 # that forked it, dies, SIGKILL included (prctl PR_SET_PDEATHSIG, which
@@ -41,11 +44,14 @@ FIOPROC_SH=${BASH_SOURCE[0]}
 # inside the 10 s of a caller's `timeout -k 10`)
 FIO_GRACE=5
 
-# alive PID: the process exists and is not a zombie.
+# alive PID: the process exists and is not a zombie (the state: the
+# field after the command name, which ends at the last ')').
 # shellcheck disable=SC2317 # called from signal traps
 alive() {
 	local st
-	st=$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) || return 1
+	{ IFS= read -r st <"/proc/$1/stat"; } 2>/dev/null || return 1
+	st=${st##*) }
+	st=${st%% *}
 	[ -n "$st" ] && [ "$st" != Z ]
 }
 
@@ -57,9 +63,11 @@ fio_new_tag() {
 # fio_exec PARENT TAG CMD...: exec the guard running CMD (see above); the
 # caller runs it in a background subshell, PARENT its own $BASHPID.
 fio_exec() {
-	local parent=$1 tag=$2
+	local parent=$1 tag=$2 setpriv=setpriv bash=bash
 	shift 2
-	exec setsid setpriv --pdeathsig USR1 -- bash "$FIOPROC_SH" guard "$parent" "$tag" "$@"
+	! hash setpriv 2>/dev/null || setpriv=${BASH_CMDS[setpriv]:-setpriv}
+	! hash bash 2>/dev/null || bash=${BASH_CMDS[bash]:-bash}
+	exec setsid "$setpriv" --pdeathsig USR1 -- "$bash" "$FIOPROC_SH" guard "$parent" "$tag" "$@"
 }
 
 # fio_tagged_alive TAG: status 0 while a process with TSWAP_FIO_GUARD=TAG
@@ -69,22 +77,26 @@ fio_tagged_alive() {
 	grep -qsxzF -- "TSWAP_FIO_GUARD=$1" /proc/[0-9]*/environ
 }
 
-# fio_kill_tagged TAG: SIGKILL every process with TSWAP_FIO_GUARD=TAG.
+# fio_kill_tagged TAG: SIGKILL every process with TSWAP_FIO_GUARD=TAG;
+# status 1 when there was none (grep's status would not tell: a process
+# that ends while grep reads the list is an error to it).
 # shellcheck disable=SC2317 # called from signal traps
 fio_kill_tagged() {
-	local p
-	{ grep -lsxzF -- "TSWAP_FIO_GUARD=$1" /proc/[0-9]*/environ || true; } |
-		while IFS=/ read -r _ _ p _; do
-			kill -KILL "$p" 2>/dev/null || true
-		done
+	local p found
+	found=$(grep -lsxzF -- "TSWAP_FIO_GUARD=$1" /proc/[0-9]*/environ) || true
+	[ -n "$found" ] || return 1
+	while IFS=/ read -r _ _ p _; do
+		kill -KILL "$p" 2>/dev/null || true
+	done <<<"$found"
 }
 
-# fio_reap_tagged TAG: SIGKILL the tagged processes until none is left.
+# fio_reap_tagged TAG: SIGKILL the tagged processes until none is left
+# (one grep when there is none: after a point, the usual case).
 # shellcheck disable=SC2317 # called from signal traps
 fio_reap_tagged() {
 	local i
 	for ((i = 0; ; i++)); do
-		fio_kill_tagged "$1"
+		fio_kill_tagged "$1" || return 0
 		fio_tagged_alive "$1" || return 0
 		((i != 200)) || warn "processes of fio (TSWAP_FIO_GUARD=$1) still not gone 10 s after SIGKILL: waiting for them"
 		sleep 0.05
