@@ -2,7 +2,7 @@
 # status.sh - a status line at least every STATUS_EVERY seconds while a
 # long point runs, so that a 60 s point is not a silent minute.
 #
-# Owns: status_start, status_stop. Reads: RUNTIME, RAMP (the point's
+# Owns: status_start, status_wait, status_stop. Reads: RUNTIME, RAMP (the point's
 # seconds; none with --io-size), STATUS_EVERY. Writes: STATUS_PID; the
 # lines go to stdout, which is the progress stream (fd 8: stderr, or
 # nothing with --quiet) wherever run_points runs.
@@ -17,13 +17,16 @@ status_start() {
 	local pid=$1 label=$2 total='' t0=$SECONDS
 	[ -z "$RUNTIME" ] || total=$((10#${RAMP:-0} + 10#$RUNTIME))
 	(
-		local el
+		local el fd
 		# not the run's and targets' locks (lock.sh): a sleeping status
 		# line must not keep them locked after the sweep has exited
 		lock_fds_close
-		# the sleep holds no pipe of ours: a caller that reads our stderr
-		# to its end is not kept waiting after status_stop
-		while sleep "$STATUS_EVERY" >/dev/null 2>&1 && alive "$pid"; do
+		# the wait is read -t on a pipe that nobody writes to (this
+		# subshell holds both ends): no sleep process, and nothing that
+		# outlives status_stop holding a pipe of ours (a caller that reads
+		# our stderr to its end is not kept waiting)
+		exec {fd}<> <(:)
+		while status_wait "$fd" && alive "$pid"; do
 			el=$((SECONDS - t0))
 			if [ -z "$total" ]; then
 				printf '    %s: %d s, --io-size: no estimate\n' "$label" "$el"
@@ -35,6 +38,14 @@ status_start() {
 		done
 	) &
 	STATUS_PID=$!
+}
+
+# status_wait FD: STATUS_EVERY seconds on FD, a pipe nobody writes to;
+# status 1 if read did not time out (a bad STATUS_EVERY).
+status_wait() {
+	local rc=0
+	read -r -t "$STATUS_EVERY" -u "$1" _ 2>/dev/null || rc=$?
+	((rc > 128))
 }
 
 # status_stop: end the status lines of the point (its subshell only).
