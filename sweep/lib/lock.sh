@@ -30,9 +30,11 @@
 # lock_targets, lock_target, lock_take, lock_target_inode, target_lock_note,
 # lock_targets_name, lock_fds_close. Reads: RUN,
 # TARGETS, FLEET. Writes: RUN_LOCKED, RUN/.lock, fd 9; TARGET_LOCK_FDS,
-# the lock files.
+# LOCK_DIR, the lock files.
 
 RUN_LOCKED=0
+# LOCK_DIR: lock_dir's directory, once it has made it private
+LOCK_DIR=
 # TARGET_LOCK_FDS[LOCKFILE]=FD of each target lock held (lock_targets).
 declare -gA TARGET_LOCK_FDS=()
 
@@ -69,15 +71,18 @@ lock_probe() {
 	exec {fd}<&-
 }
 
-# lock_dir: the directory of this user's target locks, made 0700 if
-# missing; status 1 when it is a symlink or another user's.
+# lock_dir: LOCK_DIR, the directory of this user's target locks, made
+# 0700 if missing (else chmod'ed 0700, once a run); status 1 when it is a
+# symlink or another user's.
 lock_dir() {
-	local d
+	local d made=0
 	if [ "$EUID" -eq 0 ]; then d=/run/tswap-locks; else d=${XDG_RUNTIME_DIR:-/tmp}/tswap-locks-$EUID; fi
-	mkdir -m 0700 -- "$d" 2>/dev/null || true
+	if [ ! -e "$d" ] && [ ! -L "$d" ] && mkdir -m 0700 -- "$d" 2>/dev/null; then made=1; fi
 	[ ! -L "$d" ] && [ -d "$d" ] && [ -O "$d" ] || return 1
-	chmod 0700 -- "$d" || return 1
-	printf '%s\n' "$d"
+	if [ "$made" = 0 ] && [ "$LOCK_DIR" != "$d" ]; then
+		chmod 0700 -- "$d" || return 1
+	fi
+	LOCK_DIR=$d
 }
 
 # target_lock_file DIR PATH: the lock file in DIR of target PATH.
@@ -99,7 +104,8 @@ target_lock_file() {
 lock_targets() {
 	local t d r h slots
 	[ "$FLEET" = 0 ] || return 0
-	d=$(lock_dir) || die "$EXIT_ERROR" "cannot make a private directory for the targets' locks (a symlink, or another user's, is in the way)"
+	lock_dir || die "$EXIT_ERROR" "cannot make a private directory for the targets' locks (a symlink, or another user's, is in the way)"
+	d=$LOCK_DIR
 	for t in "${TARGETS[@]:-$TARGET}"; do
 		lock_target "$d" "$t"
 	done
@@ -130,7 +136,8 @@ lock_target() {
 lock_target_inode() {
 	local t=$1 d id
 	[ "$FLEET" = 0 ] && [ -f "$t" ] && [ ! -b "$t" ] || return 0
-	d=$(lock_dir) || die "$EXIT_ERROR" "cannot make a private directory for the targets' locks (a symlink, or another user's, is in the way)"
+	lock_dir || die "$EXIT_ERROR" "cannot make a private directory for the targets' locks (a symlink, or another user's, is in the way)"
+	d=$LOCK_DIR
 	id=$(stat -L -c '%d-%i' -- "$t") || die "$EXIT_ERROR" "cannot stat target $t for its lock"
 	lock_take "$d/ino-$id.lock" "$t"
 }
