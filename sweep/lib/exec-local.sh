@@ -39,7 +39,12 @@ exec_head() {
 	say "tswap-sweep: grid $G_NAME on $TARGET ($TARGET_KIND, $SIZE); run directory $RUN"
 	prepare_targets
 }
-exec_begin() { rm -rf -- "$RUN"/points/.tmp-*; }
+# exec_begin: no point of an earlier sweep half-done (rm only if one is)
+exec_begin() {
+	local -a tmp=("$RUN"/points/.tmp-*)
+	[ -e "${tmp[0]:-}" ] || [ -L "${tmp[0]:-}" ] || return 0
+	rm -rf -- "${tmp[@]}"
+}
 exec_todo() { [ -n "${FINISHED[$1]+set}" ] || printf '0\n'; }
 exec_done_text() { printf 'done earlier: %s GB/s\n' "${FINISHED[$1]}"; }
 # exec_run WALLVAR LINE RUNKEY REP LABEL
