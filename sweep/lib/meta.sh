@@ -18,9 +18,16 @@
 # PREFIX/share/tswap/VERSION when installed) and, in a git checkout, the
 # commit (git describe).
 tswap_version() {
-	local v=unknown c=''
+	local v=unknown c='' l
 	if [ -n "$ROOT" ]; then
-		v=$(sed -n 's/^TSWAP_VERSION[[:space:]]*:=[[:space:]]*//p' "$ROOT/Makefile")
+		# sed -n 's/^TSWAP_VERSION[[:space:]]*:=[[:space:]]*//p' Makefile
+		v=''
+		while IFS= read -r l || [ -n "$l" ]; do
+			if [[ $l =~ ^TSWAP_VERSION[[:space:]]*:=[[:space:]]*(.*)$ ]]; then
+				v+=${BASH_REMATCH[1]}$'\n'
+			fi
+		done <"$ROOT/Makefile"
+		while [[ $v == *$'\n' ]]; do v=${v%$'\n'}; done
 		c=$(git -C "$ROOT" describe --always --dirty --tags 2>/dev/null) || c=''
 	elif [ -f "$SWEEP_HOME/VERSION" ]; then
 		v=$(cat -- "$SWEEP_HOME/VERSION")
