@@ -35,30 +35,31 @@ tswap_version() {
 	printf '%s%s\n' "${v:-unknown}" "${c:+ (commit $c)}"
 }
 
-# meta_json TARGET: the metadata object on stdout (tswap.results.meta). TARGET is a
-# block device, or a file (that may not exist yet: its nearest existing
-# directory gives the filesystem). The reading is lib/meta-collect.sh's,
-# the same collector that fleet hosts run (fleet-meta.sh).
+# meta_json TARGET [--into DIR]: the metadata object on stdout
+# (tswap.results.meta), or with --into DIR into DIR/meta.json and
+# DIR/sweep.json's "meta". TARGET is a block device, or a file (that may
+# not exist yet: its nearest existing directory gives the filesystem).
+# The reading is lib/meta-collect.sh's, the same collector that fleet
+# hosts run (fleet-meta.sh).
 meta_json() {
 	local kv ver
 	kv=$(sh "$SWEEP_HOME/lib/meta-collect.sh" "$1")
 	ver=$(tswap_version)
-	meta_from_kv "$1" "${ENGINE:-}" "$ver" <<<"$kv"
+	meta_from_kv "$1" "${ENGINE:-}" "$ver" "${@:2}" <<<"$kv"
 }
 
-# meta_from_kv TARGET ENGINE TSWAP: meta-collect.sh's "key<TAB>value" lines
-# (stdin) as the metadata object (tswap.results.meta). TARGET, ENGINE and
-# TSWAP are the reader's: the path as the sweep names it, the engine it
-# loads, its version. JSON that does not parse counts as absent. Status 1
-# when stdin is not the collector's output.
+# meta_from_kv TARGET ENGINE TSWAP [--into DIR]: meta-collect.sh's
+# "key<TAB>value" lines (stdin) as the metadata object
+# (tswap.results.meta). TARGET, ENGINE and TSWAP are the reader's: the
+# path as the sweep names it, the engine it loads, its version. JSON that
+# does not parse counts as absent. Status 1 when stdin is not the
+# collector's output. --into DIR: python3 -m tswap meta --help.
 meta_from_kv() {
-	py meta "$1" "$2" "$3"
+	py meta "$@"
 }
 
-# write_meta: RUN/meta.json and sweep.json's "meta" (a new run, once).
+# write_meta: RUN/meta.json and sweep.json's "meta" (a new run, once; one
+# Python stage writes both, through FILE.tmp and a rename).
 write_meta() {
-	meta_json "$TARGET" >"$RUN/meta.json.tmp"
-	mv -f "$RUN/meta.json.tmp" "$RUN/meta.json"
-	jq --slurpfile m "$RUN/meta.json" '.meta = $m[0]' "$RUN/sweep.json" >"$RUN/sweep.json.tmp"
-	mv -f "$RUN/sweep.json.tmp" "$RUN/sweep.json"
+	meta_json "$TARGET" --into "$RUN"
 }
