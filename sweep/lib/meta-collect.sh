@@ -45,7 +45,14 @@ CR=$(printf '\r')
 # key's line (a fixture's or a hostile file's value), so each is a blank
 kv() {
 	case $1$2 in
-	*"$NL"* | *"$CR"*) printf '%s\t%s\n' "$(printf '%s' "$1" | tr '\r\n' '  ')" "$(printf '%s' "$2" | tr '\r\n' '  ')" ;;
+	*"${NL}"* | *"${CR}"*)
+		repc "$1" "${NL}" ' '
+		repc "${dv}" "${CR}" ' '
+		kv_k=${dv}
+		repc "$2" "${NL}" ' '
+		repc "${dv}" "${CR}" ' '
+		printf '%s\t%s\n' "${kv_k}" "${dv}"
+		;;
 	*) printf '%s\t%s\n' "$1" "$2" ;;
 	esac
 }
@@ -54,18 +61,18 @@ kv() {
 # paths, patterns), so that a collection starts few: findmnt, lsblk,
 # taskset, lscpu and fio (nvme, sha256sum where they apply).
 
-# delc TEXT CHAR: TEXT without CHAR, into dv
-delc() {
+# repc TEXT CHAR WITH: TEXT with each CHAR replaced by WITH, into dv
+repc() {
 	dv=
 	dc_r=$1
 	while :; do
-		case $dc_r in
+		case ${dc_r} in
 		*"$2"*)
-			dv=$dv${dc_r%%"$2"*}
+			dv=${dv}${dc_r%%"$2"*}$3
 			dc_r=${dc_r#*"$2"}
 			;;
 		*)
-			dv=$dv$dc_r
+			dv=${dv}${dc_r}
 			return 0
 			;;
 		esac
@@ -74,17 +81,17 @@ delc() {
 
 # oneline TEXT: JSON without its layout newlines (and CRs), into ov
 oneline() {
-	delc "$1" "$NL"
-	delc "$dv" "$CR"
-	ov=$dv
+	repc "$1" "${NL}" ''
+	repc "${dv}" "${CR}" ''
+	ov=${dv}
 }
 
 # notrail TEXT: TEXT without trailing newlines (as "$(...)" has it), into nt
 notrail() {
 	nt=$1
 	while :; do
-		case $nt in
-		*"$NL") nt=${nt%"$NL"} ;;
+		case ${nt} in
+		*"${NL}") nt=${nt%"${NL}"} ;;
 		*) return 0 ;;
 		esac
 	done
@@ -98,9 +105,9 @@ notrail() {
 # from inside $(...)): "unreadable.PATH<TAB>1", never taken as absent
 rd() {
 	for rd_f in "$@"; do
-		[ -f "$rd_f" ] || continue
-		if [ ! -r "$rd_f" ] || ! head -c 65536 -- "$rd_f"; then
-			kv "unreadable.${rd_f#"$R"}" 1 >&3
+		[ -f "${rd_f}" ] || continue
+		if [ ! -r "${rd_f}" ] || ! head -c 65536 -- "${rd_f}"; then
+			kv "unreadable.${rd_f#"${R}"}" 1 >&3
 		fi
 	done
 }
@@ -115,12 +122,12 @@ rd() {
 rd1() {
 	r1=
 	while IFS= read -r rd1_l; do
-		r1=$r1$rd1_l$NL
+		r1=${r1}${rd1_l}${NL}
 		[ "${#r1}" -le 16384 ] || return 1
 	done <"$1" || return 1
-	[ -z "$rd1_l" ] || return 1
-	case $r1 in
-	?*"$NL") ;;
+	[ -z "${rd1_l}" ] || return 1
+	case ${r1} in
+	?*"${NL}") ;;
 	*) return 1 ;;
 	esac
 }
@@ -131,23 +138,23 @@ rd1() {
 rdv() {
 	rv=
 	for rdv_f in "$@"; do
-		[ -f "$rdv_f" ] || continue
-		case ${rdv_f#"$R"} in
+		[ -f "${rdv_f}" ] || continue
+		case ${rdv_f#"${R}"} in
 		/proc/sys/*) rdv_s='' ;;
 		*) rdv_s=1 ;;
 		esac
-		if [ -n "$rdv_s" ] && [ -r "$rdv_f" ] && rd1 "$rdv_f"; then
-			rv=$rv$r1
+		if [ -n "${rdv_s}" ] && [ -r "${rdv_f}" ] && rd1 "${rdv_f}"; then
+			rv=${rv}${r1}
 		else
 			r1=$(
-				rd "$rdv_f"
+				rd "${rdv_f}"
 				printf .
 			)
-			rv=$rv${r1%.}
+			rv=${rv}${r1%.}
 		fi
 	done
-	notrail "$rv"
-	rv=$nt
+	notrail "${rv}"
+	rv=${nt}
 }
 
 # trim TEXT: each line of TEXT without leading and trailing blanks, then
@@ -155,16 +162,16 @@ rdv() {
 # s/[[:space:]]*$//')" gives), into tv
 trim() {
 	tv=
-	tr_r=$1$NL
-	while [ -n "$tr_r" ]; do
-		tr_l=${tr_r%%"$NL"*}
-		tr_r=${tr_r#*"$NL"}
+	tr_r=$1${NL}
+	while [ -n "${tr_r}" ]; do
+		tr_l=${tr_r%%"${NL}"*}
+		tr_r=${tr_r#*"${NL}"}
 		tr_l=${tr_l#"${tr_l%%[![:space:]]*}"}
 		tr_l=${tr_l%"${tr_l##*[![:space:]]}"}
-		tv=$tv$tr_l$NL
+		tv=${tv}${tr_l}${NL}
 	done
-	notrail "$tv"
-	tv=$nt
+	notrail "${tv}"
+	tv=${nt}
 }
 
 # lines TEXT PREFIX: the rest of each line of TEXT that starts with
@@ -172,20 +179,20 @@ trim() {
 # (status 1: no line starts with PREFIX)
 lines() {
 	lv=
-	ln_r=$1$NL
+	ln_r=$1${NL}
 	ln_n=0
-	while [ -n "$ln_r" ]; do
-		ln_l=${ln_r%%"$NL"*}
-		ln_r=${ln_r#*"$NL"}
-		case $ln_l in
+	while [ -n "${ln_r}" ]; do
+		ln_l=${ln_r%%"${NL}"*}
+		ln_r=${ln_r#*"${NL}"}
+		case ${ln_l} in
 		"$2"*)
-			lv=$lv${ln_l#"$2"}$NL
+			lv=${lv}${ln_l#"$2"}${NL}
 			ln_n=1
 			;;
 		*) ;;
 		esac
 	done
-	[ "$ln_n" = 1 ]
+	[ "${ln_n}" = 1 ]
 }
 
 # after TEXT PREFIX: what "$(... | sed -n 's/^PREFIX[[:space:]]*//p')"
@@ -193,14 +200,14 @@ lines() {
 after() {
 	av=
 	lines "$1" "$2" || return 0
-	af_r=$lv
-	while [ -n "$af_r" ]; do
-		af_l=${af_r%%"$NL"*}
-		af_r=${af_r#*"$NL"}
-		av=$av${af_l#"${af_l%%[![:space:]]*}"}$NL
+	af_r=${lv}
+	while [ -n "${af_r}" ]; do
+		af_l=${af_r%%"${NL}"*}
+		af_r=${af_r#*"${NL}"}
+		av=${av}${af_l#"${af_l%%[![:space:]]*}"}${NL}
 	done
-	notrail "$av"
-	av=$nt
+	notrail "${av}"
+	av=${nt}
 }
 
 # jstr JSON KEY: what "$(... | sed -n 's/.*"KEY"[[:space:]]*:[[:space:]]*
@@ -210,19 +217,19 @@ jstr() {
 	jv=
 	js_t=$1
 	while :; do
-		case $js_t in
+		case ${js_t} in
 		*"\"$2\""*) ;;
 		*) return 1 ;;
 		esac
 		js_v=${js_t##*"\"$2\""}
 		js_t=${js_t%"\"$2\""*}
 		js_v=${js_v#"${js_v%%[![:space:]]*}"}
-		case $js_v in
+		case ${js_v} in
 		:*) js_v=${js_v#:} ;;
 		*) continue ;;
 		esac
 		js_v=${js_v#"${js_v%%[![:space:]]*}"}
-		case $js_v in
+		case ${js_v} in
 		\"*\"*)
 			js_v=${js_v#\"}
 			jv=${js_v%%\"*}
@@ -236,7 +243,7 @@ jstr() {
 # dirn PATH: dirname PATH (GNU coreutils'), into dn
 dirn() {
 	dn=$1
-	case $dn in
+	case ${dn} in
 	*[!/]*) ;;
 	/*)
 		dn=/
@@ -248,14 +255,14 @@ dirn() {
 		;;
 	esac
 	dn=${dn%"${dn##*[!/]}"}
-	case $dn in
+	case ${dn} in
 	*/*) dn=${dn%/*} ;;
 	*)
 		dn=.
 		return 0
 		;;
 	esac
-	case $dn in
+	case ${dn} in
 	*[!/]*) dn=${dn%"${dn##*[!/]}"} ;;
 	*) dn=/ ;;
 	esac
@@ -281,8 +288,8 @@ real() {
 # read at an offset), or uname's answer without it, into uv
 uts() {
 	if rd1 "/proc/sys/kernel/$1"; then
-		notrail "$r1"
-		uv=$nt
+		notrail "${r1}"
+		uv=${nt}
 	else
 		uv=$(uname "$2")
 	fi
@@ -290,22 +297,22 @@ uts() {
 
 # isblk DEV: DEV is a block device (under TSWAP_SYSROOT: has a sysfs entry)
 isblk() {
-	if [ -n "$R" ]; then [ -e "$R/sys/class/block/${1##*/}" ]; else [ -b "$1" ]; fi
+	if [ -n "${R}" ]; then [ -e "${R}/sys/class/block/${1##*/}" ]; else [ -b "$1" ]; fi
 }
 
 # mounts PATH: findmnt -J of the filesystem holding PATH (under
 # TSWAP_SYSROOT: the longest mount point of its mountinfo that is a prefix)
 mounts() {
-	if [ -z "$R" ]; then
+	if [ -z "${R}" ]; then
 		findmnt -J -T "$1" -o TARGET,SOURCE,FSTYPE,OPTIONS
 		return
 	fi
 	p=$1
-	[ -f "$R/proc/self/mountinfo" ] || return 1
-	until findmnt -J -F "$R/proc/self/mountinfo" -M "$p" -o TARGET,SOURCE,FSTYPE,OPTIONS; do
-		[ "$p" != / ] && [ "$p" != . ] || return 1
-		dirn "$p"
-		p=$dn
+	[ -f "${R}/proc/self/mountinfo" ] || return 1
+	until findmnt -J -F "${R}/proc/self/mountinfo" -M "${p}" -o TARGET,SOURCE,FSTYPE,OPTIONS; do
+		[ "${p}" != / ] && [ "${p}" != . ] || return 1
+		dirn "${p}"
+		p=${dn}
 	done
 }
 
@@ -314,39 +321,39 @@ mounts() {
 # controller, each with its ANA state) or its one controller
 # shellcheck disable=SC2312 # best effort, as collect
 nvmf() {
-	real "$R/sys/block/$1"
-	case $rl in
+	real "${R}/sys/block/$1"
+	case ${rl} in
 	*/nvme-subsystem/*)
-		dirn "$rl"
-		sub=$dn
+		dirn "${rl}"
+		sub=${dn}
 		kv nvmf.subsystem "${sub##*/}"
-		rdv "$sub/iopolicy"
-		kv nvmf.iopolicy "$rv"
-		for c in "$sub"/nvme*; do
+		rdv "${sub}/iopolicy"
+		kv nvmf.iopolicy "${rv}"
+		for c in "${sub}"/nvme*; do
 			n=${c##*/}
-			case $n in
+			case ${n} in
 			nvme*[0-9]n[0-9]*) continue ;; # a namespace, not a controller
 			*) ;;
 			esac
 			for a in transport state address; do
-				rdv "$c/$a"
-				kv "nvmf.path.$n.$a" "$rv"
+				rdv "${c}/${a}"
+				kv "nvmf.path.${n}.${a}" "${rv}"
 			done
-			rdv "$c/${1%n*}c"*"n${1##*n}/ana_state"
-			kv "nvmf.path.$n.ana_state" "$rv"
+			rdv "${c}/${1%n*}c"*"n${1##*n}/ana_state"
+			kv "nvmf.path.${n}.ana_state" "${rv}"
 		done
 		;;
 	*)
-		real "$R/sys/block/$1/device"
-		c=$rl
+		real "${R}/sys/block/$1/device"
+		c=${rl}
 		n=${c##*/}
-		[ -f "$c/transport" ] || return 0
+		[ -f "${c}/transport" ] || return 0
 		for a in transport state address; do
-			rdv "$c/$a"
-			kv "nvmf.path.$n.$a" "$rv"
+			rdv "${c}/${a}"
+			kv "nvmf.path.${n}.${a}" "${rv}"
 		done
-		rdv "$R/sys/block/$1/ana_state"
-		kv "nvmf.path.$n.ana_state" "$rv"
+		rdv "${R}/sys/block/$1/ana_state"
+		kv "nvmf.path.${n}.ana_state" "${rv}"
 		;;
 	esac
 }
@@ -356,19 +363,19 @@ nvmf() {
 memtotal() {
 	mem=''
 	lines "$1" MemTotal: || return 0
-	mt_r=$lv
-	while [ -n "$mt_r" ]; do
-		mt_l=${mt_r%%"$NL"*}
-		mt_r=${mt_r#*"$NL"}
+	mt_r=${lv}
+	while [ -n "${mt_r}" ]; do
+		mt_l=${mt_r%%"${NL}"*}
+		mt_r=${mt_r#*"${NL}"}
 		mt_n=${mt_l#"${mt_l%%[! ]*}"}
 		mt_d=${mt_n%%[!0-9]*}
 		# (blanks only before " kB": the last one is the " kB"'s)
-		if [ "${mt_n#"$mt_d"}" = ' kB' ] || { [ "$mt_n" = kB ] && [ "$mt_l" != kB ]; }; then
-			mem=$mem$mt_d$NL
+		if [ "${mt_n#"${mt_d}"}" = ' kB' ] || { [ "${mt_n}" = kB ] && [ "${mt_l}" != kB ]; }; then
+			mem=${mem}${mt_d}${NL}
 		fi
 	done
-	notrail "$mem"
-	mem=$nt
+	notrail "${mem}"
+	mem=${nt}
 }
 
 # memlock LIMITS: its "Max locked memory" soft limit (sed -n 's/^Max
@@ -376,20 +383,20 @@ memtotal() {
 memlock() {
 	ml=''
 	lines "$1" 'Max locked memory' || return 0
-	mm_r=$lv
-	while [ -n "$mm_r" ]; do
-		mm_l=${mm_r%%"$NL"*}
-		mm_r=${mm_r#*"$NL"}
+	mm_r=${lv}
+	while [ -n "${mm_r}" ]; do
+		mm_l=${mm_r%%"${NL}"*}
+		mm_r=${mm_r#*"${NL}"}
 		mm_n=${mm_l#"${mm_l%%[! ]*}"}
 		mm_v=${mm_n%%[!0-9a-z]*}
-		case ${mm_n#"$mm_v"} in
-		' '*) ml=$ml$mm_v$NL ;;
+		case ${mm_n#"${mm_v}"} in
+		' '*) ml=${ml}${mm_v}${NL} ;;
 		# (a blank, then no value: the value is empty, the blank the " ")
-		*) [ "$mm_n" = "$mm_l" ] || ml=$ml$NL ;;
+		*) [ "${mm_n}" = "${mm_l}" ] || ml=${ml}${NL} ;;
 		esac
 	done
-	notrail "$ml"
-	ml=$nt
+	notrail "${ml}"
+	ml=${nt}
 }
 
 # nvme_ctrl DISK: nvmeX of a namespace nvmeXnZ or nvmeXcYnZ (sed -n
@@ -403,17 +410,17 @@ nvme_ctrl() {
 	esac
 	nc_r=${1#nvme}
 	nc_x=${nc_r%%[!0-9]*}
-	nc_r=${nc_r#"$nc_x"}
-	case $nc_r in
+	nc_r=${nc_r#"${nc_x}"}
+	case ${nc_r} in
 	c[0-9]*)
 		nc_r=${nc_r#c}
 		nc_r=${nc_r#"${nc_r%%[!0-9]*}"}
 		;;
 	*) ;;
 	esac
-	case $nc_r in
+	case ${nc_r} in
 	n*[!0-9]* | n) ;;
-	n*) ctrl=nvme$nc_x ;;
+	n*) ctrl=nvme${nc_x} ;;
 	*) ;;
 	esac
 }
@@ -422,174 +429,175 @@ nvme_ctrl() {
 collect() {
 	exec 3>&1
 	target=$1 kind=file dev='' disk='' pci='' fs='' blk='' nvme='' serial=''
-	if isblk "$target"; then
+	if isblk "${target}"; then
 		kind=block
-		dev=$target
+		dev=${target}
 	else
 		# a file that may not exist yet: its nearest existing directory
 		# gives the filesystem
-		probe=$target
+		probe=${target}
 		# (under TSWAP_SYSROOT the path is looked up by name: mounts)
-		while [ -z "$R" ] && [ ! -e "$probe" ] && [ "$probe" != / ] && [ "$probe" != . ]; do
-			dirn "$probe"
-			probe=$dn
+		while [ -z "${R}" ] && [ ! -e "${probe}" ] && [ "${probe}" != / ] && [ "${probe}" != . ]; do
+			dirn "${probe}"
+			probe=${dn}
 		done
-		oneline "$(mounts "$probe")"
-		fs=$ov
-		jstr "$fs" source
-		d=$jv
+		oneline "$(mounts "${probe}")"
+		fs=${ov}
+		jstr "${fs}" source
+		d=${jv}
 		# btrfs and bind mounts name a subvolume: /dev/x[/sub]
 		d=${d%%\[*}
-		isblk "$d" && dev=$d
+		isblk "${d}" && dev=${d}
 	fi
-	if [ -n "$dev" ]; then
+	if [ -n "${dev}" ]; then
 		# SERIAL is left out of the JSON: only its hash leaves the host
 		# (not under TSWAP_SYSROOT: lsblk would read this machine's $dev)
-		if [ -z "$R" ]; then
-			oneline "$(lsblk -J -b -d -o NAME,KNAME,PATH,TYPE,MODEL,REV,SIZE,LOG-SEC,PHY-SEC,ROTA,SCHED,RQ-SIZE,TRAN,PKNAME,MAJ:MIN -- "$dev")"
-			blk=$ov
-			trim "$(lsblk -d -n -o SERIAL -- "$dev")"
-			serial=$tv
+		if [ -z "${R}" ]; then
+			oneline "$(lsblk -J -b -d -o NAME,KNAME,PATH,TYPE,MODEL,REV,SIZE,LOG-SEC,PHY-SEC,ROTA,SCHED,RQ-SIZE,TRAN,PKNAME,MAJ:MIN -- "${dev}")"
+			blk=${ov}
+			trim "$(lsblk -d -n -o SERIAL -- "${dev}")"
+			serial=${tv}
 		fi
 		# the queue is the whole disk's: a partition's parent (lsblk PKNAME;
 		# TYPE, PKNAME and KNAME as blk has them, or lsblk's own lines
 		# when blk has not them: an lsblk without -J)
-		if [ -n "$R" ]; then
+		if [ -n "${R}" ]; then
 			disk=${dev##*/}
-			if [ -f "$R/sys/class/block/$disk/partition" ]; then
-				real "$R/sys/class/block/$disk"
-				dirn "$rl"
+			if [ -f "${R}/sys/class/block/${disk}/partition" ]; then
+				real "${R}/sys/class/block/${disk}"
+				dirn "${rl}"
 				disk=${dn##*/}
-				[ "$dn" != / ] || disk=/
+				[ "${dn}" != / ] || disk=/
 			fi
-		elif jstr "$blk" type && [ "$jv" = part ] && jstr "$blk" pkname; then
-			trim "$jv"
-			disk=$tv
-		elif jstr "$blk" type && [ "$jv" != part ] && jstr "$blk" kname; then
-			trim "$jv"
-			disk=$tv
-		elif trim "$(lsblk -d -n -o TYPE -- "$dev")" && [ "$tv" = part ]; then
-			trim "$(lsblk -d -n -o PKNAME -- "$dev")"
-			disk=$tv
+		elif jstr "${blk}" type && [ "${jv}" = part ] && jstr "${blk}" pkname; then
+			trim "${jv}"
+			disk=${tv}
+		elif jstr "${blk}" type && [ "${jv}" != part ] && jstr "${blk}" kname; then
+			trim "${jv}"
+			disk=${tv}
+		elif trim "$(lsblk -d -n -o TYPE -- "${dev}")" && [ "${tv}" = part ]; then
+			trim "$(lsblk -d -n -o PKNAME -- "${dev}")"
+			disk=${tv}
 		else
-			trim "$(lsblk -d -n -o KNAME -- "$dev")"
-			disk=$tv
+			trim "$(lsblk -d -n -o KNAME -- "${dev}")"
+			disk=${tv}
 		fi
-		if [ -n "$disk" ] && [ -d "$R/sys/block/$disk" ]; then
+		if [ -n "${disk}" ] && [ -d "${R}/sys/block/${disk}" ]; then
 			# the controller's PCI device: the nearest ancestor of the
 			# disk's device with a PCI address (nvme0n1 -> nvme0 -> 0000:01:00.0)
-			real "$R/sys/block/$disk/device"
-			c=$rl
-			while [ -n "$c" ] && [ "$c" != "$R/sys/devices" ] && [ "$c" != / ]; do
+			real "${R}/sys/block/${disk}/device"
+			c=${rl}
+			while [ -n "${c}" ] && [ "${c}" != "${R}/sys/devices" ] && [ "${c}" != / ]; do
 				case ${c##*/} in
 				[0-9a-f][0-9a-f][0-9a-f][0-9a-f]:[0-9a-f][0-9a-f]:[0-9a-f][0-9a-f].[0-7])
-					pci=$c
+					pci=${c}
 					break
 					;;
+				*) ;;
 				esac
-				dirn "$c"
-				c=$dn
+				dirn "${c}"
+				c=${dn}
 			done
-			nvme_ctrl "$disk"
-			if [ -n "$ctrl" ] && [ -z "$R" ] && command -v nvme >/dev/null; then
-				oneline "$(nvme id-ctrl -o json "/dev/$ctrl")"
-				nvme=$ov
-				jstr "$nvme" sn
-				trim "$jv"
-				[ -z "$tv" ] || serial=$tv
-				nvme=$(printf '%s\n' "$nvme" | sed 's/"sn"[[:space:]]*:[[:space:]]*"[^"]*"/"sn":""/')
+			nvme_ctrl "${disk}"
+			if [ -n "${ctrl}" ] && [ -z "${R}" ] && command -v nvme >/dev/null; then
+				oneline "$(nvme id-ctrl -o json "/dev/${ctrl}")"
+				nvme=${ov}
+				jstr "${nvme}" sn
+				trim "${jv}"
+				[ -z "${tv}" ] || serial=${tv}
+				nvme=$(printf '%s\n' "${nvme}" | sed 's/"sn"[[:space:]]*:[[:space:]]*"[^"]*"/"sn":""/')
 			fi
 		fi
 	fi
 	kv tswap-meta 1
-	kv kind "$kind"
-	kv dev "$dev"
-	kv fs "$fs"
-	kv blk "$blk"
-	kv nvme "$nvme"
-	if [ -n "$serial" ]; then
-		h=$(printf '%s' "$serial" | sha256sum)
+	kv kind "${kind}"
+	kv dev "${dev}"
+	kv fs "${fs}"
+	kv blk "${blk}"
+	kv nvme "${nvme}"
+	if [ -n "${serial}" ]; then
+		h=$(printf '%s' "${serial}" | sha256sum)
 		kv serial_hash "${h%"${h#????????????}"}"
 	else
 		kv serial_hash ''
 	fi
 	kv nvme_cli "$(command -v nvme)"
-	sys=${disk:+$R/sys/block/$disk}
+	sys=${disk:+${R}/sys/block/${disk}}
 	for f in logical_block_size physical_block_size rotational scheduler nr_requests \
 		max_sectors_kb max_hw_sectors_kb io_poll dma_alignment; do
 		rv=''
-		[ -z "$sys" ] || rdv "$sys/queue/$f"
-		kv "queue.$f" "$rv"
+		[ -z "${sys}" ] || rdv "${sys}/queue/${f}"
+		kv "queue.${f}" "${rv}"
 	done
 	rv=''
-	[ -z "$sys" ] || rdv "$sys/size"
-	kv size_sectors "$rv"
+	[ -z "${sys}" ] || rdv "${sys}/size"
+	kv size_sectors "${rv}"
 	# model and firmware as sysfs has them (NVMe: the controller's
 	# firmware_rev; SCSI: rev): without nvme-cli, and in fixture trees
 	rv=''
-	[ -z "$sys" ] || rdv "$sys/device/model"
-	trim "$rv"
-	kv dev.model "$tv"
+	[ -z "${sys}" ] || rdv "${sys}/device/model"
+	trim "${rv}"
+	kv dev.model "${tv}"
 	rv=''
-	[ -z "$sys" ] || rdv "$sys/device/firmware_rev" "$sys/device/rev"
-	trim "${rv%%"$NL"*}"
-	kv dev.firmware "$tv"
-	rdv "$R/sys/module/nvme/parameters/poll_queues"
-	kv poll_queues "$rv"
+	[ -z "${sys}" ] || rdv "${sys}/device/firmware_rev" "${sys}/device/rev"
+	trim "${rv%%"${NL}"*}"
+	kv dev.firmware "${tv}"
+	rdv "${R}/sys/module/nvme/parameters/poll_queues"
+	kv poll_queues "${rv}"
 	for f in current_link_speed current_link_width max_link_speed max_link_width numa_node; do
 		rv=''
-		[ -z "$pci" ] || rdv "$pci/$f"
-		kv "pci.$f" "$rv"
+		[ -z "${pci}" ] || rdv "${pci}/${f}"
+		kv "pci.${f}" "${rv}"
 	done
 	kv pci.address "${pci##*/}"
 	# (not /proc/self/status here: sched_getaffinity leaves out CPUs that
 	# are not online, Cpus_allowed_list does not)
-	if [ -n "$R" ]; then
-		rdv "$R/proc/self/status"
-		after "$rv" Cpus_allowed_list:
-		cpus=$av
+	if [ -n "${R}" ]; then
+		rdv "${R}/proc/self/status"
+		after "${rv}" Cpus_allowed_list:
+		cpus=${av}
 	else
 		cpus=$(taskset -pc "$$")
 	fi
 	kv cpus_allowed "${cpus##*: }"
-	rdv "$R/sys/devices/system/node/online"
-	kv online_nodes "$rv"
-	oneline "$(lscpu -J ${R:+--sysroot "$R"})"
-	kv lscpu "$ov"
+	rdv "${R}/sys/devices/system/node/online"
+	kv online_nodes "${rv}"
+	oneline "$(lscpu -J ${R:+--sysroot "${R}"})"
+	kv lscpu "${ov}"
 	uts osrelease -r
-	kv kernel "$uv"
+	kv kernel "${uv}"
 	uts hostname -n
-	kv host "$uv"
-	rdv "$R/proc/meminfo"
-	memtotal "$rv"
+	kv host "${uv}"
+	rdv "${R}/proc/meminfo"
+	memtotal "${rv}"
 	kv memtotal "${mem:+$((mem * 1024))}"
-	rdv "$R/proc/sys/fs/aio-max-nr"
-	kv aio_max_nr "$rv"
-	rdv "$R/proc/sys/kernel/io_uring_disabled"
-	kv io_uring_disabled "$rv"
+	rdv "${R}/proc/sys/fs/aio-max-nr"
+	kv aio_max_nr "${rv}"
+	rdv "${R}/proc/sys/kernel/io_uring_disabled"
+	kv io_uring_disabled "${rv}"
 	# what tswap-check reads besides (not in meta.json)
-	kv disk "$disk"
-	rdv "$R/proc/sys/fs/aio-nr"
-	kv aio_nr "$rv"
-	rdv "$R/proc/self/limits"
-	memlock "$rv"
-	kv memlock "$ml"
-	rdv "$R/proc/self/status"
-	after "$rv" CapEff:
-	kv cap_eff "$av"
+	kv disk "${disk}"
+	rdv "${R}/proc/sys/fs/aio-nr"
+	kv aio_nr "${rv}"
+	rdv "${R}/proc/self/limits"
+	memlock "${rv}"
+	kv memlock "${ml}"
+	rdv "${R}/proc/self/status"
+	after "${rv}" CapEff:
+	kv cap_eff "${av}"
 	rv=''
-	[ -z "$pci" ] || rdv "$pci/numa_node"
-	node=$rv
+	[ -z "${pci}" ] || rdv "${pci}/numa_node"
+	node=${rv}
 	# (a node that is not a number names no folder)
-	case $node in
+	case ${node} in
 	'' | *[!0-9]*) kv numa.cpulist '' ;;
 	*)
-		rdv "$R/sys/devices/system/node/node$node/cpulist"
-		kv numa.cpulist "$rv"
+		rdv "${R}/sys/devices/system/node/node${node}/cpulist"
+		kv numa.cpulist "${rv}"
 		;;
 	esac
-	case $disk in
-	nvme*) nvmf "$disk" ;;
+	case ${disk} in
+	nvme*) nvmf "${disk}" ;;
 	*) ;;
 	esac
 	kv fio "$(fio --version)"
@@ -604,10 +612,10 @@ case ${1:-} in
 	n=0
 	collect "$3" | gzip -9 | base64 -w 240 | while IFS= read -r chunk; do
 		n=$((n + 1))
-		printf '[%s-%03d]\ndescription=%s\n' "$name" "$n" "$chunk"
+		printf '[%s-%03d]\ndescription=%s\n' "${name}" "${n}" "${chunk}"
 		# the first job removes this file (fio wrote it as NAME.prerun.txt
 		# in the server's directory); its own prerun file goes with it
-		[ "$n" -gt 1 ] || printf 'exec_prerun=rm -f %s.prerun.txt && rm -f %s-001.prerun.txt\n' "$name" "$name"
+		[ "${n}" -gt 1 ] || printf 'exec_prerun=rm -f %s.prerun.txt && rm -f %s-001.prerun.txt\n' "${name}" "${name}"
 	done
 	;;
 *)
