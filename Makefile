@@ -264,7 +264,7 @@ check-sanitizers: check-asan check-tsan check-valgrind
 # sweep/lib/run.sh; each is also checked on its own).
 lint:
 	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run tests/drive/refdrive $(wildcard sweep/tswap-sweep sweep/*.sh sweep/lib/*.sh tests/bench/tswap-bench tests/bench/lib/*.bash tests/bench/tswap-bench-deepspeed tests/bench/tswap-bench-sweep tests/bench/fastpersist-compare tests/bench/fastpersist-ratio jobs/fastpersist-plan tests/*.bash)
-	shellcheck -x -o all sweep/tswap-check sweep/tswap-zero jobs/run-grid
+	shellcheck -x -o all sweep/tswap-check sweep/tswap-zero jobs/run-grid sweep/lib/meta-collect.sh
 	shellcheck -x -P SCRIPTDIR tests/*.bats
 	pyflakes3 sweep/tswap tests/py tests/bench/ds-driver/fastpersist_driver.py tests/bench/sweep-overhead
 

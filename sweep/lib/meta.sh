@@ -18,16 +18,9 @@
 # PREFIX/share/tswap/VERSION when installed) and, in a git checkout, the
 # commit (git describe).
 tswap_version() {
-	local v=unknown c='' l
+	local v=unknown c=''
 	if [ -n "$ROOT" ]; then
-		# sed -n 's/^TSWAP_VERSION[[:space:]]*:=[[:space:]]*//p' Makefile
-		v=''
-		while IFS= read -r l || [ -n "$l" ]; do
-			if [[ $l =~ ^TSWAP_VERSION[[:space:]]*:=[[:space:]]*(.*)$ ]]; then
-				v+=${BASH_REMATCH[1]}$'\n'
-			fi
-		done <"$ROOT/Makefile"
-		while [[ $v == *$'\n' ]]; do v=${v%$'\n'}; done
+		v=$(sed -n 's/^TSWAP_VERSION[[:space:]]*:=[[:space:]]*//p' "$ROOT/Makefile")
 		c=$(git -C "$ROOT" describe --always --dirty --tags 2>/dev/null) || c=''
 	elif [ -f "$SWEEP_HOME/VERSION" ]; then
 		v=$(cat -- "$SWEEP_HOME/VERSION")
