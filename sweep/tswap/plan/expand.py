@@ -192,13 +192,21 @@ def add_ceilings(lines: tuple[str, ...], qd: int, jobs: int) -> tuple[str, ...]:
     return tuple(out)
 
 
+def steady_window(ramp: str, ss_dur: int = SS_DUR) -> int:
+    """The shortest runtime (s) that gives fio two steady-state verdicts
+    after a ramp_time of ramp s: ramp + 1 s before the first sample (fio
+    resets the job's epoch when ramp_time ends), ss_dur samples, one more
+    (docs/sweep.md "Steady state"; steady.sh steady_window_at)."""
+    return int(ramp or '0') + ss_dur + 2
+
+
 def steady_on(fixed_runtime: bool, io_size: str, fleet: bool, runtime: str, ramp: str) -> bool:
     """Steady-state detection for a new run: off with --fixed-runtime,
     --io-size, in a fleet, and when the runtime (s) is shorter than the
-    window ramp + 1 s + SS_DUR samples + 1 (steady.sh steady_resolve)."""
+    window (steady_window)."""
     if fixed_runtime or io_size or fleet:
         return False
-    return int(runtime) >= int(ramp or '0') + SS_DUR + 2
+    return int(runtime) >= steady_window(ramp)
 
 
 def writes(lines: tuple[str, ...]) -> bool:

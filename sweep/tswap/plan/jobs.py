@@ -1,11 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The grid's job library (--emit-jobs DIR, `make jobs` -> jobs/grid/):
-one fio job file per direction, one stonewalled section per point,
-runnable with fio alone (docs/sweep.md "Job files"; jobs/run-grid runs
-them one section at a time)."""
+"""fio job files: the standalone job of each point of a sweep
+(point_job: POINTDIR/job.fio, the dry run's jobs, a fleet host's job), and
+the grid's job library (--emit-jobs DIR, `make jobs` -> jobs/grid/): one
+fio job file per direction, one stonewalled section per point, runnable
+with fio alone (docs/sweep.md "Job files"; jobs/run-grid runs them one
+section at a time). A checkpoint point's job is tswap.plan.checkpoint's."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Optional
+
+from .expand import steady_window
 from .values import bytes_to_size, size_to_bytes
 
 
@@ -16,11 +22,15 @@ def tswap_options(be: str, block: int, qd: str, submit: str, window: str, thread
             % (be, bytes_to_size(block), qd, submit, window, threads))
 
 
-def run_options(io_size: str, runtime: str, ramp: str) -> str:
+def run_options(io_size: str, runtime: str, ramp: str, ceiling_bytes: int = 0) -> str:
     """Time based with a ramp, or io_size bytes per job (io_size: the
-    option's text, a size) (jobs.sh run_options, for a tswap point)."""
+    option's text, a size). A ceiling (ceiling_bytes: its bytes in
+    flight, tensor x iodepth) moves at least 4 x ceiling_bytes with
+    --io-size: one burst of its queue is not the device's rate, and a
+    ceiling that reads low flags every point above it."""
     if io_size:
-        return 'io_size=%s\n' % bytes_to_size(size_to_bytes(io_size) or 0)
+        io = size_to_bytes(io_size) or 0
+        return 'io_size=%s\n' % bytes_to_size(max(io, 4 * ceiling_bytes))
     return 'time_based=1\nruntime=%s\nramp_time=%s\n' % (runtime, ramp)
 
 
@@ -55,3 +65,211 @@ def job_file(grid: str, desc: str, rw: str, lines: tuple[str, ...], run: str) ->
                    % (f[0], rw, bytes_to_size(int(f[4])), f[10]))
         out.append(tswap_options(f[3], int(f[5]), f[6], f[7], f[8], f[9]))
     return ''.join(out), n
+
+
+@dataclass(frozen=True)
+class JobSettings:
+    """What shapes a sweep point's job besides its plan line: size_bytes
+    (--size), runtime and ramp (seconds as text, a --budget round's own),
+    io_size (--io-size text, '' for time based), steady (steady-state
+    detection on), ss_crit and ss_dur (fio's steadystate and ss_dur),
+    bwlog_msec (log_avg_msec of the bandwidth log), targets and kinds
+    (file or block per target, ranks.sh check_targets)."""
+    size_bytes: int
+    runtime: str
+    ramp: str
+    io_size: str
+    steady: bool
+    ss_crit: str
+    ss_dur: int
+    bwlog_msec: str
+    targets: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Host:
+    """A fleet host's job: its label and fio --client address, the engine
+    and target paths on that host, and its own fio options from the hosts
+    file (one a line) (docs/fleet.md)."""
+    label: str
+    addr: str
+    engine: str
+    target: str
+    opts: str
+
+
+class JobError(ValueError):
+    """A point that has no job (ranks that leave a block device's handles
+    less than one tensor each): the message, and the job's text up to
+    there (the sweep printed it before it stopped)."""
+
+    def __init__(self, msg: str, text: str) -> None:
+        super().__init__(msg)
+        self.text = text
+
+
+def multi_point(rw: str, ranks: int) -> bool:
+    """The point runs more than one handle: ranks > 1, or readwrite (a
+    read and a write handle per rank: docs/sweep.md "Ranks")."""
+    return rw == 'readwrite' or ranks > 1
+
+
+def steady_options(rw: str, ranks: int, s: JobSettings) -> str:
+    """fio's steady-state options of a point (docs/sweep.md "Steady
+    state"; fio HOWTO steadystate, ss_dur, ss_ramp): none when steady
+    state is off, for a point of several handles (fio would end each job
+    of the group on its own), or when the runtime is shorter than the
+    window (steady_window: a --budget round's short runs are fixed).
+    ss_ramp = ramp_time: fio 3.33 resets the job's epoch, not the
+    steady-state byte counter, when ramp_time ends (libfio.c
+    reset_all_stats)."""
+    if not s.steady or multi_point(rw, ranks) or not s.runtime.isdigit():
+        return ''
+    ramp = s.ramp or '0'
+    if int(s.runtime) < steady_window(ramp, s.ss_dur):
+        return ''
+    return 'steadystate=%s\nss_dur=%s\nss_ramp=%s\n' % (s.ss_crit, s.ss_dur, ramp)
+
+
+def bwlog_options(msec: str) -> str:
+    """fio's bandwidth log of a point: bw_bw.N.log per job, one line per
+    msec of the measured runtime (fio HOWTO write_bw_log, log_avg_msec;
+    docs/sweep.md "Bandwidth over time")."""
+    return 'write_bw_log=bw\nlog_avg_msec=%s\n' % msec
+
+
+def rank_var(rank: int, handle: str) -> str:
+    """The environment variable fio reads rank's handle's path from."""
+    return 'TSWAP_RANK%d_WRITE' % rank if handle == 'write' else 'TSWAP_RANK%d' % rank
+
+
+def rank_sections(f: list[str], s: JobSettings) -> tuple[str, Optional[str]]:
+    """The job sections of a multi-handle point (plan line fields f), one
+    per handle, all in one group: [KEY.rankR] (readwrite: [KEY.rankR.read]
+    and [KEY.rankR.write]), each with its file, size and, on a block
+    device, its own region (offset, size: --size over its handles, whole
+    tensors). Rank R uses target R mod (number of targets), as users
+    spread DeepSpeed's nvme_path over drives; each rank opens its own aio
+    handle (deepspeed/runtime/swap_tensor/optimizer_utils.py,
+    OptimizerSwapper.__init__), readwrite's read and write handles at once
+    (pipelined_optimizer_swapper.py PipelinedOptimizerSwapper.__init__).
+    The text, and the error that stops it (None when whole)."""
+    key, kind, rw, t, q, d = f[0], f[1], f[2], int(f[4]), f[6], f[10]
+    n = int(f[11]) if len(f) > 11 and f[11] else 1
+    hs = ('io', 'write') if rw == 'readwrite' else ('io',)
+    nt = len(s.targets)
+    count: dict[int, int] = {}
+    for r in range(n):
+        count[r % nt] = count.get(r % nt, 0) + len(hs)
+    idx: dict[int, int] = {}
+    depth = q if kind == 'ceiling' else d
+    out = []
+    for r in range(n):
+        i = r % nt
+        for h in hs:
+            hrw, on = rw, ''
+            if rw == 'readwrite':
+                hrw, on = ('write', '.write') if h == 'write' else ('read', '.read')
+            out.append('\n[%s.rank%d%s]\nrw=%s\nbs=%s\niodepth=%s\nfilename=${%s}\n'
+                       % (key, r, on, hrw, bytes_to_size(t), depth, rank_var(r, h)))
+            if (s.kinds[i] if i < len(s.kinds) else 'file') == 'block':
+                k = idx.get(i, 0)
+                idx[i] = k + 1
+                region = s.size_bytes // count[i] // t * t
+                if region <= 0:
+                    return ''.join(out), ('point %s: %d handles on %s leave less than one tensor'
+                                          ' each of --size %s' % (key, count[i], s.targets[i],
+                                                                  bytes_to_size(s.size_bytes)))
+                out.append('offset=%d\nsize=%d\n' % (k * region, region))
+            else:
+                out.append('size=%s\n' % bytes_to_size(s.size_bytes // t * t))
+    return ''.join(out), None
+
+
+def point_job(line: str, s: JobSettings, host: Optional[Host] = None) -> str:
+    """The complete, standalone job file of a tswap or ceiling plan line
+    (POINTDIR/job.fio; docs/sweep.md "Job files"). With host (a fleet):
+    for that host, its engine and target written out (fio expands ${VAR}
+    on the server, in the server's environment), no tswap_stats (it would
+    stay on the host), no steady state or bandwidth log, overwrite=1 and
+    the host's own fio options last in [global]. size is --size rounded
+    down to whole tensors: fio 3.33 ends a time-based job with ramp_time
+    early when the region leaves a partial block. JobError for a point
+    without a job (rank_sections)."""
+    f = line.split('\t')
+    key, kind, rw, be, t, b, q, sub, w, p, d = f[:11]
+    n = f[11] if len(f) > 11 and f[11] else '1'
+    ti, qi, pi = int(t), int(q), int(p)
+    multi = multi_point(rw, int(n))
+    tn = bytes_to_size(ti)
+    engine, target = '${TSWAP_ENGINE}', '${TSWAP_TARGET}'
+    if host:
+        engine, target = host.engine, host.target.replace(':', '\\:')
+    out = ['; tswap-sweep point %s\n' % key]
+    if kind == 'ceiling':
+        out.append("; device ceiling: fio's own libaio engine, %s blocks, iodepth %s\n" % (tn, q))
+        if not (multi or pi <= 1):
+            out.append('; as %s jobs (submitting threads) of iodepth %d, each on its own 1/%s of'
+                       ' the target\n' % (p, (qi + pi - 1) // pi, p))
+    else:
+        out.append('; %s, backend %s, tensor %s, block %s, queue depth %s, submit %s, window %s,'
+                   ' %s thread(s), %s op(s) queued\n'
+                   % (rw, be, tn, bytes_to_size(int(b)), q, sub, w, p, d))
+    if host:
+        out += ['; fleet host %s: run.sh in this directory reruns the point there with\n' % host.label,
+                ';   fio --client=%s job.fio\n' % host.addr,
+                '; The engine and target are paths on that host. overwrite=1: fio writes a new\n',
+                '; target in full before its first job, so reads never hit unwritten extents.\n']
+    elif multi:
+        out += ['; %s rank(s) at once, one job (one tswap handle) per rank%s, one group,\n'
+                % (n, ' and direction' if rw == 'readwrite' else ''),
+                "; no group_reporting: fio's JSON has one entry per handle.\n",
+                '; Environment: TSWAP_ENGINE (tswap.so), TSWAP_RANKn and TSWAP_RANKn_WRITE (the\n',
+                "; file or block device of rank n's handles, ':' escaped as '\\:').\n",
+                '; run.sh in this directory sets them and reruns the point.\n']
+    else:
+        out += ["; Environment: TSWAP_ENGINE (tswap.so), TSWAP_TARGET (target, ':' escaped as '\\:').\n",
+                '; run.sh in this directory sets them and reruns the point.\n']
+    out += ["; size is the sweep's size rounded down to a multiple of bs: fio 3.33 ends a\n",
+            '; time-based job with ramp_time early when the region leaves a partial block.\n\n',
+            '[global]\n']
+    if kind == 'ceiling':
+        out.append('ioengine=libaio\n')
+    else:
+        out.append('ioengine=external:%s\n' % engine)
+        out.append(tswap_options(be, int(b), q, sub, w, p))
+        if multi:
+            out.append('tswap_stats=stats.job%n.json\n')
+        elif not host:
+            out.append('tswap_stats=stats.json\n')
+    if multi:
+        out.append('direct=1\n')
+    else:
+        out.append('filename=%s\nsize=%s\ndirect=1\n' % (target, bytes_to_size(s.size_bytes // ti * ti)))
+    out.append(run_options(s.io_size, s.runtime, s.ramp,
+                           ti * qi if kind == 'ceiling' else 0))
+    if host:
+        out.append('overwrite=1\n')
+        if host.opts:
+            out.append('; options of this host in the hosts file\n')
+            out += ['%s\n' % o for o in host.opts.split('\n') if o]
+    else:
+        out.append(steady_options(rw, int(n), s))
+        out.append(bwlog_options(s.bwlog_msec))
+    if multi:
+        text, err = rank_sections(f, s)
+        if err:
+            raise JobError(err, ''.join(out) + text)
+        return ''.join(out) + text
+    out.append('\n[%s]\nrw=%s\n' % (key, rw))
+    if kind == 'ceiling' and pi > 1:
+        # tswap.plan.expand ceiling_jobs: P submitters, the queue split
+        # among them, each on its own slice (no group_reporting:
+        # tswap.results.result adds the jobs)
+        sl = bytes_to_size(max(s.size_bytes // pi // ti * ti, ti))
+        out.append('bs=%s\niodepth=%d\nnumjobs=%s\nsize=%s\noffset_increment=%s\n'
+                   % (tn, (qi + pi - 1) // pi, p, sl, sl))
+    else:
+        out.append('bs=%s\niodepth=%s\n' % (tn, q if kind == 'ceiling' else d))
+    return ''.join(out)
