@@ -14,14 +14,10 @@
 # throttling): a warning in the report and results, not a reason to distrust
 # the point (tswap.stats.pick flags are the blockers).
 #
-# Owns: bwlog_options, bwlog_line, bwlog_series, bwlog_summary (the plots:
-# python3 -m tswap plots, tswap.report.plots bw_plot).
+# Owns: bwlog_line, bwlog_series, bwlog_summary (the job's options:
+# tswap.plan.jobs bwlog_options; the plots: python3 -m tswap plots,
+# tswap.report.plots bw_plot).
 # Reads: BWLOG_MSEC, DROP_PCT, BWLOG_MIN_SAMPLES, DIR/bw_bw.*.log.
-
-# bwlog_options: the job options of the bandwidth log.
-bwlog_options() {
-	printf 'write_bw_log=bw\nlog_avg_msec=%s\n' "$BWLOG_MSEC"
-}
 
 # bwlog_line: the report's line on the bandwidth logs.
 bwlog_line() {

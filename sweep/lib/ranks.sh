@@ -21,10 +21,10 @@
 # device it uses its own region (offset, size) of the sweep's --size. A
 # point of 1 rank reading or writing uses TARGET itself, as before.
 #
-# Owns: multi_point, rank_slots, rank_file, rank_var,
+# Owns: rank_slots, rank_file, rank_var,
 # check_targets, target_recheck, prepare_targets, rank_env, rank_env_export, rank_env_lines,
-# rank_sections, targets_json, facts_keep, plan_facts, plan_facts_into,
-# plan_writes.
+# targets_json, facts_keep, plan_facts, plan_facts_into,
+# plan_writes (a point's job sections: tswap.plan.jobs rank_sections).
 # Reads: TARGET, TARGETS, TARGET_KINDS, DEFAULT_TARGET, PLAN_TEXT, SIZE_BYTES, RUN.
 # Writes: TARGETS, TARGET, TARGET_KIND, TARGET_KINDS, TARGET_OWNS,
 # TARGET_SEEN, TARGET_OWNED, PLAN_FACTS*,
@@ -67,9 +67,6 @@ facts_keep() {
 	TARGETS_JSON=$(targets_json)
 	TARGETS_JSON_OF=$(targets_key)
 }
-
-# multi_point RW RANKS: true when the point runs more than one handle.
-multi_point() { [ "$1" = readwrite ] || [ "${2:-1}" -gt 1 ]; }
 
 # rank_slots: the handles the plan's multi-handle points use, one
 # "RANK<TAB>HANDLE" a line (HANDLE: io, or write for readwrite's second).
@@ -194,49 +191,6 @@ rank_env_lines() {
 	while IFS=$'\t' read -r v f; do
 		[ -z "$v" ] || printf 'export %s=%q\n' "$v" "$f"
 	done <<<"$env"
-}
-
-# rank_sections PLANLINE: the job sections of a multi-handle point, one
-# per handle, all in one group: [KEY.rankR] (or [KEY.rankR.read] and
-# [KEY.rankR.write] for readwrite), each with its file, size and, on a
-# block device, its own region (offset).
-rank_sections() {
-	local key kind rw be t b q s w p d n r i h hrw on k region depth tn v sz
-	local -a hs
-	local -A count=() idx=()
-	IFS=$'\t' read -r key kind rw be t b q s w p d n <<<"$1"
-	n=${n:-1}
-	if [ "$rw" = readwrite ]; then hs=(io write); else hs=(io); fi
-	# handles per block device, to cut it into regions
-	for ((r = 0; r < n; r++)); do
-		i=$((r % ${#TARGETS[@]}))
-		count[$i]=$((${count[$i]:-0} + ${#hs[@]}))
-	done
-	depth=$d
-	szname tn "$t"
-	[ "$kind" = ceiling ] && depth=$q
-	for ((r = 0; r < n; r++)); do
-		i=$((r % ${#TARGETS[@]}))
-		for h in "${hs[@]}"; do
-			hrw=$rw on=''
-			if [ "$rw" = readwrite ]; then
-				if [ "$h" = write ]; then hrw=write on=.write; else hrw=read on=.read; fi
-			fi
-			v=$(rank_var "$r" "$h")
-			printf '\n[%s.rank%s%s]\nrw=%s\nbs=%s\niodepth=%s\nfilename=${%s}\n' "$key" "$r" "$on" "$hrw" "$tn" "$depth" "$v"
-			if [ "${TARGET_KINDS[i]:-file}" = block ]; then
-				k=${idx[$i]:-0}
-				idx[$i]=$((k + 1))
-				region=$((SIZE_BYTES / count[$i] / t * t))
-				szname sz "$SIZE_BYTES"
-				((region > 0)) || die "$EXIT_USAGE" "point $key: ${count[$i]} handles on ${TARGETS[i]} leave less than one tensor each of --size $sz"
-				printf 'offset=%s\nsize=%s\n' "$((k * region))" "$region"
-			else
-				szname sz "$((SIZE_BYTES / t * t))"
-				printf 'size=%s\n' "$sz"
-			fi
-		done
-	done
 }
 
 # plan_facts: tswap.plan.points facts() for PLAN_TEXT: 1 or 0 (a point

@@ -110,6 +110,11 @@ PLAN_JSON=''
 # The kept answers of plan_facts (for the plan PLAN_FACTS_OF) and
 # targets_json (for the targets TARGETS_JSON_OF): ranks.sh facts_keep.
 PLAN_FACTS='' PLAN_FACTS_OF='' TARGETS_JSON='' TARGETS_JSON_OF=''
+# Each point's job file by H/KEY (H: a fleet host's index, or empty), the
+# error of a point without one, and the settings they were made for
+# (jobs.sh point_job).
+declare -gA JOBS=() JOBS_ERR=()
+JOBS_OF=''
 declare -ga NOTES=()
 # exec-local.sh: the fio running now (its guard's pid, the process group,
 # and its environment tag: fioproc.sh) and the point directory it writes

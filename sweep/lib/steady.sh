@@ -23,28 +23,19 @@
 #   those points keep the fixed runtime (steady null).
 # - The external engine needs nothing: fio counts its completions.
 #
-# Owns: steady_window_at, steady_options, steady_line.
-# Reads: FIXED_RUNTIME, IO_SIZE, RUNTIME, RAMP (a point's: a --budget round
-# runs with its own), FLEET, BUDGET, SS_CRIT, SS_DUR.
-# Writes: STEADY (on/off; sweep.json keeps it for --resume).
+# A point's steady-state options: tswap.plan.jobs steady_options (jobs.sh
+# point_job), with the window of tswap.plan.expand steady_window.
+#
+# Owns: steady_window_at, steady_line.
+# Reads: FIXED_RUNTIME, IO_SIZE, STEADY, RUNTIME, RAMP, FLEET, BUDGET, SS_CRIT,
+# SS_DUR.
 
 # steady_window_at RAMP: the shortest runtime (s) that gives fio two
 # verdicts after a RAMP s ramp_time: ramp_time + 1 s before the first
-# sample, SS_DUR samples, one more.
+# sample, SS_DUR samples, one more (tswap.plan.expand steady_window, for
+# the report's line and budget.sh).
 steady_window_at() {
 	printf '%s\n' "$((10#$1 + SS_DUR + 2))"
-}
-
-# steady_options RW RANKS: the job's steady-state options (none when
-# STEADY is off, the point has several handles, or the point's RUNTIME is
-# too short for a window: a --budget round's short runs are fixed).
-steady_options() {
-	local w
-	[ "$STEADY" = on ] || return 0
-	! multi_point "$1" "${2:-1}" || return 0
-	w=$(steady_window_at "${RAMP:-0}")
-	((10#$RUNTIME >= w)) || return 0
-	printf 'steadystate=%s\nss_dur=%s\nss_ramp=%s\n' "$SS_CRIT" "$SS_DUR" "${RAMP:-0}"
 }
 
 # steady_line: the report's line on how each point was timed (a --budget

@@ -18,7 +18,7 @@ from .. import jqjson
 STAGES = ('aggregate', 'budget-plan', 'budget-prune', 'budget-round', 'budget-check', 'plan',
           'best-aio', 'ds-release', 'summary-csv', 'summary', 'verdict',
           'result', 'bwlog', 'meta', 'plot-data', 'plots', 'load-done', 'finish',
-          'fleet-checks', 'fleet-progress', 'checkpoint-job', 'targets-check', 'point-jobs')
+          'fleet-checks', 'fleet-progress', 'targets-check', 'point-jobs')
 
 PROG = 'tswap'
 
