@@ -61,7 +61,8 @@ def run(a: argparse.Namespace) -> int:
             if k in jobs:
                 continue
             if kind == 'checkpoint':
-                # one file of --size as FastFileWriter writes it
+                # one file of --size as FastFileWriter writes it; a refusal
+                # is the line the checkpoint-job stage gave before
                 try:
                     jobs[k] = job_file(line, s.size_bytes)
                 except (CheckpointError, IndexError, ValueError) as e:
