@@ -3,7 +3,8 @@
 "Budget: successive halving"): the default rule (a grid whose exhaustive
 run would take longer than AUTO_OVER s runs with a budget), the first
 plan of the rounds (tswap.plan.budget), and the refusal of a budget too
-small to run round 1 once. The rounds themselves: sweep/lib/budget-run.sh.
+small to run round 1 once. The rounds themselves: tswap.stats.budget_run
+and tswap.cli.budget_run (sweep/lib/budget-run.sh runs their points).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ SS_DUR = 5
 def reserve(nlines: int, sweep_s: float = 0) -> int:
     """Seconds kept for the outputs after the runs: RESERVE + 0.02 s per
     plan line, or RESERVE_RUNS x the sweep's own seconds per run when
-    more, rounded up (budget.sh budget_reserve; sweep_s is 0 before a
+    more, rounded up (tswap.cli.budget_run; sweep_s is 0 before a
     round measured it)."""
     return math.floor(max(RESERVE + 0.02 * nlines, RESERVE_RUNS * sweep_s) + 0.999)
 
@@ -51,25 +52,31 @@ def steady_window(points: list[Point], steady: bool, ramp: int) -> Optional[int]
     return ramp + SS_DUR + 2
 
 
-def first_plan(points: list[Point], left: float, steady: bool, ramp: int, runtime: int,
-               repeat: int) -> dict[str, Any]:
-    """The rounds of a new plan fitted into left seconds at OVER_EST s of
-    start-up a run (budget.sh budget_plan): the final round's floor is
-    the steady-state window when there is one (steady_window) and above
-    FINAL_MIN; when that does not fit, the plan at the FINAL_MIN floor,
-    plus steady_window, steady_floor_s and below_steady."""
-    groups: dict[str, float] = {}
-    for p in sorted((p for p in points if p['kind'] == 'tswap'), key=lambda p: p['ckey']):
-        groups[p['ckey']] = groups.get(p['ckey'], 0.0) + 1
-    nceil = float(sum(1 for p in points if p['kind'] == 'ceiling'))
+def plan_at(points: list[Point], left: float, steady: bool, ramp: float, runtime: float,
+            repeat: int, over: float = OVER_EST, first: float = 0,
+            shape: Optional[list[dict[str, Any]]] = None) -> dict[str, Any]:
+    """The rounds fitted into left seconds at over s of start-up a run
+    (formerly budget.sh budget_plan): a new plan from the points' pick
+    groups and ceilings, or with shape (the rounds still to run) a re-plan
+    after `first` rounds. The final round's floor is the steady-state
+    window when there is one (steady_window) and above FINAL_MIN; when
+    that does not fit, the plan at the FINAL_MIN floor, plus
+    steady_window, steady_floor_s and below_steady."""
+    groups: Optional[dict[str, float]] = None
+    nceil = 0.0
+    if shape is None:
+        groups = {}
+        for p in sorted((p for p in points if p['kind'] == 'tswap'), key=lambda p: p['ckey']):
+            groups[p['ckey']] = groups.get(p['ckey'], 0.0) + 1
+        nceil = float(sum(1 for p in points if p['kind'] == 'ceiling'))
 
     def at(floor: float) -> dict[str, Any]:
-        return plan(BudgetInput(left=float(left), ramp=float(ramp), over=float(OVER_EST),
+        return plan(BudgetInput(left=float(left), ramp=float(ramp), over=float(over),
                                 tmax=float(runtime), reps=float(max(repeat, REPEAT)),
-                                floor=floor, first=0.0, groups=groups, shape=None,
+                                floor=floor, first=float(first), groups=groups, shape=shape,
                                 ceilings=nceil))
 
-    w = steady_window(points, steady, ramp)
+    w = steady_window(points, steady, int(ramp))
     if w is not None and w > FINAL_MIN:
         p = at(float(w))
         if p.get('below_floor') is not True:
@@ -81,6 +88,13 @@ def first_plan(points: list[Point], left: float, steady: bool, ramp: int, runtim
         return {**below, 'steady_window': w, 'steady_floor_s': p['floor_s'],
                 'below_steady': last < w}
     return at(float(FINAL_MIN))
+
+
+def first_plan(points: list[Point], left: float, steady: bool, ramp: int, runtime: int,
+               repeat: int) -> dict[str, Any]:
+    """The rounds of a new plan fitted into left seconds at OVER_EST s of
+    start-up a run (plan_at)."""
+    return plan_at(points, left, steady, ramp, runtime, repeat)
 
 
 def fmt_secs(s: int) -> str:
