@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # tests/sweep-budget-plan.bats - the --budget planner on fixtures: the
-# report's section and the shell's re-plan below the minimum. The rules
+# report's section and the re-plan below the minimum. The rules
 # themselves (the rounds planned, what a round keeps, the checks while a
-# round runs, a round's record) are pytest units: tests/py/test_budget.py.
+# round runs, a round's record, the re-plans and the progress lines) are
+# pytest units: tests/py/test_budget.py, tests/py/test_budget_run.py.
 # No fio, no wall clock: the seconds are given. The real runs:
 # tests/sweep-budget.bats.
 
@@ -61,26 +62,35 @@ print("\n".join(f(read_json(sys.argv[3], "aggregate"))))' "$SWEEP_REPO/sweep" "$
 	done
 }
 
+# fitted LEFT: tswap.stats.budget_run.fitted's plan (JSON) on stdout and its
+# messages on stderr, for a re-plan after round 1 of a final round of 4
+# points and 2 ceilings at 3.68 s of start-up a run (ramp 2 s, runtime 2 s)
+fitted() {
+	python3 -I -c 'import sys
+sys.path.insert(0, sys.argv[1])
+from tswap import jqjson
+from tswap.plan import budget_start as bs
+from tswap.stats import budget_run as br
+pts = [{"point": "c%d" % i, "kind": "ceiling", "rw": "read", "ckey": "read"} for i in range(2)]
+pts += [{"point": "%s%d" % (d, i), "kind": "tswap", "rw": d, "ckey": d, "ranks": 1}
+        for d in ("read", "write") for i in range(4)]
+shape = [{"final": True, "groups": {"read": 2, "write": 2}, "ceilings": 2}]
+p, msgs = br.fitted(lambda left: bs.plan_at(pts, left, False, 2, 2, 1, 3.68, 1, shape),
+                    float(sys.argv[2]), "120", 3, 6, 60)
+for kind, m in msgs:
+    print(kind, m, file=sys.stderr)
+print(jqjson.dumps(p, compact=True))' "$SWEEP_REPO/sweep" "$1"
+}
+
 @test "budget_fitted_plan: below the minimum, the plan made at the minimum keeps fits false (planned_s over left_s), with a warning" {
-	local p shape
-	SWEEP_HOME=$SWEEP_REPO/sweep
-	# shellcheck source=../sweep/lib/state.sh
-	. "$SWEEP_HOME/lib/state.sh"
-	# shellcheck source=../sweep/lib/util.sh
-	. "$SWEEP_HOME/lib/util.sh"
-	# shellcheck source=../sweep/lib/budget.sh
-	. "$SWEEP_HOME/lib/budget.sh"
-	BUDGET=120 RAMP=2 RUNTIME=2 REPEAT=1 STEADY=off
+	local p
 	# a re-plan with 34 s left of a final round of 6 runs at 3.68 s of
 	# start-up each: 6 x (1 + 1 + 3.68) = 34.08 s even at its minimum (a
 	# loaded machine's budget run, issue 25)
-	budget_left() { echo 34; }
-	shape='[{"final": true, "groups": {"read": 2, "write": 2}, "ceilings": 2}]'
-	p=$(budget_fitted_plan 1 3.68 "$shape" 2>"$BATS_TEST_TMPDIR/err")
+	p=$(fitted 34 2>"$BATS_TEST_TMPDIR/err")
 	jq -e '.fits == false and .left_s == 34 and .planned_s > .left_s and (.rounds | length) == 1' <<<"$p" >/dev/null || fail "$p"
 	grep -q "34 s left for the runs, below the" "$BATS_TEST_TMPDIR/err" || fail "no warning: $(cat "$BATS_TEST_TMPDIR/err")"
 	# with the time it needs, the plan fits
-	budget_left() { echo 60; }
-	p=$(budget_fitted_plan 1 3.68 "$shape" 2>/dev/null)
+	p=$(fitted 60 2>/dev/null)
 	jq -e '.fits and .left_s == 60 and .planned_s <= .left_s' <<<"$p" >/dev/null || fail "$p"
 }

@@ -135,18 +135,8 @@ declare -gA FINISHED=()
 # clock) ---------------------------------------------------------------------
 BUDGET='' EXHAUSTIVE=0 BUDGET_AUTO=0
 BUDGET_T0=$EPOCHREALTIME
-# BUDGET_OVER_EST: the estimated fio start-up cost of a run (s: fio's
-# start, the engine's buffers, drop_caches, job file and result.json);
-# BUDGET_RESERVE: seconds kept for the outputs, plus 0.02 s per plan line;
-# BUDGET_REPEAT: the final round's repeats at least; BUDGET_FINAL_MIN: the
-# final round's runtime floor (s; at most the grid's runtime), reserved
-# before the pruning rounds get any time. The same as
-# tswap/plan/budget_start.py's (the first plan; the default rule's
-# AUTO_OVER is there only).
-readonly BUDGET_OVER_EST=1 BUDGET_RESERVE=5 BUDGET_REPEAT=3 BUDGET_FINAL_MIN=5
-# BUDGET_RESERVE_RUNS: the outputs cost about this many times the sweep's
-# own work per run (budget_reserve: measured 6.5-12 on the reference VM)
-readonly BUDGET_RESERVE_RUNS=10
+# The budget's constants (the start-up estimate, the outputs' reserve, the
+# final round's repeats and floor): tswap/plan/budget_start.py.
 
 # --- fleet mode (--hosts): settings (the options and their defaults,
 # tswap/cli/sweep_fleet.py), one entry per host in the H_* arrays (the

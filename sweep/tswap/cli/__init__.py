@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 from .. import jqjson
 
-STAGES = ('aggregate', 'budget-plan', 'budget-prune', 'budget-round', 'budget-check', 'plan',
+STAGES = ('aggregate', 'budget-run', 'plan',
           'best-aio', 'ds-release', 'summary-csv', 'summary', 'verdict',
           'result', 'bwlog', 'meta', 'plot-data', 'plots', 'load-done', 'finish',
           'fleet-checks', 'fleet-progress', 'targets-check', 'point-jobs')
