@@ -6,8 +6,8 @@
 #   make run        the main job: a short tswap run on a scratch file
 #   make check      C unit tests + bats integration tests (README, .ci/run)
 #   make install    PREFIX=/usr/local: engine, job library, sweep script (its
-#                   modules, jq programs and Python package in
-#                   PREFIX/share/tswap/{lib,jq,tswap}),
+#                   modules and Python package in
+#                   PREFIX/share/tswap/{lib,tswap}),
 #                   tswap-zero, tswap-check, man pages
 #   make uninstall
 #   make man        build/man/tswap-sweep.1, tswap-zero.1, tswap-check.1, tswap.7 (help2man,
@@ -329,7 +329,7 @@ install: all man
 	install -D -m 0644 $(BUILD)/VERSION $(DESTDIR)$(PREFIX)/share/tswap/VERSION
 	@for f in sweep/grids/*.grid; do \
 		install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/grids/$${f##*/}"; done
-	@for f in sweep/lib/*.sh sweep/jq/*.jq sweep/tswap/*.py sweep/tswap/*/*.py; do \
+	@for f in sweep/lib/*.sh sweep/tswap/*.py sweep/tswap/*/*.py; do \
 		install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/$${f#sweep/}"; done
 	install -D -m 0755 sweep/tswap-sweep $(DESTDIR)$(PREFIX)/bin/tswap-sweep
 	install -D -m 0755 sweep/tswap-zero $(DESTDIR)$(PREFIX)/bin/tswap-zero

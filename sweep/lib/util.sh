@@ -4,8 +4,7 @@
 #
 # Owns: say/warn/warn_once/die/usage_error (stdout, stderr, exit codes),
 # note (the report's notes), need_tools, fio size notation (size_to_bytes,
-# szname), abspath, fmt_secs,
-# num (float arithmetic, in jq), py (a stage of the Python package).
+# szname), abspath, fmt_secs, py (a stage of the Python package).
 # Reads: PROG, RUN. Writes: NOTES, RUN/notes.txt (note), WARNED (warn_once).
 
 say() { printf '%s\n' "$*"; }
@@ -105,19 +104,6 @@ abspath() {
 	/*) printf '%s\n' "$1" ;;
 	*) printf '%s\n' "$PWD/$1" ;;
 	esac
-}
-
-# num PLACES EXPR [NAME NUMBER]...: the jq expression EXPR (NUMBERs as
-# $NAME) with PLACES decimals, as printf's %.Nf (jq/fixed.jq).
-num() {
-	local p=$1 e=$2
-	local -a a=()
-	shift 2
-	while (($# > 1)); do
-		a+=(--argjson "$1" "$2")
-		shift 2
-	done
-	jq -rn -L "${BASH_SOURCE[0]%/*}/../jq" --argjson p "$p" "${a[@]}" "include \"fixed\"; ($e) | fixed(\$p)"
 }
 
 # fmt_secs N -> M:SS or H:MM:SS

@@ -148,10 +148,10 @@ def jround(x: float) -> float:
 
 
 def fixed(x: float, p: int) -> str:
-    """x as text with p (0 to 6) decimals, as sweep/jq/fixed.jq's
-    fixed(p) wrote it (C's printf("%.pf"): the binary value rounded, exact
-    ties to even), step for step in doubles (Dekker's split makes x * 10^p
-    exact enough to see a tie)."""
+    """x as text with p (0 to 6) decimals, as the sweep's jq fixed(p)
+    wrote it (C's printf("%.pf"): the binary value rounded, exact ties to
+    even), step for step in doubles (Dekker's split makes x * 10^p exact
+    enough to see a tie)."""
     m = (1, 10, 100, 1000, 10000, 100000, 1000000)[p]
     s = '-' if x < 0 else ''
     x = -x if x < 0 else x

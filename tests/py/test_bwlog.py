@@ -10,7 +10,7 @@ def log(start, kibs, step=250):
 
 
 def test_fixed_is_printf_with_ties_to_even():
-    # C's printf("%.pf") on the binary value (sweep/jq/fixed.jq)
+    # C's printf("%.pf") on the binary value (tswap.jqjson.fixed)
     assert jqjson.fixed(0.125, 2) == '0.12' and jqjson.fixed(0.375, 2) == '0.38'
     assert jqjson.fixed(2.675, 2) == '2.67'     # 2.67499999... in binary
     assert jqjson.fixed(-1.5, 0) == '-2' and jqjson.fixed(3, 6) == '3.000000'
