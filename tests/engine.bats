@@ -112,7 +112,7 @@ teardown() { common_teardown; }
 	fi
 	if [ -f "$REPO/sweep/tswap-sweep" ]; then
 		assert_file_executable "$prefix/bin/tswap-sweep"
-		# The installed sweep finds its modules, jq programs and grids,
+		# The installed sweep finds its modules, Python package and grids,
 		# also through a symlink from elsewhere.
 		assert_file_exists "$prefix/share/tswap/lib/state.sh"
 		assert_file_exists "$prefix/share/tswap/tswap/stats/aggregate.py"

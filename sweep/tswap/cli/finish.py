@@ -185,7 +185,7 @@ def limits(a: argparse.Namespace, across: bool = False) -> Limits:
 
 
 def used_s(a: argparse.Namespace) -> str:
-    """The budget's seconds used so far, 1 decimal (budget.sh budget_elapsed)."""
+    """The budget's seconds used so far, 1 decimal (tswap.stats.budget_run.elapsed)."""
     return jqjson.fixed(time.time() - float(a.budget_t0), 1)
 
 

@@ -43,7 +43,7 @@ class BudgetInput:
     start-up, the job file, drop_caches, the result stage: estimated,
     then measured); tmax: the longest runtime of a round (s); reps: the
     final round's repeats; floor: the final round's runtime floor (s,
-    BUDGET_FINAL_MIN, capped by tmax); first: rounds already run."""
+    budget_start.FINAL_MIN, capped by tmax); first: rounds already run."""
     left: float
     ramp: float
     over: float
@@ -77,7 +77,7 @@ def _round(x: float) -> float:
 
 
 class _Plan:
-    """budget-plan's functions over one BudgetInput (pure: nothing kept
+    """plan()'s functions over one BudgetInput (pure: nothing kept
     between calls of plan())."""
 
     def __init__(self, b: BudgetInput) -> None:

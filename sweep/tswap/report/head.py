@@ -42,7 +42,7 @@ def ival(p: Doc) -> str:
 
 def budget_caution(budget: Any) -> Optional[str]:
     """The caution of a budget run whose final round ran shorter than
-    fio's steady-state window (budget.sh budget_plan): its pick ranks
+    fio's steady-state window (tswap.plan.budget_start.plan_at): its pick ranks
     each point's first seconds; None otherwise."""
     if budget is None:
         return None
