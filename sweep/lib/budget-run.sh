@@ -39,9 +39,9 @@ budget_prep() {
 # answers with lines to eval (say/warn/note, then B_ACT=run with the run's
 # B_I, B_DIR, B_KEY, B_REP, B_RT, B_RAMP, B_HEAD, B_TAIL, or B_ACT=end).
 # Here: the runs, and the preconditioning and preparation before them.
-# Exit: the stage's status when it fails.
+# A failure of the stage is an internal error (run.sh on_err).
 run_budget() {
-	local cmd line kind label wall pre cost r0 dir rc=0 pid bin bout
+	local cmd line kind label wall pre cost r0 dir pid bin bout
 	local B_ACT='' B_I B_DIR B_KEY B_REP B_RT B_RAMP B_HEAD B_TAIL
 	local -a lines=() clines=()
 	mkdir -p "$RUN/points" "$RUN/rounds"
@@ -54,9 +54,14 @@ run_budget() {
 	done <<<"$PLAN_TEXT"
 	dir=$(mktemp -d)
 	mkfifo -m 0600 "$dir/in" "$dir/out"
-	py budget-run "$RUN" --budget "$BUDGET" --auto "$BUDGET_AUTO" --t0 "$BUDGET_T0" \
-		--steady "$STEADY" --ramp "${RAMP:-0}" --runtime "$RUNTIME" --repeat "$REPEAT" \
-		--cvflag "$CV_FLAG" <"$dir/in" >"$dir/out" &
+	# its failure is said here, by wait (an ERR in it would be said twice,
+	# and once more when it ends after the sweep, after a signal)
+	(
+		trap - ERR
+		py budget-run "$RUN" --budget "$BUDGET" --auto "$BUDGET_AUTO" --t0 "$BUDGET_T0" \
+			--steady "$STEADY" --ramp "${RAMP:-0}" --runtime "$RUNTIME" --repeat "$REPEAT" \
+			--cvflag "$CV_FLAG"
+	) <"$dir/in" >"$dir/out" &
 	pid=$!
 	exec {bout}>"$dir/in" {bin}<"$dir/out"
 	rm -rf -- "$dir"
@@ -73,8 +78,7 @@ run_budget() {
 		printf '%s %s %s %s\n' "$pre" "$cost" "$wall" "$label" >&"$bout"
 	done
 	exec {bout}>&- {bin}<&-
-	wait "$pid" || rc=$?
-	((rc == 0)) || exit "$rc"
+	wait "$pid"
 	[ "$B_ACT" = end ] || die "$EXIT_ERROR" "internal error: the --budget rounds ended early"
 }
 
