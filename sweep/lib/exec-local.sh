@@ -171,16 +171,19 @@ run_point() {
 	check_run_space
 	tmp="$dir/.tmp-$runkey.$$"
 	TMP_POINT=$tmp
-	rm -rf -- "$tmp"
+	# (rm only if there is one: exec_begin removed the earlier sweeps')
+	if [ -e "$tmp" ] || [ -L "$tmp" ]; then rm -rf -- "$tmp"; fi
 	mkdir -p "$tmp"
 	point_job "$line" >"$tmp/job.fio"
 	write_run_sh "$tmp" 2
 	[ "$rw" = read ] && drop_caches
 	t0=$EPOCHREALTIME
 	run_fio "$tmp" 2 "$label" || rc=$?
-	_wall=$(since "$t0")
+	since_into _wall "$t0"
 	result_json "$tmp" "$runkey" "$rep" "$rc" "$_wall" "$line"
-	rm -rf -- "${dir:?}/$runkey"
+	# an earlier run of RUNKEY that did not say ok (--resume runs it
+	# again): removed first (rm only if there is one)
+	if [ -e "${dir:?}/$runkey" ] || [ -L "$dir/$runkey" ]; then rm -rf -- "${dir:?}/$runkey"; fi
 	mv -T -- "$tmp" "$dir/$runkey"
 	TMP_POINT=
 }

@@ -114,7 +114,7 @@ run_points() {
 			# wall: seconds with 3 decimals; the ETA from the mean so far
 			ms=${wall/./}
 			ran=$((ran + 1)) spent=$((spent + 10#$ms))
-			eta=$(fmt_secs "$(((total - idx) * ((spent + 500 * ran) / (1000 * ran))))")
+			fmt_secs "$(((total - idx) * ((spent + 500 * ran) / (1000 * ran))))" eta
 			exec_result_text "$runkey" "$pre" "$eta" "${todo[@]}"
 		done
 	done
@@ -200,8 +200,15 @@ dry_run() {
 
 # since T0: the seconds since T0 (an EPOCHREALTIME), 3 decimals.
 since() {
-	local ms=$(((${EPOCHREALTIME//[!0-9]/} - ${1//[!0-9]/} + 500) / 1000))
-	printf '%d.%03d\n' "$((ms / 1000))" "$((ms % 1000))"
+	local s
+	since_into s "$1"
+	printf '%s\n' "$s"
+}
+
+# since_into VAR T0: since's seconds into VAR (no subshell).
+since_into() {
+	local ms=$(((${EPOCHREALTIME//[!0-9]/} - ${2//[!0-9]/} + 500) / 1000))
+	printf -v "$1" '%d.%03d' "$((ms / 1000))" "$((ms % 1000))"
 }
 
 # finish_run: the outputs from the points' results, the plots, the

@@ -57,10 +57,12 @@ out_empty() {
 # when the name is taken. Then its sweep.json and plan.json;
 # build/sweep/latest points at it in a checkout.
 new_run_dir() {
-	local base n=1 err
+	local base n=1 err parent
 	if [ -n "$OUT" ]; then
 		RUN=$(abspath "$OUT")
-		if ! err=$(mkdir -p -- "$(dirname -- "$RUN")" 2>&1) || ! err=$(mkdir -- "$RUN" 2>&1); then
+		dirname_into parent "$RUN"
+		# (mkdir -p only when the parent is not a directory yet)
+		if ! { [ -d "$parent" ] || err=$(mkdir -p -- "$parent" 2>&1); } || ! err=$(mkdir -- "$RUN" 2>&1); then
 			# mkdir's reason: "Read-only file system", "Permission denied"
 			[ -d "$RUN" ] || die "$EXIT_USAGE" "--out $RUN: cannot create the run directory (${err##*: })"
 			# free and empty before the lock (a refusal writes no .lock
@@ -72,7 +74,8 @@ new_run_dir() {
 		fi
 	else
 		base=$(default_out)
-		mkdir -p -- "$(dirname -- "$base")"
+		dirname_into parent "$base"
+		[ -d "$parent" ] || mkdir -p -- "$parent"
 		RUN=$base
 		until mkdir -- "$RUN" 2>/dev/null; do
 			n=$((n + 1))
@@ -91,7 +94,8 @@ new_run_dir() {
 # checkout, ./tswap-sweep-DATE-TIME when installed.
 default_out() {
 	local stamp
-	stamp=$(date -u +%Y%m%d-%H%M%S)
+	# date -u +%Y%m%d-%H%M%S, without a process
+	TZ=UTC0 printf -v stamp '%(%Y%m%d-%H%M%S)T' -1
 	if [ -n "$ROOT" ]; then
 		printf '%s\n' "$ROOT/build/sweep/$stamp"
 	else

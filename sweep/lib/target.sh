@@ -75,7 +75,8 @@ prepare_target() {
 		return 0
 	fi
 	say "preparing $TARGET: writing $SIZE with fio (O_DIRECT) so reads hit the device"
-	rm -rf "$dir"
+	# (rm only if there is one: an interrupted prepare's)
+	if [ -e "$dir" ] || [ -L "$dir" ]; then rm -rf "$dir"; fi
 	mkdir -p "$dir"
 	# Size the file first: fio unlinks and recreates a file it has to extend,
 	# which would replace the run directory's symlink to an awkward path.

@@ -4,7 +4,7 @@
 #
 # Owns: say/warn/warn_once/die/usage_error (stdout, stderr, exit codes),
 # note (the report's notes), need_tools, fio size notation (size_to_bytes,
-# szname), abspath, fmt_secs, py (a stage of the Python package).
+# szname), dirname_into, abspath, fmt_secs, py (a stage of the Python package).
 # Reads: PROG, RUN. Writes: NOTES, RUN/notes.txt (note), WARNED (warn_once).
 
 say() { printf '%s\n' "$*"; }
@@ -98,6 +98,22 @@ szname() {
 	fi
 }
 
+# dirname_into VAR PATH: `dirname -- PATH` into VAR, without a process
+# (coreutils: trailing slashes dropped, then the last part and the
+# slashes before it; "." without a slash, "/" for the root).
+dirname_into() {
+	local -n _dn=$1
+	local p=$2
+	while [[ $p == */ && $p != / ]]; do p=${p%/}; done
+	if [[ $p != */* ]]; then
+		_dn=.
+		return 0
+	fi
+	p=${p%/*}
+	while [[ $p == */ ]]; do p=${p%/}; done
+	_dn=${p:-/}
+}
+
 # abspath PATH: absolute path without resolving symlinks of the last part.
 abspath() {
 	case $1 in
@@ -106,12 +122,13 @@ abspath() {
 	esac
 }
 
-# fmt_secs N -> M:SS or H:MM:SS
+# fmt_secs N [VAR] -> M:SS or H:MM:SS (into VAR: no subshell)
 fmt_secs() {
-	local s=$1
+	local s=$1 t
 	if ((s >= 3600)); then
-		printf '%d:%02d:%02d' "$((s / 3600))" "$((s % 3600 / 60))" "$((s % 60))"
+		printf -v t '%d:%02d:%02d' "$((s / 3600))" "$((s % 3600 / 60))" "$((s % 60))"
 	else
-		printf '%d:%02d' "$((s / 60))" "$((s % 60))"
+		printf -v t '%d:%02d' "$((s / 60))" "$((s % 60))"
 	fi
+	if [ -n "${2:-}" ]; then printf -v "$2" '%s' "$t"; else printf '%s' "$t"; fi
 }
