@@ -129,16 +129,17 @@ lock_target() {
 	lock_target_inode "$2"
 }
 
-# lock_target_inode PATH: lock the file PATH names by its DEV:INODE
-# (lock_dir/ino-DEV-INODE.lock: all its hard links), or exit 2 naming the
-# sweep that holds it; nothing for a block device, a path not (yet) a
-# file, or a fleet.
+# lock_target_inode PATH [DEV-INODE]: lock the file PATH names by its
+# DEV:INODE (lock_dir/ino-DEV-INODE.lock: all its hard links; DEV-INODE:
+# the caller's stat of it, else stat's), or exit 2 naming the sweep that
+# holds it; nothing for a block device, a path not (yet) a file, or a
+# fleet.
 lock_target_inode() {
-	local t=$1 d id
+	local t=$1 d id=${2:-}
 	[ "$FLEET" = 0 ] && [ -f "$t" ] && [ ! -b "$t" ] || return 0
 	lock_dir || die "$EXIT_ERROR" "cannot make a private directory for the targets' locks (a symlink, or another user's, is in the way)"
 	d=$LOCK_DIR
-	id=$(stat -L -c '%d-%i' -- "$t") || die "$EXIT_ERROR" "cannot stat target $t for its lock"
+	[ -n "$id" ] || id=$(stat -L -c '%d-%i' -- "$t") || die "$EXIT_ERROR" "cannot stat target $t for its lock"
 	lock_take "$d/ino-$id.lock" "$t"
 }
 

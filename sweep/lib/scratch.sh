@@ -22,7 +22,7 @@
 # A fresh run and --resume apply the same test (scratch_owned); the
 # identity kept in RUN/scratch-target is a record, never taken as a mark.
 #
-# Owns: target_id, scratch_birth, scratch_mark, scratch_owned,
+# Owns: scratch_mark, scratch_owned,
 # scratch_sidecar_free, scratch_sidecar, scratch_create, PSEUDO_FS_TYPES.
 # Whether a file carries the mark when the targets are checked:
 # tswap/executor/target_facts.py (the same test, in Python).
@@ -34,28 +34,15 @@ readonly SCRATCH_XATTR=user.tswap.scratch SCRATCH_SIDECAR=.tswap-scratch
 # (fleet-target.sh; this host's: tswap/executor/target_facts.py PSEUDO_FS)
 readonly PSEUDO_FS_TYPES='proc sysfs debugfs tracefs securityfs configfs cgroupfs cgroup2fs devpts bpf_fs pstorefs efivarfs fusectl mqueue'
 
-# target_id PATH: DEV:INODE of the file PATH names (symlinks followed).
-target_id() { stat -L -c '%d:%i' -- "$1" 2>/dev/null; }
-
-# scratch_birth PATH: the birth time of PATH (s.ns); status 1 where the
-# filesystem does not report one.
-scratch_birth() {
-	local b
-	b=$(stat -L -c '%.9W' -- "$1" 2>/dev/null) || return 1
-	[[ $b =~ ^[1-9][0-9]*(\.[0-9]+)?$ ]] || return 1
-	printf '%s\n' "$b"
-}
-
-# scratch_mark PATH: the mark PATH would carry: DEV:INODE:BIRTH, or
-# DEV:INODE where the filesystem reports no birth time.
+# scratch_mark PATH: the mark PATH would carry: DEV:INODE:BIRTH (BIRTH:
+# its birth time, s.ns), or DEV:INODE where the filesystem reports no
+# birth time; one stat.
 scratch_mark() {
-	local id birth
-	id=$(target_id "$1") || return 1
-	if birth=$(scratch_birth "$1"); then
-		printf '%s:%s\n' "$id" "$birth"
-	else
-		printf '%s\n' "$id"
-	fi
+	local f id birth
+	f=$(stat -L -c '%d:%i %.9W' -- "$1" 2>/dev/null) || return 1
+	read -r id birth <<<"$f"
+	[[ ! $birth =~ ^[1-9][0-9]*(\.[0-9]+)?$ ]] || id+=":$birth"
+	printf '%s\n' "$id"
 }
 
 # scratch_owned PATH [MARK]: status 0 if PATH is a file this sweep
@@ -102,12 +89,14 @@ scratch_sidecar() {
 # that appeared since the check is never taken over), and mark it ours;
 # a sidecar in the way (scratch_sidecar) removes PATH again and exits 2.
 scratch_create() {
-	local path=$1 id mark
-	mkdir -p -- "$(dirname -- "$path")"
+	local path=$1 id mark parent
+	dirname_into parent "$path"
+	[ -d "$parent" ] || mkdir -p -- "$parent"
 	(set -C && : >"$path") 2>/dev/null ||
 		die "$EXIT_USAGE" "refusing target $path: it could not be created as a new file (it appeared since the check, or the directory is not writable)"
-	id=$(target_id "$path") || die "$EXIT_ERROR" "cannot stat $path"
 	mark=$(scratch_mark "$path") || die "$EXIT_ERROR" "cannot stat $path"
+	id=$mark
+	[[ $mark != *:*:* ]] || id=${mark%:*}
 	if command -v setfattr >/dev/null 2>&1 &&
 		setfattr -n "$SCRATCH_XATTR" -v "$mark" -- "$path" 2>/dev/null; then
 		:
