@@ -142,6 +142,7 @@ run_fio() {
 		cd "$dir"
 		export TSWAP_ENGINE="$engine" TSWAP_TARGET="$target" TSWAP_SIZE="$SIZE"
 		rank_env_export "$depth"
+		target_refs_close
 		target_fds_export
 		fio_exec "$parent" "$FIO_TAG" fio --output-format=json --eta=never job.fio \
 			>fio.stdout 2>fio.stderr </dev/null

@@ -90,8 +90,9 @@ declare -gA TARGET_OWNS=() TARGET_SEEN=()
 # TARGET_IDS[PATH]: what each path the points use named once prepared,
 # checked again before every fio run (target.sh target_ids_keep);
 # TARGET_FDS[PATH]=FD: those paths held open for the fio run starting
-# (target_fds_open).
-declare -gA TARGET_IDS=() TARGET_FDS=()
+# (target_fds_open); TARGET_REFS[PATH]=FD: each held open from then on
+# (target_ids_keep), its DEV:INODE the one it had.
+declare -gA TARGET_IDS=() TARGET_FDS=() TARGET_REFS=()
 # G_NAME, G_DESC: the grid's name and description
 G_NAME='' G_DESC=''
 

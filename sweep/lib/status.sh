@@ -21,6 +21,7 @@ status_start() {
 		# not the run's and targets' locks (lock.sh): a sleeping status
 		# line must not keep them locked after the sweep has exited
 		lock_fds_close
+		target_refs_close
 		# the wait is read -t on a pipe that nobody writes to (this
 		# subshell holds both ends): no sleep process, and nothing that
 		# outlives status_stop holding a pipe of ours (a caller that reads
