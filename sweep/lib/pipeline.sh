@@ -26,8 +26,8 @@
 #
 # Owns: plan_doc, plan_save, plan_lines (RUN/plan.json, the plan
 # document; an older run's plan.tsv is converted), point_label, load_done,
-# run_points, run_all, on_signal, dry_run, since, finish_run. Reads: RUN, REPEAT,
-# BUDGET, PLAN_TEXT. Writes: FINISHED; RUN/plan.json.
+# run_points, run_all, on_signal, dry_run, since, since_into, finish_run.
+# Reads: RUN, REPEAT, BUDGET, PLAN_TEXT, PLAN_LINES. Writes: FINISHED; RUN/plan.json.
 # shellcheck disable=SC2153 # REPEAT: a global of state.sh
 
 # plan_doc: the plan (PLAN_TEXT's lines) as plan.json's document:
@@ -90,10 +90,15 @@ load_done() {
 run_points() {
 	local repeat=$2 total idx=0 line rep runkey label pre wall ms spent=0 ran=0 eta text
 	local -a lines=() todo=()
-	text=$(plan_lines "$1")
+	# RUN/plan.json's lines as the front end made them (PLAN_LINES), else jq
+	if [ "$1" = "$RUN/plan.json" ] && [ -n "$PLAN_LINES" ]; then
+		text=$PLAN_LINES
+	else
+		text=$(plan_lines "$1")
+	fi
 	mapfile -t lines <<<"$text"
 	total=$((${#lines[@]} * repeat))
-	mkdir -p "$RUN/points"
+	[ -d "$RUN/points" ] || mkdir -p "$RUN/points"
 	load_done
 	exec_begin "$total"
 	for ((rep = 1; rep <= repeat; rep++)); do

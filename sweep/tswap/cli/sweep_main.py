@@ -19,8 +19,9 @@ import shlex
 import shutil
 import signal
 import sys
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
+from .. import jqjson
 from ..jqjson import dumps
 from ..plan import points
 from ..plan.values import EXIT_ERROR, EXIT_OK, Refusal
@@ -67,6 +68,9 @@ def declarations(h: host.Home, o: Options, run: Optional[Run], t0: str,
     if resumed is not None:
         v.update(resumed.values)
         v.update(resumed.arrays)
+        if os.path.isfile(str(v['RUN']) + '/plan.json'):
+            # its plan text is plan.json's lines (sweep_resume._plan_text)
+            v['PLAN_LINES'] = v['PLAN_TEXT']
         v.update(PLAN_FACTS='\n'.join(points.facts(str(v['PLAN_TEXT']))), PLAN_FACTS_OF=v['PLAN_TEXT'])
     if run is not None or resumed is not None:
         v.update(_targets_json(v))
@@ -118,7 +122,25 @@ def _start(h: host.Home, o: Options, run: Run, t0: str, v: dict[str, Value]
         out['SWEEP_JSON'] = sweep_start.sweep_doc({**v, **out}, fio_version(),
                                                   fleet.config() if fleet else None, budget, auto)
         out['PLAN_JSON'] = sweep_start.plan_doc(str(v['PLAN_TEXT']))
+        out['PLAN_LINES'] = plan_lines(jqjson.loads(out['PLAN_JSON']))
     return out
+
+
+def plan_lines(doc: dict[str, Any]) -> str:
+    """The points of a plan.json document as pipeline.sh plan_lines's jq
+    gives them (tab-separated: point, kind, rw, backend, tensor, block,
+    qd, submit, window, threads, iodepth, and ranks above 1; each field
+    as jq's tostring; no last newline), so that run.sh runs no jq for
+    them (the same lines as tswap.cli.sweep_resume's plan text)."""
+    out = []
+    for p in doc['points']:
+        f = [p.get(k) for k in ('point', 'kind', 'rw', 'backend', 'tensor', 'block', 'qd', 'submit',
+                                'window', 'threads', 'iodepth')]
+        ranks = p.get('ranks')
+        if isinstance(ranks, (int, float)) and not isinstance(ranks, bool) and ranks > 1:
+            f.append(ranks)
+        out.append('\t'.join(jqjson.text(x) for x in f))
+    return '\n'.join(out)
 
 
 def _targets_json(v: dict[str, Value]) -> dict[str, Value]:
