@@ -247,7 +247,12 @@ collect() {
 	nvme*) nvmf "${disk}" ;;
 	*) ;;
 	esac
-	kv fio "$(fio --version)"
+	# the sweep's own `fio --version` (TSWAP_FIO_VERSION), else fio's
+	if [ -n "${TSWAP_FIO_VERSION:-}" ]; then
+		kv fio "${TSWAP_FIO_VERSION}"
+	else
+		kv fio "$(fio --version)"
+	fi
 }
 
 case ${1:-} in

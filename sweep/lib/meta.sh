@@ -9,7 +9,7 @@
 # collector's lines to that object), write_meta (RUN/meta.json
 # and the "meta" key of sweep.json; aggregate.json's comes from
 # tswap.cli.finish), tswap_version. Reads:
-# TARGET, ENGINE, RUN, ROOT, SWEEP_HOME. Writes: RUN/meta.json,
+# TARGET, ENGINE, RUN, ROOT, SWEEP_HOME, FIO_VERSION_TEXT. Writes: RUN/meta.json,
 # RUN/sweep.json. Nothing here writes to the target or needs root; a
 # field that cannot be read is null with the reason next to it.
 # shellcheck disable=SC2153 # TARGET, ENGINE: globals of state.sh
@@ -36,7 +36,8 @@ tswap_version() {
 # hosts run (fleet-meta.sh).
 meta_json() {
 	local kv ver
-	kv=$(sh "$SWEEP_HOME/lib/meta-collect.sh" "$1")
+	# fio's version as the front end read it (FIO_VERSION_TEXT), if it did
+	kv=$(TSWAP_FIO_VERSION=${FIO_VERSION_TEXT:-} sh "$SWEEP_HOME/lib/meta-collect.sh" "$1")
 	ver=$(tswap_version)
 	meta_from_kv "$1" "${ENGINE:-}" "$ver" "${@:2}" <<<"$kv"
 }

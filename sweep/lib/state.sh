@@ -110,8 +110,9 @@ declare -ga SWEEP_JSON=()
 PLAN_JSON=''
 # PLAN_LINES: RUN/plan.json's points as pipeline.sh plan_lines gives them,
 # from the front end (a new run's, or a resumed run's with a plan.json);
-# empty: plan_lines asks jq.
-PLAN_LINES=''
+# empty: plan_lines asks jq. FIO_VERSION_TEXT: `fio --version` as the
+# front end read it for a new run's sweep.json (empty: not read).
+PLAN_LINES='' FIO_VERSION_TEXT=''
 # The kept answers of plan_facts (for the plan PLAN_FACTS_OF) and
 # targets_json (for the targets TARGETS_JSON_OF): ranks.sh facts_keep.
 PLAN_FACTS='' PLAN_FACTS_OF='' TARGETS_JSON='' TARGETS_JSON_OF=''

@@ -123,6 +123,8 @@ def _start(h: host.Home, o: Options, run: Run, t0: str, v: dict[str, Value]
                                                   fleet.config() if fleet else None, budget, auto)
         out['PLAN_JSON'] = sweep_start.plan_doc(str(v['PLAN_TEXT']))
         out['PLAN_LINES'] = plan_lines(jqjson.loads(out['PLAN_JSON']))
+        if fio and fio[0] is not None:
+            out['FIO_VERSION_TEXT'] = fio[0]
     return out
 
 
