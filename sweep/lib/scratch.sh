@@ -85,9 +85,10 @@ scratch_sidecar() {
 	mv -f -T -- "$tmp" "$side" || { rm -f -- "$tmp"; return 1; }
 }
 
-# scratch_create PATH: create PATH, which must not exist (O_EXCL: a file
-# that appeared since the check is never taken over), and mark it ours;
-# a sidecar in the way (scratch_sidecar) removes PATH again and exits 2.
+# scratch_create PATH [VAR]: create PATH, which must not exist (O_EXCL: a
+# file that appeared since the check is never taken over), and mark it
+# ours; a sidecar in the way (scratch_sidecar) removes PATH again and
+# exits 2. VAR: the new file's DEV:INODE.
 scratch_create() {
 	local path=$1 id mark parent
 	dirname_into parent "$path"
@@ -109,4 +110,5 @@ scratch_create() {
 		warn "$path is not marked as the sweep's scratch file (the filesystem keeps neither the $SCRATCH_XATTR xattr nor a birth time): a later run on it needs --destructive"
 	fi
 	[ -z "$RUN" ] || printf '%s %s\n' "$id" "$path" >"$RUN/scratch-target"
+	[ -z "${2:-}" ] || printf -v "$2" '%s' "$id"
 }

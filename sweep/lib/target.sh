@@ -9,12 +9,11 @@
 # host: target_rules.py file_rules); prepare_target (a target file is
 # written in full once, so reads hit the device; its inode locked first,
 # lock.sh); target_identity, target_identity_into, target_identity_of,
-# target_ids_keep,
-# target_same, target_fds_open, target_fds_export, target_fds_close,
-# target_refs_close (what each path the points use
-# names, kept once the targets are prepared and checked again before
-# every fio run: a path that comes to name another device or file stops
-# the sweep; fio gets the checked ones as descriptors).
+# target_ids_keep, target_same, target_fds_open, target_fds_export,
+# target_fds_close, target_refs_close (what each path the points use
+# names, kept once the targets are prepared, held open, and checked again
+# before every fio run: a path that comes to name another device or file
+# stops the sweep; fio gets the checked ones as descriptors).
 # Reads: TARGET, TARGET_KIND, TARGET_OWNED, DESTRUCTIVE, SIZE, SIZE_BYTES.
 # Writes: TARGET_OWNED, TARGET_IDS, TARGET_REFS, TARGET_FDS; the target file;
 # RUN/prepare/.
@@ -52,13 +51,15 @@ prepare_target() {
 	local have=0 alloc=0 need=$SIZE_BYTES dir=${1:-$RUN/prepare} rc=0 blocks bsize id=''
 	[ "$TARGET_KIND" = file ] || return 0
 	if [ "$TARGET_OWNED" = new ]; then
-		scratch_create "$TARGET"
+		# a new, empty file (O_EXCL): its DEV:INODE from the mark's stat
+		scratch_create "$TARGET" id
+		id=${id/:/-}
 		TARGET_OWNED=ours
 	fi
 	# a new file's inode (a hard link to it is the same target), a rank
 	# file's: locked before any I/O (lock.sh); its DEV-INODE and sizes
 	# from one stat
-	if [ -f "$TARGET" ]; then
+	if [ -z "$id" ] && [ -f "$TARGET" ]; then
 		blocks=$(stat -L -c '%d-%i %s %b %B' -- "$TARGET") || die "$EXIT_ERROR" "cannot stat target $TARGET for its lock"
 		read -r id have blocks bsize <<<"$blocks"
 		alloc=$((blocks * bsize))
