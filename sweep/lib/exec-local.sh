@@ -151,8 +151,11 @@ run_fio() {
 	target_fds_close # fio has its own
 	[ -z "$label" ] || status_start "$FIO_PID" "$label"
 	wait "$FIO_PID" || rc=$?
-	# a job process that outlived fio (the guard killed it): gone first
-	fio_reap_tagged "$FIO_TAG"
+	# a job process that outlived fio: gone first. A guard that exited by
+	# itself (status 128 or less: fio's, or 125) has done this already,
+	# after fio ended (fioproc.sh fio_guard); one killed, or fio killed by
+	# a signal, is followed by the sweep's own look.
+	((rc <= 128)) || fio_reap_tagged "$FIO_TAG"
 	FIO_PID=
 	status_stop
 	return "$rc"
