@@ -443,6 +443,25 @@ stopped_refusing() {
 	assert_equal "$(sha256sum <t.swap)" "$sum"
 }
 
+# unmark: take the sweep's scratch mark off t.swap (the xattr, else the
+# sidecar file)
+unmark() {
+	setfattr -x user.tswap.scratch t.swap 2>/dev/null || rm -f t.swap.tswap-scratch
+}
+
+@test "sweep-safety: the scratch mark taken off the target between points stops the sweep (issue 36 item 4)" {
+	command -v setfattr >/dev/null || skip "requires setfattr (attr)"
+	four_points
+	"$SWEEP" --quiet --grid four.grid --size 16m --runtime 2 --ramp 0 --fixed-runtime --no-ceiling \
+		--target t.swap --out run >/dev/null 2>sweep.err &
+	BG_SWEEPS=$!
+	swap_after_first run unmark
+	stopped_refusing "$SCRATCH/t.swap"
+	# the same file, without its mark now
+	grep -qF ", the sweep's mark; now file " sweep.err || fail "$(cat sweep.err)"
+	if grep -qF "now file $(stat -c %d:%i t.swap)" sweep.err; then :; else fail "$(cat sweep.err)"; fi
+}
+
 @test "sweep-safety: a device target whose name comes to mean another device between points stops the sweep; that device is never written (issue 36 item 2)" {
 	requires loopdev
 	four_points
