@@ -46,17 +46,15 @@ need_tools() {
 # Debian's python3 (PATH's python3 where there is none), isolated (-I:
 # the user's PYTHONPATH and site-packages are not read; -S: no site
 # module), writing no bytecode (-B: an installed tree stays as dpkg put
-# it, a checkout clean); SIGINT gets its default action first thing, as
-# in tswap-sweep (a ^C while a stage starts is exit 130, no traceback).
+# it, a checkout clean); SIGINT blocked until the code has given it its
+# default action, as in tswap-sweep (a ^C while a stage starts is exit
+# 130, no traceback or "Fatal Python error").
 py() {
 	local python=/usr/bin/python3
 	[ -x "$python" ] || python=python3
-	"$python" -I -S -B -c 'import _signal
-try:
-    _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
-except KeyboardInterrupt:
-    _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
-    _signal.raise_signal(_signal.SIGINT)
+	env --block-signal=INT "$python" -I -S -B -c 'import _signal
+_signal.signal(_signal.SIGINT, _signal.SIG_DFL)
+_signal.pthread_sigmask(_signal.SIG_UNBLOCK, (_signal.SIGINT,))
 import sys; sys.path.insert(0, sys.argv.pop(1)); from tswap.__main__ import main; sys.exit(main())' \
 		"$SWEEP_HOME" "$@"
 }
