@@ -294,6 +294,8 @@ def main(home: str, argv: list[str]) -> int:
     """tswap-check ARGS: home is the folder holding lib/meta-collect.sh."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    # the entry starts Python with SIGINT blocked: a ^C from then on ends it
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     try:
         return run(home, argv)
     except Exit as e:

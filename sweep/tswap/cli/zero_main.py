@@ -389,6 +389,9 @@ def main(home: str, argv: list[str]) -> int:
     for name, code in (('INT', 130), ('TERM', 143), ('HUP', 129)):
         signal.signal(getattr(signal, 'SIG' + name), _stop(name, code))
     try:
+        # the entry starts Python with SIGINT blocked: a ^C from here on
+        # (one that came meanwhile, too) is _stop's
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         return run(home, argv)
     except Exit as e:
         if e.message:
