@@ -173,6 +173,7 @@ run_point() {
 	IFS=$'\t' read -r _ _ rw _ <<<"$line"
 	precondition_before "$rw"
 	check_run_space
+	jobs_ready "$line"
 	tmp="$dir/.tmp-$runkey.$$"
 	TMP_POINT=$tmp
 	# (rm only if there is one: exec_begin removed the earlier sweeps')

@@ -17,16 +17,26 @@
 # since (a --budget round runs with its own), makes JOBS again for the
 # whole plan: one python3 per pass over the plan, not per point.
 point_job() {
-	local k="${2:-}/${1%%$'\t'*}" err of
-	jobs_key of
-	if [ "$JOBS_OF" != "$of" ] || [ -z "${JOBS[$k]+set}" ]; then
-		jobs_make "$1"
-	fi
+	local k="${2:-}/${1%%$'\t'*}" err
+	jobs_ready "$@"
 	printf '%s' "${JOBS[$k]}"
 	if [ -n "${JOBS_ERR[$k]+set}" ]; then
 		err=${JOBS_ERR[$k]}
 		printf '%s\n' "${err#*$'\t'}" >&2
 		exit "${err%%$'\t'*}"
+	fi
+}
+
+# jobs_ready PLANLINE [HOST]: JOBS made for the settings of now and
+# PLANLINE (jobs_make, one Python start, when they are not). run_point
+# calls it before the point's directory exists: a signal to the sweep
+# alone (kill PID) while the shell waits for a command substitution can
+# be lost (bash), and that start is the longest one of a point's set-up.
+jobs_ready() {
+	local k="${2:-}/${1%%$'\t'*}" of
+	jobs_key of
+	if [ "$JOBS_OF" != "$of" ] || [ -z "${JOBS[$k]+set}" ]; then
+		jobs_make "$1"
 	fi
 }
 
