@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .. import jqjson
+from ..executor.target_facts import writable
 from ..plan.values import EXIT_ERROR, EXIT_USAGE, Refusal, abspath, usage
 
 
@@ -210,21 +211,6 @@ def target_key(path: str) -> str:
     return 'path ' + os.path.realpath(path)
 
 
-def block_size(path: str) -> Optional[int]:
-    """A block device's size in bytes (blockdev --getsize64), None when
-    it cannot be read."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        return os.lseek(fd, 0, os.SEEK_END)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
 def unwritable_why(path: str) -> str:
     """Why the existing path cannot be written, as the kernel would say:
     "a read-only file system" (EROFS) or "no permission" (EACCES)."""
@@ -233,10 +219,6 @@ def unwritable_why(path: str) -> str:
     except OSError:
         ro = False
     return 'a read-only file system' if ro else 'no permission'
-
-
-def _writable(path: str) -> bool:
-    return os.access(path, os.W_OK, effective_ids=os.access in os.supports_effective_ids)
 
 
 _KINDS = ((stat.S_ISCHR, 'character special file'), (stat.S_ISBLK, 'block special file'),
@@ -258,13 +240,13 @@ def dir_unmakeable(h: Home, d: str) -> Optional[str]:
             if os.path.islink(d) and not os.path.exists(d):
                 return 'not a directory (a symbolic link that does not resolve)'
             return 'not a directory (a %s)' % _kind(d)
-        return None if _writable(d) else 'not writable (%s)' % unwritable_why(d)
+        return None if writable(d) else 'not writable (%s)' % unwritable_why(d)
     up = abspath(d, h.pwd)
     while not os.path.lexists(up):
         up = os.path.dirname(up) or '/'
     if not os.path.isdir(up):
         return 'cannot be made: %s is not a directory' % up
-    if not _writable(up):
+    if not writable(up):
         return 'cannot be made: %s is not writable (%s)' % (up, unwritable_why(up))
     return None
 
@@ -303,7 +285,7 @@ def paths_check(h: Home, compare: str, emit_dir: str, resume: str, dry_run: bool
         if why:
             raise Refusal(EXIT_USAGE, '--emit-jobs %s: %s; it names the directory the job files'
                           ' GRID-read.fio and GRID-write.fio go into' % (emit_dir, why))
-    if resume and not dry_run and os.path.isdir(resume) and not _writable(resume):
+    if resume and not dry_run and os.path.isdir(resume) and not writable(resume):
         d = abspath(resume, h.pwd)
         raise Refusal(EXIT_USAGE, '--resume %s: the run directory is not writable (%s); the sweep'
                       ' writes its lock, points and outputs there' % (d, unwritable_why(d)))

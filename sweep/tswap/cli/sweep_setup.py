@@ -12,6 +12,7 @@ import sys
 from dataclasses import dataclass, replace
 from typing import Callable
 
+from ..executor.target_facts import dev_size
 from ..plan import checkpoint, expand, grid, jobs
 from ..plan.values import (EXIT_ERROR, EXIT_USAGE, Refusal, abspath, bytes_to_size, comma_fields,
                            is_uint, size_to_bytes, usage)
@@ -172,7 +173,7 @@ def new_run(h: host.Home, o: Options) -> Run:
     size_bytes = size_to_bytes(size) or 0
     max_t = max((size_to_bytes(t) or 0 for t in g.tensor), default=0)
     if not fleet and _is_block(target):
-        dev = host.block_size(target)
+        dev = dev_size(target)
         if dev is None:
             raise Refusal(EXIT_ERROR, 'cannot read the size of %s' % target)
         if size_bytes > dev:

@@ -335,10 +335,11 @@ def new_path(path: str) -> NewPath:
         except OSError as e:
             loops = e.errno == errno.ELOOP
     d = _dirname(path)
-    return NewPath(link_to, loops, d, os.path.isdir(d), _writable(d))
+    return NewPath(link_to, loops, d, os.path.isdir(d), writable(d))
 
 
-def _writable(path: str) -> bool:
+def writable(path: str) -> bool:
+    """path may be written by this process (its effective ids)."""
     return os.access(path, os.W_OK, effective_ids=os.access in os.supports_effective_ids)
 
 
@@ -359,7 +360,7 @@ def target_facts(path: str, o: Options) -> TargetFacts:
     if st is None:
         return TargetFacts(path, 'none', pseudo, sidecar_free=sidecar_free(path))
     loops = loops_on(path) if (o.writes or st.st_size < o.size_bytes) and not pseudo else Probe()
-    return TargetFacts(path, 'file', pseudo, _writable(path), st.st_size, scratch_owned(path), loops=loops)
+    return TargetFacts(path, 'file', pseudo, writable(path), st.st_size, scratch_owned(path), loops=loops)
 
 
 def dev_size(path: str) -> Optional[int]:
