@@ -29,7 +29,10 @@ setup() {
 	G
 	S=$((3 * 1048576 + 1636))
 }
-teardown() { common_teardown; }
+teardown() {
+	[ -z "${NR_DIR:-}" ] || rm -rf -- "$NR_DIR"
+	common_teardown
+}
 
 @test "checkpoint sweep: best-checkpoint.json has DeepSpeed 0.19.5's keys and one of the grid's points" {
 	local out=$SCRATCH/run
@@ -143,4 +146,38 @@ teardown() { common_teardown; }
 	assert_equal "$(find "$rd/points" -mindepth 2 -maxdepth 2 -name result.json | wc -l)" 4
 	run -0 jq -r '.checkpoint.writer.type' "$rd/best-checkpoint.json"
 	assert_output fast
+}
+
+@test "checkpoint sweep: a user whose RLIMIT_MEMLOCK cannot hold a point's buffer is refused up front, exit 3" {
+	# the grid's largest lock: io_buffer_size 2m without double buffering,
+	# one drain of 2 MiB (tswap.plan.checkpoint.memlock_need: the engine's
+	# tswap_alloc=deepspeed mlock, engine/alloc.c)
+	[ "$(id -u)" -eq 0 ] || skip "requires root to run as uid 65534 under a chosen ulimit -l (setpriv)"
+	command -v setpriv >/dev/null || skip "requires setpriv (util-linux) to drop root"
+	local dir
+	mkdir -p "$REPO/build/test-scratch"
+	dir=$(mktemp -d "$REPO/build/test-scratch/memlock.XXXXXX")
+	NR_DIR=$dir
+	chmod 0777 "$dir"
+	setpriv --reuid=65534 --regid=65534 --clear-groups test -r "$ENGINE" || skip "uid 65534 cannot read $ENGINE"
+	# where uid 65534 can read it
+	install -m 0644 "$GRID" "$dir/tiny.grid"
+	# one page short: refused before the run directory or the target exists
+	run -3 --separate-stderr bash -c 'ulimit -l 2044 && exec "$@"' - \
+		setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all \
+		"$SWEEP" --workload checkpoint --grid "$dir/tiny.grid" --target "$dir/ckpt.pt" --size "$S" --no-ceiling --out "$dir/run"
+	assert_equal "${#stderr_lines[@]}" 1
+	assert_equal "$stderr" "tswap-sweep: --workload checkpoint: point ckpt-io2m-single-b256k-q4-block-overlap-p2 needs 2097152 bytes of locked memory (tswap_alloc=deepspeed mlocks its I/O buffer, as DeepSpeed's new_cpu_locked_tensor) but RLIMIT_MEMLOCK (ulimit -l) is 2093056 bytes and this user has no CAP_IPC_LOCK: raise ulimit -l to 2048 KiB or more, or sweep a smaller io_buffer_size"
+	assert_file_not_exists "$dir/run"
+	assert_file_not_exists "$dir/ckpt.pt"
+	# exactly the need: every point locks its buffer and runs
+	run -0 --separate-stderr bash -c 'ulimit -l 2048 && exec "$@"' - \
+		setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all \
+		"$SWEEP" --workload checkpoint --grid "$dir/tiny.grid" --target "$dir/ckpt.pt" --size "$S" --no-ceiling --out "$dir/run"
+	assert_equal "$(jq '[.[] | select(.status == "ok")] | length' "$dir/run/results.json")" 4
+	# root (CAP_IPC_LOCK) is not limited: the same lock under 2044 KiB
+	run -0 --separate-stderr bash -c 'ulimit -l 2044 && exec "$@"' - \
+		"$SWEEP" --workload checkpoint --grid "$GRID" --target "$SCRATCH/ckpt.pt" --size "$S" --no-ceiling \
+		--out "$SCRATCH/root"
+	assert_equal "$(jq '[.[] | select(.status == "ok")] | length' "$SCRATCH/root/results.json")" 4
 }

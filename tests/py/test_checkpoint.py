@@ -7,7 +7,8 @@ best-checkpoint.json's keys (runtime/model_checkpointing/config.py
 get_checkpoint_writer_config, constants.py), checked against
 jobs/fastpersist-plan, the job profile's copy of the same rule; and
 tswap-sweep --workload checkpoint's rules: its grid, points, point job,
-tie order and refusals."""
+tie order and refusals; the locked memory a point needs (engine/alloc.c
+tswap_iomem_alloc, tswap_alloc=deepspeed's mlock)."""
 import subprocess
 from pathlib import Path
 
@@ -16,7 +17,8 @@ import pytest
 from tswap.cli.sweep_args import parse
 from tswap.plan.checkpoint import (IO_BUFFER_DOUBLE_DEFAULT, IO_BUFFER_SIZE_DEFAULT, WRITER_KEYS,
                                    CheckpointError, best_checkpoint, expand_points, grid_check,
-                                   job_file, sections, skipped_warning, writer_block)
+                                   job_file, memlock_check, memlock_need, sections, skipped_warning,
+                                   writer_block)
 from tswap.plan.grid import Grid
 from tswap.plan.values import Refusal
 from tswap.stats.pick import cost
@@ -189,3 +191,53 @@ def test_workload_checkpoint_defaults_to_its_grid_and_write():
     assert parse(['--workload', 'checkpoint', '--grid', 'x.grid']).grid == 'x.grid'
     assert parse(['--workload', 'checkpoint', '--rw', 'write']).rw_opt == 'write'
     assert parse([]).grid == 'quick' and parse([]).workload == 'tensor'
+
+
+def _line(iobuf, double, threads=1):
+    return expand_points(Grid(name='g', io_buffer_size=(iobuf,), io_buffer_double=(double,),
+                              threads=(str(threads),))).lines[0]
+
+
+def _job_lock(job, page):
+    """What the engine mlocks per section of a point job (engine/alloc.c
+    tswap_iomem_alloc: mem_align + iodepth x max bs, to a page), the
+    largest: read from the job text itself."""
+    glob = dict(x.split('=', 1) for x in job.split('\n[')[1].split('\n')[1:] if '=' in x)
+    most = 0
+    for sec in job.split('\n[')[2:]:
+        o = {**glob, **dict(x.split('=', 1) for x in sec.split('\n')[1:] if '=' in x)}
+        if o.get('tswap_alloc') == 'deepspeed':
+            n = int(o.get('mem_align', 0)) + int(o['iodepth']) * int(o['bs'])
+            most = max(most, -(-n // page) * page)
+    return most
+
+
+@pytest.mark.parametrize('iobuf,double,threads,file_bytes,need', [
+    ('64m', 'on', 1, 1 << 30, 32 * MIB),           # one drain: half the buffer
+    ('2m', 'off', 2, 3 * MIB + 1636, 2 * MIB),     # the whole buffer
+    ('2m', 'on', 2, 3 * MIB + 1636, MIB),
+    ('2m', 'off', 2, 3072 + 100, 4096),            # no body: rem's 3072 bytes, a page
+    ('3072', 'off', 2, 3 * MIB, 4096),             # a drain of less than a page
+])
+def test_a_points_lock_is_its_largest_engine_section_to_a_page(iobuf, double, threads, file_bytes, need):
+    line = _line(iobuf, double, threads)
+    assert memlock_need(line, file_bytes, 4096) == need
+    # the same as the point's job file makes the engine lock
+    assert _job_lock(job_file(line, file_bytes), 4096) == need
+
+
+def test_memlock_is_refused_past_the_limits_whole_pages_in_one_line_exit_3():
+    lines = ('ceiling-write-fio-libaio-bs1m-qd64\tceiling\twrite\tfio-libaio\t1048576\t0\t64\t-\t-\t0\t64',
+             _line('2m', 'on', 2), _line('2m', 'off', 2))
+    size = 3 * MIB + 1636
+    memlock_check(lines, size, 2 * MIB, False, 4096)           # exactly the need
+    memlock_check(lines, size, None, False, 4096)              # unlimited
+    memlock_check(lines, size, 0, True, 4096)                  # CAP_IPC_LOCK
+    memlock_check(lines[:1], size, 0, False, 4096)             # no checkpoint point
+    for limit in (2 * MIB - 4096, 2 * MIB - 1):                # mlock counts whole pages
+        with pytest.raises(Refusal) as e:
+            memlock_check(lines, size, limit, False, 4096)
+        assert e.value.code == 3 and '\n' not in e.value.message
+        assert e.value.message.startswith('--workload checkpoint: point ckpt-io2m-single-b1m-q8-block-overlap-p2'
+                                          ' needs 2097152 bytes of locked memory')
+        assert 'RLIMIT_MEMLOCK (ulimit -l) is %d bytes' % limit in e.value.message

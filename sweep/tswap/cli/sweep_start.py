@@ -9,13 +9,14 @@ made (settings.sh save_config)."""
 from __future__ import annotations
 
 import os
+import resource
 import socket
 import time
 from typing import Any, Optional, Union
 
 from .. import jqjson
 from ..plan import budget_start as bs
-from ..plan import points
+from ..plan import checkpoint, points
 from ..plan.config import Settings, sweep_json
 from ..plan.values import usage
 from .sweep_setup import Run, warn
@@ -61,6 +62,22 @@ def budget(run: Run, given: str, exhaustive: bool, fleet: bool, t0: str) -> tupl
     raise usage(bs.too_small(int(given), first, reserve, bs.spent(elapsed), run.ceiling))
 
 
+def memlock(plan_text: str, size_bytes: int) -> None:
+    """Refusal when this user cannot lock a checkpoint point's buffer
+    (tswap.plan.checkpoint.memlock_check): RLIMIT_MEMLOCK's soft limit,
+    CAP_IPC_LOCK from /proc/self/status CapEff (bit 14; fio inherits
+    both), the page size."""
+    soft = resource.getrlimit(resource.RLIMIT_MEMLOCK)[0]
+    try:
+        with open('/proc/self/status', encoding='ascii', errors='replace') as f:
+            cap = next((int(x.split()[1], 16) for x in f if x.startswith('CapEff:')), 0)
+    except (OSError, ValueError, IndexError):
+        cap = 0
+    checkpoint.memlock_check(tuple(plan_text.split('\n')), size_bytes,
+                             None if soft == resource.RLIM_INFINITY else soft, bool(cap >> 14 & 1),
+                             os.sysconf('SC_PAGESIZE'))
+
+
 def _num(v: Value) -> float:
     assert isinstance(v, str)
     return float(jqjson.loads(v))
@@ -74,12 +91,15 @@ def sweep_doc(v: dict[str, Value], fio: Optional[str], fleet: Optional[dict[str,
     a budget), which follows the "meta" that the run adds before it
     (settings.sh config_budget). fio: fio --version here (None:
     "unknown"); fleet: its part (created: now, host, kernel: this
-    machine's)."""
+    machine's). Refusal first when this host cannot lock a checkpoint
+    point's buffer (memlock)."""
     def s(name: str, default: str = '') -> str:
         x = v.get(name, default)
         assert isinstance(x, str)
         return x
 
+    if fleet is None and s('WORKLOAD') == 'checkpoint':
+        memlock(s('PLAN_TEXT'), int(_num(v['SIZE_BYTES'])))
     doc = sweep_json(Settings(
         target=s('TARGET'), target_kind='', size=s('SIZE'), size_bytes=_num(v['SIZE_BYTES']),
         grid=s('G_NAME'), grid_desc=s('G_DESC'), runtime=s('RUNTIME'), ramp=s('RAMP'),

@@ -34,13 +34,13 @@ top-level "aio" block (aio_config.py get_aio_config: tswap.plan.deepspeed).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Optional
 
 from .deepspeed import O_DIRECT_ALIGNMENT, aio_block, release
 from .expand import Expanded
 from .grid import DEFAULTS, Grid
 from .jobs import tswap_options
-from .values import EXIT_USAGE, Refusal, bytes_to_size, size_to_bytes
+from .values import EXIT_ERROR, EXIT_USAGE, Refusal, bytes_to_size, size_to_bytes
 
 # constants.py CHECKPOINT_IO_BUFFER_SIZE_DEFAULT (64 * 1024**2),
 # CHECKPOINT_IO_BUFFER_DOUBLE_DEFAULT (True)
@@ -258,3 +258,39 @@ def job_file(line: str, file_bytes: int) -> str:
                    % (off, sec.drain if name == 'body' else n, n, 1 if name == sec.last else 0))
         off += n
     return ''.join(out)
+
+
+def memlock_need(line: str, file_bytes: int, page: int) -> int:
+    """The bytes one fio of the checkpoint plan line mlocks at once for a
+    file of file_bytes, page: the page size (bytes). The engine's rule,
+    engine/alloc.c tswap_iomem_alloc (tswap_alloc=deepspeed, as DeepSpeed's
+    ds_page_aligned_alloc): mlock of mem_align + iodepth x max bs, rounded
+    up to a page. job_file's engine sections set no mem_align (0) and
+    iodepth=1, body has bs = the drain, rem bs = rem; the tail is fio's
+    sync engine (nothing locked); the sections are stonewalled jobs, each
+    its own process, so the need is the larger of body and rem."""
+    f = line.split('\t')
+    sec = sections(file_bytes, int(f[4]), int(f[10]) == 2, int(f[9]))
+    need = max(sec.drain if sec.body else 0, sec.rem)
+    return -(-need // page) * page
+
+
+def memlock_check(lines: tuple[str, ...], file_bytes: int, limit: Optional[int], ipc_lock: bool,
+                  page: int) -> None:
+    """Refusal (exit 3: the environment cannot run the points, as a
+    missing fio) when a checkpoint point of the plan lines needs more
+    locked memory (memlock_need) than RLIMIT_MEMLOCK's soft limit
+    (limit, bytes; None: unlimited) lets a process lock: mlock(2) fails
+    with ENOMEM once the locked pages exceed limit // page (mm/mlock.c
+    do_mlock), unless the process has CAP_IPC_LOCK (ipc_lock). Names the
+    largest need and its point."""
+    if ipc_lock or limit is None:
+        return
+    need, key = max(((memlock_need(x, file_bytes, page), x.split('\t', 1)[0])
+                     for x in lines if x.split('\t')[1:2] == ['checkpoint']), default=(0, ''))
+    if need > limit // page * page:
+        raise Refusal(EXIT_ERROR, '--workload checkpoint: point %s needs %d bytes of locked memory'
+                      ' (tswap_alloc=deepspeed mlocks its I/O buffer, as DeepSpeed'
+                      "'s new_cpu_locked_tensor) but RLIMIT_MEMLOCK (ulimit -l) is %d bytes and"
+                      ' this user has no CAP_IPC_LOCK: raise ulimit -l to %d KiB or more, or sweep'
+                      ' a smaller io_buffer_size' % (key, need, limit, need // 1024))
