@@ -70,6 +70,63 @@ gnuplot_shim() {
 	[[ :$PATH: == *":$bin:"* ]] || PATH=$bin:$PATH
 }
 
+# gnuplot_shim's MODE "fail-empty": every script fails after its PNG is
+# opened, as gnuplot fails on a plot it cannot draw ("x range is
+# invalid"): an empty NAME.png, exit 1.
+gnuplot_failing() {
+	local bin=$BATS_TEST_TMPDIR/bin
+	mkdir -p "$bin"
+	# shellcheck disable=SC2028 # the shim's own text
+	printf '%s\n' '#!/bin/bash' 'for a; do [[ $a != *.gp ]] || : >"${a%.gp}.png"; done' \
+		'echo "shim: x range is invalid" >&2' 'exit 1' >"$bin/gnuplot"
+	chmod +x "$bin/gnuplot"
+	[[ :$PATH: == *":$bin:"* ]] || PATH=$bin:$PATH
+}
+
+# hide_gnuplot: PATH without gnuplot: every other command of PATH's
+# directories (the first of a name) linked into one directory, PATH that.
+hide_gnuplot() {
+	local bin=$BATS_TEST_TMPDIR/nognuplot d f n
+	local -a dirs files=()
+	local -A seen=([gnuplot]=1)
+	mkdir -p "$bin"
+	IFS=: read -ra dirs <<<"$PATH"
+	for d in "${dirs[@]}"; do
+		for f in "$d"/*; do
+			n=${f##*/}
+			if [ -f "$f" ] && [ -x "$f" ] && [ -z "${seen[$n]:-}" ]; then
+				seen[$n]=1
+				files+=("$f")
+			fi
+		done
+	done
+	ln -s -t "$bin" -- "${files[@]}"
+	PATH=$bin
+	! command -v gnuplot >/dev/null || fail "gnuplot is still on PATH"
+}
+
+# same_plots BEFORE PLOTS: for each PNG drawn into BEFORE (a copy of
+# plots/ then), it is in PLOTS, byte for byte, exactly when its .dat and
+# .gp are unchanged; the names kept and removed, "kept: A B" and
+# "removed: C", into KEPT and REMOVED.
+same_plots() {
+	local png n
+	KEPT=() REMOVED=()
+	for png in "$1"/*.png; do
+		n=${png##*/}
+		n=${n%.png}
+		if cmp -s "$1/$n.dat" "$2/$n.dat" && cmp -s "$1/$n.gp" "$2/$n.gp"; then
+			cmp -s "$png" "$2/$n.png" || fail "$n.png: its data is unchanged but the picture is not the one drawn"
+			KEPT+=("$n.png")
+		else
+			assert_file_not_exists "$2/$n.png"
+			REMOVED+=("$n.png")
+		fi
+	done
+	[ "${#KEPT[@]}" -ge 1 ] || fail "no plot kept: the test changes too much"
+	[ "${#REMOVED[@]}" -ge 1 ] || fail "no plot removed: the test changes nothing"
+}
+
 # edge_ink PNG: how many pixels of PNG's three outermost columns on the
 # left and on the right are not white (a title or label cut at an edge).
 edge_ink() {
@@ -190,4 +247,68 @@ edge_ink() {
 	assert_line --index 2 '![latency-write](plots/latency-write.png)'
 	assert_line --index 3 --partial 'latency-DIR: p99 completion latency'
 	[ "$(grep -c '^!\[latency-' "$rd/report.md")" -eq 2 ] || fail "a latency plot is linked twice"
+}
+
+@test "plots: without gnuplot, a PNG whose .dat or .gp changed is removed, the rest kept, one note says which" {
+	fixture_plots
+	cp -R "$RUN/plots" "$BATS_TEST_TMPDIR/before"
+	# every read point twice as fast: the read plots change, the write ones not
+	jq '(.points[] | select(.rw == "read" and .gbs != null) | .gbs) |= . * 2' "$RUN/aggregate.json" >"$BATS_TEST_TMPDIR/agg"
+	cp "$BATS_TEST_TMPDIR/agg" "$RUN/aggregate.json"
+	(
+		hide_gnuplot
+		py plots "$RUN" --bwlog-msec "$BWLOG_MSEC"
+	) || fail "plots without gnuplot: exit $?"
+	# the data is the run's now, as gnuplot would have drawn it
+	run -0 grep -c '^2 ' "$RUN/plots/heat-read-overlap-block.dat"
+	same_plots "$BATS_TEST_TMPDIR/before" "$RUN/plots"
+	local k r
+	k=$(printf '%s, ' "${KEPT[@]}")
+	r=$(printf '%s, ' "${REMOVED[@]}")
+	run -0 cat "$RUN/notes.txt"
+	assert_output "gnuplot is not installed: ${#KEPT[@]} plot(s) kept, drawn from the same .dat and .gp (${k%, }); ${#REMOVED[@]} removed: their .dat or .gp changed and could not be redrawn (${r%, })"
+}
+
+@test "plots: a plot gnuplot fails on leaves no PNG, and a note" {
+	command -v jq >/dev/null || skip "requires jq"
+	gnuplot_failing
+	py plots "$RUN" --bwlog-msec "$BWLOG_MSEC" || fail "plots: exit $?"
+	run -0 find "$RUN/plots" -name '*.png'
+	assert_output ''
+	run -0 grep -c '^gnuplot failed for [^ ]* (see plots/[^ ]*\.log)$' "$RUN/notes.txt"
+	assert_output "$(find "$RUN/plots" -name '*.gp' | wc -l)"
+}
+
+@test "sweep: --resume without gnuplot links no picture of other numbers, and says why in one line" {
+	[ -f "$SWEEP_ENGINE" ] || skip "requires the engine: $SWEEP_ENGINE is missing (run 'make')"
+	command -v gnuplot >/dev/null || skip "requires gnuplot"
+	[ "$(stat -f -c %T "$BATS_TEST_TMPDIR")" != tmpfs ] || skip "requires a block-backed \$BATS_TEST_TMPDIR (O_DIRECT), not tmpfs"
+	local rd=$BATS_TEST_TMPDIR/sweep f png
+	run --separate-stderr env TSWAP_ENGINE="$SWEEP_ENGINE" timeout -k 10 300 "$SWEEP_HOME/tswap-sweep" --grid quick --size 32m --tensor-size 4m \
+		--io-size 8m --repeat 1 --no-ceiling --target "$BATS_TEST_TMPDIR/t.swap" --out "$rd"
+	[ "$status" -eq 0 ] || fail "tswap-sweep exit $status: ${stderr:-}"
+	cp -R "$rd/plots" "$BATS_TEST_TMPDIR/before"
+	# a point's figure changes (as a rerun point's would): its plots are stale
+	f=$(find "$rd/points" -name result.json -path '*read-*b1m-q32*' | head -n 1)
+	[ -n "$f" ] || fail "no point b1m-q32"
+	jq '.gbs = 123.456' "$f" >"$BATS_TEST_TMPDIR/r.json"
+	cp "$BATS_TEST_TMPDIR/r.json" "$f"
+	(
+		hide_gnuplot
+		TSWAP_ENGINE=$SWEEP_ENGINE timeout -k 10 300 "$SWEEP_HOME/tswap-sweep" --resume "$rd" >/dev/null 2>"$BATS_TEST_TMPDIR/err"
+	) || fail "--resume without gnuplot: exit $?: $(cat "$BATS_TEST_TMPDIR/err")"
+	grep -q '123\.456' "$rd/report.md" || fail "report.md does not have the new figure"
+	grep -q '^123\.456' "$rd/plots/latency-read.dat" || fail "plots/latency-read.dat is not the run's data"
+	same_plots "$BATS_TEST_TMPDIR/before" "$rd/plots"
+	# report.md links the PNGs there are, and no other
+	for png in "${REMOVED[@]}"; do
+		run -1 grep -F "(plots/$png)" "$rd/report.md"
+	done
+	for png in "${KEPT[@]}"; do
+		grep -qxF "![${png%.png}](plots/$png)" "$rd/report.md" || fail "report.md does not link $png"
+	done
+	run -0 grep -c '^- note: gnuplot is not installed: ' "$rd/report.md"
+	assert_output 1
+	run -0 grep '^- note: gnuplot is not installed: ' "$rd/report.md"
+	assert_output --partial "removed: their .dat or .gp changed and could not be redrawn ("
 }

@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 
 from tswap.report import gnuplot
-from tswap.report.plots import LATENCY_NOTE, bw_plot, heat_plot, hosts_plot, latency_plot, links, run_plots, threads_plot
+from tswap.report.plots import (LATENCY_NOTE, Plot, bw_plot, heat_plot, hosts_plot, latency_plot, links,
+                                no_gnuplot_note, run_plots, still_drawn, threads_plot)
 
 SWEEP = Path(__file__).resolve().parents[2] / 'sweep'
 
@@ -186,3 +187,27 @@ def test_gnuplot_failing_draws_each_alone_with_a_note(tmp_path):
     assert (run / 'notes.txt').read_text() == ''.join(
         'gnuplot failed for %s (see plots/%s.log)\n' % (n, n) for n in ('best-by-threads', 'heat-read-overlap-block'))
     assert not (run / 'plots' / 'gnuplot.log.tmp').exists()
+
+
+def test_without_gnuplot_a_png_is_current_only_beside_the_same_dat_and_gp():
+    plots = [Plot('a', 'A\n', 'gp a\n'), Plot('b', 'B2\n', 'gp b\n'), Plot('c', 'C\n', 'gp c2\n'),
+             Plot('e', 'E\n', 'gp e\n')]
+    drawn = [('a.png', 'A\n', 'gp a\n'),     # the same: kept
+             ('b.png', 'B\n', 'gp b\n'),      # other data
+             ('c.png', 'C\n', 'gp c\n'),      # another script (a title, a path)
+             ('d.png', 'D\n', 'gp d\n'),      # no such plot now
+             ('e.png', None, 'gp e\n')]        # its .dat is gone: nothing to tell
+    assert still_drawn(plots, drawn) == (['a.png'], ['b.png', 'c.png', 'd.png', 'e.png'])
+    assert still_drawn([], []) == ([], [])
+
+
+def test_the_no_gnuplot_note_is_one_line_on_what_is_kept_and_what_removed():
+    assert no_gnuplot_note([], []) == 'gnuplot is not installed: no plots'
+    assert no_gnuplot_note([], ['b.png', 'c.png']) == (
+        'gnuplot is not installed: no plots; 2 removed: their .dat or .gp changed and could not be'
+        ' redrawn (b.png, c.png)')
+    assert no_gnuplot_note(['a.png'], []) == (
+        'gnuplot is not installed: 1 plot(s) kept, drawn from the same .dat and .gp (a.png)')
+    assert no_gnuplot_note(['a.png'], ['b.png']) == (
+        'gnuplot is not installed: 1 plot(s) kept, drawn from the same .dat and .gp (a.png); 1 removed:'
+        ' their .dat or .gp changed and could not be redrawn (b.png)')

@@ -12,10 +12,16 @@ RUN/fleet.json, plots/ otherwise kept.
 gnuplot draws every plot in one run, each after a reset, and its
 messages are split per plot into NAME.log (what it says before the first
 plot into gnuplot.log); when it fails, each plot is drawn again alone
-(gnuplot stops at a script's first error), and each that fails gets a
-note in RUN/notes.txt ("gnuplot failed for NAME (see plots/NAME.log)").
-Without gnuplot on PATH: nothing is drawn, plots/ is left as it is, and
-(without --hosts) the note "gnuplot is not installed: no plots".
+(gnuplot stops at a script's first error), and each that fails loses
+its PNG (gnuplot leaves an empty or partial one) and gets a note in
+RUN/notes.txt ("gnuplot failed for NAME (see plots/NAME.log)").
+Without gnuplot on PATH (without --hosts): plots/ is made as with it,
+NAME.dat and NAME.gp anew, nothing drawn; a PNG drawn before is kept
+only when its .dat and .gp are unchanged, the others are removed (they
+would show other numbers than the report's), and one note says which
+(tswap.report.plots no_gnuplot_note: "gnuplot is not installed: no
+plots" when there were none). With --hosts and without gnuplot:
+nothing.
 
 gnuplot never outlives this stage: SIGINT, SIGTERM or SIGHUP to the stage
 kills it and then ends the stage by the same signal; the stage's death
@@ -33,7 +39,7 @@ from typing import Any, Optional
 
 from .. import jqjson
 from ..report import gnuplot
-from ..report.plots import Plot, bw_plot, hosts_plot, run_plots
+from ..report.plots import Plot, bw_plot, hosts_plot, no_gnuplot_note, run_plots, still_drawn
 from ..results import bwlog
 from ..results.plot_data import records
 from . import StageError, read_json
@@ -54,6 +60,21 @@ def setup(p: argparse.ArgumentParser) -> None:
 def _write(path: str, text: str) -> None:
     with open(path, 'w', encoding='utf-8', errors='surrogateescape') as f:
         f.write(text)
+
+
+def _read(path: str) -> Optional[str]:
+    """A regular file's text as _write wrote it; None when it is not one."""
+    if os.path.islink(path) or not os.path.isfile(path):
+        return None
+    with open(path, encoding='utf-8', errors='surrogateescape') as f:
+        return f.read()
+
+
+def _remove(path: str) -> None:
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        pass
 
 
 def note(run: str, msg: str) -> None:
@@ -125,11 +146,9 @@ def render(run: str, names: list[str]) -> None:
         for name in names:
             with open('%s/%s.log' % (d, name), 'wb') as err:
                 if gnuplot_run(['%s/%s.gp' % (d, name)], err) != 0:
+                    _remove('%s/%s.png' % (d, name))
                     note(run, 'gnuplot failed for %s (see plots/%s.log)' % (name, name))
-    try:
-        os.remove(tmp)
-    except FileNotFoundError:
-        pass
+    _remove(tmp)
 
 
 def _fresh_dir(d: str) -> None:
@@ -138,6 +157,23 @@ def _fresh_dir(d: str) -> None:
         os.remove(d)
     elif os.path.isdir(d):
         shutil.rmtree(d)
+    os.makedirs(d, exist_ok=True)
+
+
+def _clear(d: str, keep: list[str]) -> None:
+    """d made anew as _fresh_dir makes it, but for the regular files of
+    keep (names in d)."""
+    if os.path.islink(d) or (os.path.lexists(d) and not os.path.isdir(d)):
+        os.remove(d)
+    elif os.path.isdir(d):
+        for name in os.listdir(d):
+            path = os.path.join(d, name)
+            if name in keep and os.path.isfile(path) and not os.path.islink(path):
+                continue
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            else:
+                os.remove(path)
     os.makedirs(d, exist_ok=True)
 
 
@@ -167,13 +203,18 @@ def bw_plots(run: str, bw: list[tuple[str, str]], msec: str, root: Optional[str]
     return out
 
 
+def _run_plots(run: str, msec: str) -> list[Plot]:
+    """The plots of aggregate.json and the bandwidth logs."""
+    agg = read_json(run + '/aggregate.json', 'aggregate')
+    plots, bw = run_plots(run, records(agg))
+    return plots + bw_plots(run, bw, msec)
+
+
 def write_plots(run: str, msec: str) -> None:
     """plots/ anew from aggregate.json and the bandwidth logs, drawn."""
     d = run + '/plots'
     _fresh_dir(d)
-    agg = read_json(run + '/aggregate.json', 'aggregate')
-    plots, bw = run_plots(run, records(agg))
-    plots += bw_plots(run, bw, msec)
+    plots = _run_plots(run, msec)
     for p in plots:
         _write('%s/%s.dat' % (d, p.name), p.dat)
         _write('%s/%s.gp' % (d, p.name), p.gp)
@@ -181,27 +222,55 @@ def write_plots(run: str, msec: str) -> None:
                  if os.path.isfile(g)])
 
 
+def _hosts_plot(run: str) -> tuple[str, Optional[Plot]]:
+    """hosts.dat's text and the hosts plot of fleet.json (None without a
+    host)."""
+    fleet = read_json(run + '/fleet.json', 'fleet')
+    try:
+        return hosts_plot(run, fleet)
+    except (AttributeError, TypeError) as e:
+        raise StageError('fleet %s/fleet.json: %s' % (run, e)) from None
+
+
 def write_hosts(run: str) -> None:
     """plots/hosts.* from fleet.json (no plot without a host: an empty
     hosts.dat), drawn."""
     d = run + '/plots'
     os.makedirs(d, exist_ok=True)
-    fleet = read_json(run + '/fleet.json', 'fleet')
-    try:
-        dat, plot = hosts_plot(run, fleet)
-    except (AttributeError, TypeError) as e:
-        raise StageError('fleet %s/fleet.json: %s' % (run, e)) from None
+    dat, plot = _hosts_plot(run)
     _write(d + '/hosts.dat', dat)
     if plot is not None:
         _write(d + '/hosts.gp', plot.gp)
         render(run, ['hosts'])
 
 
+def undrawn(run: str, msec: str, fleet: bool) -> None:
+    """Without gnuplot: plots/ as write_plots (and with fleet write_hosts)
+    make it, nothing drawn; a PNG drawn before is kept only when its .dat
+    and .gp are the same (tswap.report.plots still_drawn); one note on
+    which are kept and which removed (no_gnuplot_note)."""
+    d = run + '/plots'
+    plots = _run_plots(run, msec)
+    hosts_dat = None
+    if fleet:
+        hosts_dat, hp = _hosts_plot(run)
+        plots += [hp] if hp is not None else []
+    drawn = [(n, _read('%s/%s.dat' % (d, n[:-4])), _read('%s/%s.gp' % (d, n[:-4]))) for n in pngs(run)]
+    kept, stale = still_drawn(plots, drawn)
+    _clear(d, kept)
+    for p in plots:
+        _write('%s/%s.dat' % (d, p.name), p.dat)
+        _write('%s/%s.gp' % (d, p.name), p.gp)
+    if hosts_dat is not None:
+        _write(d + '/hosts.dat', hosts_dat)
+    note(run, no_gnuplot_note(kept, stale))
+
+
 def draw(run_dir: str, msec: str, fleet: bool) -> None:
     """RUN/plots/ anew (write_plots), and a fleet's hosts plot; without
-    gnuplot a note and no plots."""
+    gnuplot the same undrawn (undrawn)."""
     if not shutil.which('gnuplot'):
-        note(run_dir, 'gnuplot is not installed: no plots')
+        undrawn(run_dir, msec, fleet)
         return
     write_plots(run_dir, msec)
     if fleet:
@@ -225,10 +294,10 @@ def run(a: argparse.Namespace) -> int:
     if a.hosts:
         if has:
             write_hosts(a.rundir)
-    elif not has:
-        note(a.rundir, 'gnuplot is not installed: no plots')
     elif a.bwlog_msec is None:
         raise StageError('plots: --bwlog-msec is needed without --hosts')
+    elif not has:
+        undrawn(a.rundir, a.bwlog_msec, False)
     else:
         write_plots(a.rundir, a.bwlog_msec)
     return 0

@@ -194,3 +194,32 @@ def links(pngs: list[str]) -> str:
     lat = [n for n in pngs if n.startswith('latency-')]
     text = ''.join('![%s](plots/%s)\n\n' % (n[:-4], n) for n in lat) + (LATENCY_NOTE if lat else '')
     return text + ''.join('![%s](plots/%s)\n\n' % (n[:-4], n) for n in pngs if not n.startswith('latency-'))
+
+
+def still_drawn(plots: list[Plot], drawn: list[tuple[str, Optional[str], Optional[str]]]
+                ) -> tuple[list[str], list[str]]:
+    """Without gnuplot to redraw them, which PNGs drawn before still show
+    the run's data: drawn [(NAME.png, the NAME.dat and NAME.gp it sits
+    beside, None: missing)], in the listing's order; a PNG is current
+    when plots (the run's plots now) has NAME with that very .dat and
+    .gp text. (the current PNGs, the stale ones), names in drawn's order."""
+    now = {p.name: (p.dat, p.gp) for p in plots}
+    kept = [png for png, dat, gp in drawn if dat is not None and now.get(png[:-4]) == (dat, gp)]
+    return kept, [png for png, _, _ in drawn if png not in kept]
+
+
+def no_gnuplot_note(kept: list[str], stale: list[str]) -> str:
+    """The report's one line without gnuplot: no plots, or which PNGs
+    are kept (drawn from the same data) and which removed (their data
+    changed and could not be redrawn), names as given."""
+    if not kept and not stale:
+        return 'gnuplot is not installed: no plots'
+    out = []
+    if kept:
+        out.append('%d plot(s) kept, drawn from the same .dat and .gp (%s)' % (len(kept), ', '.join(kept)))
+    else:
+        out.append('no plots')
+    if stale:
+        out.append('%d removed: their .dat or .gp changed and could not be redrawn (%s)'
+                   % (len(stale), ', '.join(stale)))
+    return 'gnuplot is not installed: ' + '; '.join(out)
