@@ -1,6 +1,13 @@
 # shellcheck shell=bash
 # lock.sh - one sweep per run directory, and one per target.
 #
+# On this host the front end takes these locks before it hands over
+# (tswap/executor/locks.py, the same rules, files and messages: RUN/.lock
+# on fd 9, each target's on an fd in TARGET_LOCK_FDS, RUN_LOCKED=1,
+# LOCK_DIR); what stays here is a fleet run's lock_run and what the
+# executor does later: lock_target_inode (a file the sweep creates) and
+# lock_fds_close.
+#
 # RUN/.lock is held with flock(1) on fd 9 for the whole run (the fio
 # processes the sweep starts inherit it, so a killed sweep's fio still
 # holds it until its point ends) and names the holder's pid. It is taken
@@ -26,16 +33,16 @@
 # dead sweep left blocks nothing. A fleet's targets are on its hosts: not
 # locked here.
 #
-# Owns: lock_run, lock_busy, lock_probe, lock_dir, target_lock_file,
-# lock_targets, lock_target, lock_take, lock_target_inode, target_lock_note,
-# lock_targets_name, lock_fds_close. Reads: RUN,
+# Owns: lock_run, lock_busy, lock_probe, lock_dir, lock_take,
+# lock_target_inode, target_lock_note, lock_targets_name, lock_fds_close. Reads: RUN,
 # TARGETS, FLEET. Writes: RUN_LOCKED, RUN/.lock, fd 9; TARGET_LOCK_FDS,
 # LOCK_DIR, the lock files.
 
 RUN_LOCKED=0
 # LOCK_DIR: lock_dir's directory, once it has made it private
 LOCK_DIR=
-# TARGET_LOCK_FDS[LOCKFILE]=FD of each target lock held (lock_targets).
+# TARGET_LOCK_FDS[LOCKFILE]=FD of each target lock held (this host's
+# targets: the front end's, tswap/executor/locks.py).
 declare -gA TARGET_LOCK_FDS=()
 
 lock_run() {
@@ -83,50 +90,6 @@ lock_dir() {
 		chmod 0700 -- "$d" || return 1
 	fi
 	LOCK_DIR=$d
-}
-
-# target_lock_file DIR PATH: the lock file in DIR of target PATH.
-target_lock_file() {
-	local d=$1 p=$2 rdev key
-	if [ -b "$p" ]; then
-		rdev=$(stat -L -c '%t-%T' -- "$p") || return 1
-		printf '%s/blk-%s.lock\n' "$d" "$rdev"
-		return 0
-	fi
-	p=$(readlink -m -- "$p") || return 1
-	key=$(printf '%s' "$p" | sha256sum) || return 1
-	printf '%s/file-%s.lock\n' "$d" "${key:0:32}"
-}
-
-# lock_targets: lock every target of this host (TARGETS, else TARGET) and
-# every rank file of a file target, by path and, if it exists, by inode,
-# or exit 2 naming the sweep that holds one.
-lock_targets() {
-	local t d r h slots
-	[ "$FLEET" = 0 ] || return 0
-	lock_dir || die "$EXIT_ERROR" "cannot make a private directory for the targets' locks (a symlink, or another user's, is in the way)"
-	d=$LOCK_DIR
-	for t in "${TARGETS[@]:-$TARGET}"; do
-		lock_target "$d" "$t"
-	done
-	# the rank files of file targets (ranks.sh: TARGET.rankR[.write]) too
-	slots=$(rank_slots)
-	while IFS=$'\t' read -r r h; do
-		[ -n "$r" ] || continue
-		[ "${TARGET_KINDS[r % ${#TARGETS[@]}]:-file}" = file ] || continue
-		t=$(rank_file "$r" "$h")
-		lock_target "$d" "$t"
-	done <<<"$slots"
-	return 0
-}
-
-# lock_target DIR PATH: the path lock in DIR of target PATH, and its inode
-# lock if it exists (lock_take, lock_target_inode).
-lock_target() {
-	local f
-	f=$(target_lock_file "$1" "$2") || die "$EXIT_ERROR" "cannot name the lock of target $2"
-	lock_take "$f" "$2"
-	lock_target_inode "$2"
 }
 
 # lock_target_inode PATH [DEV-INODE]: lock the file PATH names by its

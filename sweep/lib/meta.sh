@@ -5,14 +5,14 @@
 # lib/meta-collect.sh (POSIX sh, also run on fleet hosts), and the versions
 # of tswap, the engine and fio.
 #
-# Owns: meta_json (the object; shape in tswap.results.meta), meta_from_kv (the
-# collector's lines to that object), write_meta (RUN/meta.json
-# and the "meta" key of sweep.json; aggregate.json's comes from
-# tswap.cli.finish), tswap_version. Reads:
-# TARGET, ENGINE, RUN, ROOT, SWEEP_HOME, FIO_VERSION_TEXT. Writes: RUN/meta.json,
-# RUN/sweep.json. Nothing here writes to the target or needs root; a
-# field that cannot be read is null with the reason next to it.
-# shellcheck disable=SC2153 # TARGET, ENGINE: globals of state.sh
+# A new run's RUN/meta.json and sweep.json's "meta" on this host are the
+# front end's (tswap/cli/sweep_local.py, with the same collector and
+# tswap_version's rule); a fleet's come from its hosts (fleet-meta.sh).
+#
+# Owns: meta_from_kv (the collector's lines to that object; shape in
+# tswap.results.meta), tswap_version. Reads: ROOT, SWEEP_HOME. Nothing
+# here writes to the target or needs root; a field that cannot be read is
+# null with the reason next to it.
 
 # tswap_version: the release (the Makefile's TSWAP_VERSION in a checkout,
 # PREFIX/share/tswap/VERSION when installed) and, in a git checkout, the
@@ -28,20 +28,6 @@ tswap_version() {
 	printf '%s%s\n' "${v:-unknown}" "${c:+ (commit $c)}"
 }
 
-# meta_json TARGET [--into DIR]: the metadata object on stdout
-# (tswap.results.meta), or with --into DIR into DIR/meta.json and
-# DIR/sweep.json's "meta". TARGET is a block device, or a file (that may
-# not exist yet: its nearest existing directory gives the filesystem).
-# The reading is lib/meta-collect.sh's, the same collector that fleet
-# hosts run (fleet-meta.sh).
-meta_json() {
-	local kv ver
-	# fio's version as the front end read it (FIO_VERSION_TEXT), if it did
-	kv=$(TSWAP_FIO_VERSION=${FIO_VERSION_TEXT:-} sh "$SWEEP_HOME/lib/meta-collect.sh" "$1")
-	ver=$(tswap_version)
-	meta_from_kv "$1" "${ENGINE:-}" "$ver" "${@:2}" <<<"$kv"
-}
-
 # meta_from_kv TARGET ENGINE TSWAP [--into DIR]: meta-collect.sh's
 # "key<TAB>value" lines (stdin) as the metadata object
 # (tswap.results.meta). TARGET, ENGINE and TSWAP are the reader's: the
@@ -50,10 +36,4 @@ meta_json() {
 # collector's output. --into DIR: python3 -m tswap meta --help.
 meta_from_kv() {
 	py meta "$@"
-}
-
-# write_meta: RUN/meta.json and sweep.json's "meta" (a new run, once; one
-# Python stage writes both, through FILE.tmp and a rename).
-write_meta() {
-	meta_json "$TARGET" --into "$RUN"
 }

@@ -76,6 +76,8 @@ point_label() {
 # renamed into place (.tmp-*) is not done.
 load_done() {
 	local k v
+	# this host's: the front end's (tswap/cli/sweep_local.py)
+	[ "$FINISHED_LOADED" = 0 ] || return 0
 	FINISHED=()
 	while IFS=$'\t' read -r k v; do
 		# shellcheck disable=SC2004,SC2034 # FINISHED: associative (state.sh), read by exec_todo

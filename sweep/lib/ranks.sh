@@ -22,7 +22,7 @@
 # point of 1 rank reading or writing uses TARGET itself, as before.
 #
 # Owns: rank_slots, rank_file, rank_var,
-# check_targets, target_recheck, prepare_targets, rank_env, rank_env_export, rank_env_lines,
+# target_recheck, prepare_targets, rank_env, rank_env_export, rank_env_lines,
 # targets_json, facts_keep, plan_facts, plan_facts_into,
 # plan_writes (a point's job sections: tswap.plan.jobs rank_sections).
 # Reads: TARGET, TARGETS, TARGET_KINDS, DEFAULT_TARGET, PLAN_TEXT, SIZE_BYTES, RUN.
@@ -31,7 +31,7 @@
 # TARGETS_JSON*; the rank files; RUN/prepare.rankR*/;
 # POINTDIR/stats.json (merged).
 # shellcheck disable=SC2034 # sets TARGET_OWNED (state.sh)
-# shellcheck disable=SC2153 # TARGETS: a global of state.sh (check_targets declares it)
+# shellcheck disable=SC2153 # TARGETS: a global of state.sh (the front end declares it)
 # shellcheck disable=SC2016 # ${TSWAP_RANK*} is literal: fio expands it
 
 # targets_json: TARGETS as a JSON array (TARGET alone when TARGETS is
@@ -100,29 +100,8 @@ plan_has_single() {
 	[ "${f[1]:-}" = true ]
 }
 
-# check_targets WRITES: every target and every rank file on a file target
-# checked before anything is written (docs/sweep.md "Targets"), in one
-# Python stage (tswap/cli/targets_check.py; the rules:
-# tswap/executor/target_rules.py): it says the warnings and the first
-# refusal (its exit status is the sweep's) and declares TARGETS,
-# TARGET_KINDS, TARGET_OWNS, TARGET_SEEN, and TARGET and TARGET_KIND, the
-# first target's.
-check_targets() {
-	local out r h rc=0
-	local -a slots=()
-	out=$(rank_slots)
-	while IFS=$'\t' read -r r h; do
-		[ -z "$r" ] || slots+=(--slot "$r:$h")
-	done <<<"$out"
-	out=$(py targets-check --writes "$1" --destructive "$DESTRUCTIVE" --force "$FORCE" \
-		--size "$SIZE" --size-bytes "$SIZE_BYTES" --default-dir "$(dirname -- "$DEFAULT_TARGET")" \
-		--prog "$PROG" "${slots[@]}" -- "${TARGETS[@]:-$TARGET}") || rc=$?
-	[ "$rc" = 0 ] || exit "$rc"
-	eval "$out"
-}
-
-# target_recheck: TARGET_OWNED of the file TARGET, as check_targets found
-# it; a file that changed since (another file or none there now:
+# target_recheck: TARGET_OWNED of the file TARGET, as the target check
+# (tswap/cli/targets_check.py) found it; a file that changed since (another file or none there now:
 # target_identity) is checked again (targets-check --recheck), with its
 # refusal.
 target_recheck() {

@@ -78,8 +78,11 @@ exec {STATE_FD}<&-
 
 # main: the run, from the settings on (a resumed run's: its sweep.json's
 # and plan.json's, read by tswap/cli/sweep_resume.py; RUN is its directory).
+# On this host the front end has set the run up (tswap/cli/sweep_local.py:
+# the targets checked and locked, the run directory made or resumed and
+# locked on fd 9, its sweep.json, plan.json and meta.json, FINISHED); a
+# fleet's is set up here.
 main() {
-	local writes
 	# fd 8: progress (the points as they run, their ETA; in a fleet, the
 	# preflight and each point's hosts): stderr, so that stdout carries
 	# only the results; --quiet drops it.
@@ -87,23 +90,35 @@ main() {
 	if [ "$FLEET" = 1 ]; then
 		# shellcheck source=lib/exec-fleet.sh
 		. "$SWEEP_HOME/lib/exec-fleet.sh"
+		fleet_setup
 	else
 		# shellcheck source=lib/exec-local.sh
 		. "$SWEEP_HOME/lib/exec-local.sh"
+		facts_keep
 	fi
-	facts_keep
-	writes=$(plan_writes)
-	exec_check_targets "$writes"
-	facts_keep
 	if [ "$DRY_RUN" = 1 ]; then
 		budget_dry_run
 		dry_run
 		exit "$EXIT_OK"
 	fi
+	run_all
+	finish_run
+}
+
+# fleet_setup: a fleet run's set-up up to its points: the targets checked
+# on the hosts before anything is written, then unless a dry run its
+# tools, the run directory (a new one made: settings.sh new_run_dir) and
+# its lock (lock.sh), plan.json.
+fleet_setup() {
+	local writes
+	facts_keep
+	writes=$(plan_writes)
+	exec_check_targets "$writes"
+	facts_keep
+	[ "$DRY_RUN" = 0 ] || return 0
 	need_tools fio setsid setpriv
 	exec_ready
 	need_tools flock
-	lock_targets # before the run directory: a target in use refuses the run
 	if [ -z "$RESUME" ]; then
 		new_run_dir # takes the lock before it writes in the run directory
 		exec_new_run
@@ -112,8 +127,6 @@ main() {
 	lock_run
 	# a run made before plan.json: its plan.tsv converted
 	[ -f "$RUN/plan.json" ] || plan_save "$RUN"
-	run_all
-	finish_run
 }
 
 # Anything that fails unexpectedly (set -e) is a run error, exit 3, with

@@ -2,7 +2,9 @@
 # settings.sh - a new run's directory and settings on disk (the settings
 # resolved, and sweep.json's and plan.json's text made, by
 # tswap/cli/sweep_setup.py and sweep_start.py; --resume reads them back
-# with tswap/cli/sweep_resume.py).
+# with tswap/cli/sweep_resume.py): a fleet run's. On this host the front
+# end makes the run directory with the same rules and messages
+# (tswap/cli/sweep_local.py).
 #
 # Owns: out_empty, new_run_dir, default_out, save_config, config_budget.
 # Reads: SWEEP_JSON, PLAN_JSON, TARGET_KIND, FLEET, HOSTS_FILE, OUT, ROOT.

@@ -74,7 +74,8 @@ DS_VERSION=''
 # (tswap/cli/sweep_resume.py); saved in sweep.json.
 WORKLOAD=tensor
 # TARGETS: the targets, --target split at commas; TARGET is the first of
-# them. TARGET_KINDS: file or block per target (ranks.sh check_targets).
+# them. TARGET_KINDS: file or block per target (the target check:
+# tswap/cli/targets_check.py).
 # DEFAULT_TARGET: the target without --target (build/scratch/tswap.swap in
 # a checkout, ./tswap-scratch.swap installed).
 declare -ga TARGETS=() TARGET_KINDS=()
@@ -85,7 +86,7 @@ DEFAULT_TARGET=''
 TARGET_KIND='' SIZE_BYTES='' TARGET_OWNED=''
 # TARGET_OWNS[PATH]: TARGET_OWNED of each target and rank file, and
 # TARGET_SEEN[PATH] what it named (target_identity), when checked
-# (ranks.sh check_targets, tswap/cli/targets_check.py).
+# (tswap/cli/targets_check.py, in the front end).
 declare -gA TARGET_OWNS=() TARGET_SEEN=()
 # TARGET_IDS[PATH]: what each path the points use named once prepared,
 # checked again before every fio run (target.sh target_ids_keep);
@@ -99,7 +100,9 @@ G_NAME='' G_DESC=''
 # --- the run --------------------------------------------------------------------
 # PLAN_TEXT: the plan, one tab-separated line per point (tswap.plan.expand,
 # format there; RUN/plan.json holds it as JSON, pipeline.sh); RUN: the run directory (settings.sh); NOTES: notes for the report
-# (util.sh note, also in RUN/notes.txt).
+# (util.sh note, also in RUN/notes.txt). On this host RUN is made or
+# resumed, and locked, by the front end (tswap/cli/sweep_local.py), and
+# lock.sh's RUN_LOCKED, LOCK_DIR and TARGET_LOCK_FDS come with it.
 PLAN_TEXT='' RUN=''
 # SWEEP_JSON: a new run's sweep.json, its text before and after
 # target_kind's value (the target check's TARGET_KIND), and a --budget
@@ -133,6 +136,9 @@ FIO_PID='' FIO_TAG='' TMP_POINT='' DROP_NOTED=0
 STATUS_PID=''
 readonly STATUS_EVERY=10
 declare -gA FINISHED=()
+# FINISHED_LOADED: 1 when the front end has set FINISHED (this host's runs:
+# tswap/cli/sweep_local.py), 0 when load_done reads it (a fleet's).
+FINISHED_LOADED=0
 
 # --- the budget (budget.sh): --budget SECONDS (BUDGET, empty: every point
 # of the plan), or the default rule's (tswap/cli/sweep_start.py; refused

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Iterator
 
 from .. import jqjson
 from ..results.result import done_entry
@@ -20,10 +21,10 @@ def setup(p: argparse.ArgumentParser) -> None:
     p.add_argument('points')
 
 
-def run(a: argparse.Namespace) -> int:
-    out = []
-    for top, dirs, files in os.walk(a.points):
-        depth = 0 if top == a.points else top[len(a.points):].strip('/').count('/') + 1
+def entries(points: str) -> Iterator[str]:
+    """The "RUNKEY<TAB>GB/s" of each run done under points, as run prints them."""
+    for top, dirs, files in os.walk(points):
+        depth = 0 if top == points else top[len(points):].strip('/').count('/') + 1
         dirs[:] = [] if depth >= 2 else [d for d in dirs if not d.startswith('.tmp-')]
         if depth >= 1 and 'result.json' in files:
             try:
@@ -32,6 +33,9 @@ def run(a: argparse.Namespace) -> int:
             except (OSError, ValueError):
                 continue
             if e:
-                out.append('%s\t%s\n' % e)
-    sys.stdout.write(''.join(out))
+                yield '%s\t%s' % e
+
+
+def run(a: argparse.Namespace) -> int:
+    sys.stdout.write(''.join(e + '\n' for e in entries(a.points)))
     return 0

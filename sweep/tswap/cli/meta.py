@@ -30,19 +30,29 @@ def setup(p: argparse.ArgumentParser) -> None:
                    help='write DIR/meta.json and the "meta" of DIR/sweep.json, not stdout')
 
 
-def run(a: argparse.Namespace) -> int:
-    m = kv_lines(sys.stdin.buffer.read().decode('utf-8', 'replace'))
+def write_into(d: str, target: str, engine: str, tswap: str, kv: str) -> bool:
+    """d/meta.json from the collector's lines kv, and d/sweep.json's "meta"
+    (what --into does); False (nothing written) when kv is not the
+    collector's output."""
+    m = kv_lines(kv)
     if m is None:
-        return 1
-    doc = meta(a.target, a.engine, a.tswap, m)
-    if a.into is None:
-        write_json(doc)
-        return 0
-    text = jqjson.dumps(doc) + '\n'
-    write_text(a.into + '/meta.json', text)
-    with open(a.into + '/sweep.json', encoding='utf-8') as f:
+        return False
+    text = jqjson.dumps(meta(target, engine, tswap, m)) + '\n'
+    write_text(d + '/meta.json', text)
+    with open(d + '/sweep.json', encoding='utf-8') as f:
         sweep = jqjson.loads(f.read())
     # jq --slurpfile reads meta.json back: its numbers as doubles
     sweep['meta'] = jqjson.loads(text)
-    write_text(a.into + '/sweep.json', jqjson.dumps(sweep) + '\n')
+    write_text(d + '/sweep.json', jqjson.dumps(sweep) + '\n')
+    return True
+
+
+def run(a: argparse.Namespace) -> int:
+    kv = sys.stdin.buffer.read().decode('utf-8', 'replace')
+    if a.into is not None:
+        return 0 if write_into(a.into, a.target, a.engine, a.tswap, kv) else 1
+    m = kv_lines(kv)
+    if m is None:
+        return 1
+    write_json(meta(a.target, a.engine, a.tswap, m))
     return 0

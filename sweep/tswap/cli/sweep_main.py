@@ -19,7 +19,7 @@ import shlex
 import shutil
 import signal
 import sys
-from typing import Any, Optional, Union
+from typing import Any, Mapping, Optional, Union
 
 from .. import jqjson
 from ..jqjson import dumps
@@ -27,6 +27,7 @@ from ..plan import points
 from ..plan.values import EXIT_ERROR, EXIT_OK, Refusal
 from . import sweep_fleet
 from . import sweep_host as host
+from . import sweep_local
 from . import sweep_start
 from .sweep_args import USAGE, Options, declared, parse
 from .sweep_resume import Resumed
@@ -34,7 +35,7 @@ from .sweep_resume import load as load_run
 from .sweep_setup import Run, emit, list_grids, new_run
 
 PROG = 'tswap-sweep'
-Value = Union[str, tuple[str, ...]]
+Value = Union[str, tuple[str, ...], Mapping[str, str]]
 
 
 def _out(stream: object, text: str) -> None:
@@ -45,12 +46,35 @@ def _out(stream: object, text: str) -> None:
 
 def declarations(h: host.Home, o: Options, run: Optional[Run], t0: str,
                  resumed: Optional[Resumed] = None) -> str:
-    """The state handed to run.sh, one `declare -g` a global (arrays with
-    -a), every value quoted for bash (shlex.quote): the options, and for
+    """The state handed to run.sh (state()) as bash declarations (render())."""
+    return render(state(h, o, run, t0, resumed))
+
+
+def render(v: Mapping[str, Value]) -> str:
+    """The state as bash declarations, one `declare -g` a global (arrays
+    with -a, associative arrays with -A), every value quoted for bash
+    (shlex.quote)."""
+    out = []
+    for name, val in v.items():
+        if isinstance(val, tuple):
+            out.append('declare -ga %s=(%s)\n' % (name, ' '.join(shlex.quote(x) for x in val)))
+        elif isinstance(val, str):
+            out.append('declare -g -- %s=%s\n' % (name, shlex.quote(val)))
+        else:
+            out.append('declare -gA %s=(%s)\n' % (name, ' '.join(
+                '[%s]=%s' % (shlex.quote(k), shlex.quote(x)) for k, x in val.items())))
+    return ''.join(out)
+
+
+def state(h: host.Home, o: Options, run: Optional[Run], t0: str,
+          resumed: Optional[Resumed] = None, fio: Optional[list[Optional[str]]] = None
+          ) -> dict[str, Value]:
+    """The state handed to run.sh, a value per global: the options, and for
     a new run its settings, grid and plan, with the plan's facts kept
     (ranks.sh facts_keep: run.sh does not ask the package again), its
     hosts, budget and first documents (_start); for
-    --resume the run's own (tswap.cli.sweep_resume)."""
+    --resume the run's own (tswap.cli.sweep_resume). fio: fio --version's
+    text when already read ([text], [None]: fio failed)."""
     v: dict[str, Value] = dict(declared(o))
     v['BUDGET_T0'] = t0
     v['DEFAULT_TARGET'] = host.default_target(h)
@@ -75,25 +99,18 @@ def declarations(h: host.Home, o: Options, run: Optional[Run], t0: str,
     if run is not None or resumed is not None:
         v.update(_targets_json(v))
     if run is not None:
-        v.update(_start(h, o, run, t0, v))
-    out = []
-    for name, val in v.items():
-        if isinstance(val, tuple):
-            out.append('declare -ga %s=(%s)\n' % (name, ' '.join(shlex.quote(x) for x in val)))
-        else:
-            out.append('declare -g -- %s=%s\n' % (name, shlex.quote(val)))
-    return ''.join(out)
+        v.update(_start(h, o, run, t0, v, fio if fio is not None else []))
+    return v
 
 
-def _start(h: host.Home, o: Options, run: Run, t0: str, v: dict[str, Value]
-           ) -> dict[str, Value]:
+def _start(h: host.Home, o: Options, run: Run, t0: str, v: dict[str, Value],
+           fio: list[Optional[str]]) -> dict[str, Value]:
     """A new run's setup after its plan: the fleet's hosts and settings
     (tswap.cli.sweep_fleet), the budget (tswap.cli.sweep_start), and
     unless a dry run, the run directory's first documents as run.sh
     writes them (SWEEP_JSON: sweep.json's text before and after
     target_kind's value; PLAN_JSON: plan.json's)."""
     out: dict[str, Value] = {}
-    fio: list[Optional[str]] = []
 
     def fio_version() -> Optional[str]:
         if not fio:
@@ -200,6 +217,16 @@ def main(script: str, sweep_home: str, argv: list[str]) -> int:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     h = host.home(os.path.dirname(script), sweep_home)
+    bg = sweep_local.Background()
+    try:
+        return _main(h, script, argv, t0, bg)
+    finally:
+        bg.stop()
+
+
+def _main(h: host.Home, script: str, argv: list[str], t0: str, bg: sweep_local.Background) -> int:
+    """main's options, refusals and hand-over; bg: the set-up's child
+    processes (killed and reaped by main on every way out)."""
     try:
         o = parse(argv)
         if o.action == 'help':
@@ -217,8 +244,27 @@ def main(script: str, sweep_home: str, argv: list[str]) -> int:
             emit(h, o)
             return EXIT_OK
         if o.resume:
-            return hand_over(h, declarations(h, o, None, t0, load_run(h, o)), script, argv)
-        return hand_over(h, declarations(h, o, new_run(h, o), t0), script, argv)
+            v = state(h, o, None, t0, load_run(h, o))
+        elif o.hosts_file or o.dry_run:
+            v = state(h, o, new_run(h, o), t0)
+        else:
+            # a real run on this host: what meta.json needs starts now, to
+            # run while the rest is set up (tswap.cli.sweep_local)
+            fio = [sweep_fleet.fio_version()]
+            sweep_local.start_git(bg, h)
+            early = sweep_local.early_target(h, o.target)
+            if early:
+                sweep_local.start_collector(bg, h, early, fio[0])
+            run = new_run(h, o)
+            if run.target != early:
+                bg.stop()
+                sweep_local.start_git(bg, h)
+                sweep_local.start_collector(bg, h, run.target, fio[0])
+            v = state(h, o, run, t0, None, fio)
+        if v['FLEET'] != '1':
+            v.update(sweep_local.setup(h, v, bg))
+        bg.stop()
+        return hand_over(h, render(v), script, argv)
     except Refusal as r:
         # one line, whatever value it quotes
         _out(sys.stderr, '%s: %s\n' % (r.prog or PROG, r.message.replace('\n', '\\n')))

@@ -26,7 +26,7 @@ import argparse
 import os
 import shlex
 import sys
-from typing import Optional
+from typing import Union
 
 from ..executor import target_facts as facts
 from ..executor.target_rules import Options, check_target, new_path_refusal, rank_file, size_refusal
@@ -75,37 +75,20 @@ class _Says:
         return code
 
 
-def run(a: argparse.Namespace) -> int:
-    o = Options(bool(a.writes), bool(a.destructive), bool(a.force), a.size_bytes, a.size)
-    say = _Says(a.prog)
+def check(targets: tuple[str, ...], slots: list[tuple[int, str]], writes: bool, destructive: bool,
+          force: bool, size: str, size_bytes: int, default_dir: str, prog: str
+          ) -> Union[int, dict[str, Union[str, tuple[str, ...], dict[str, str]]]]:
+    """Every target, then the file of each slot (rank, handle) on a file
+    target, checked (warnings said on stderr): the first refusal's exit
+    status (said), else the executor's state: TARGETS, TARGET_KINDS,
+    TARGET_OWNS, TARGET_SEEN, TARGET, TARGET_KIND (the first target's)."""
+    o = Options(writes, destructive, force, size_bytes, size)
+    say = _Says(prog)
     owns: dict[str, str] = {}
     seen: dict[str, str] = {}
-
-    def one(path: str, new_check: bool) -> Optional[tuple[int, str, str]]:
-        """path's verdict said: (exit status, kind, owner); status 0 passes."""
-        if new_check and not os.path.exists(path):
-            why = new_path_refusal(path, facts.new_path(path), a.default_dir)
-            if why:
-                return say.refuse(2, why), '', ''
-        v = check_target(facts.target_facts(path, o), o)
-        for w in v.warnings:
-            say.warn(w)
-        if v.refusal:
-            return say.refuse(*v.refusal), v.kind, v.owned
-        if v.kind == 'file':
-            owns[path] = v.owned
-            seen[path] = facts.identity(path)
-        return 0, v.kind, v.owned
-
-    if a.recheck:
-        rc, kind, owned = one(a.targets[0], False)
-        if rc:
-            return rc
-        sys.stdout.write('declare -g -- TARGET_KIND=%s TARGET_OWNED=%s\n' % (kind, owned))
-        return 0
     kinds: list[str] = []
-    for i, t in enumerate(a.targets):
-        rc, kind, _ = one(t, True)
+    for i, t in enumerate(targets):
+        rc, kind, _ = _one(t, True, o, say, default_dir, owns, seen)
         if rc:
             return rc
         kinds.append(kind)
@@ -113,15 +96,54 @@ def run(a: argparse.Namespace) -> int:
             ref = size_refusal(t, facts.dev_size(t), o)
             if ref:
                 return say.refuse(*ref)
-    for slot in a.slot:
-        r, _, h = slot.partition(':')
-        i = int(r) % len(a.targets)
+    for r, h in slots:
+        i = r % len(targets)
         if kinds[i] != 'file':
             continue
-        rc, _, _ = one(rank_file(a.targets[i], kinds[i], int(r), h), True)
+        rc, _, _ = _one(rank_file(targets[i], kinds[i], r, h), True, o, say, default_dir, owns, seen)
         if rc:
             return rc
-    sys.stdout.write(_arr('TARGETS', a.targets) + _arr('TARGET_KINDS', kinds) + _assoc('TARGET_OWNS', owns)
-                     + _assoc('TARGET_SEEN', seen)
-                     + 'declare -g -- TARGET=%s TARGET_KIND=%s\n' % (shlex.quote(a.targets[0]), kinds[0]))
+    return {'TARGETS': tuple(targets), 'TARGET_KINDS': tuple(kinds), 'TARGET_OWNS': owns,
+            'TARGET_SEEN': seen, 'TARGET': targets[0], 'TARGET_KIND': kinds[0]}
+
+
+def _one(path: str, new_check: bool, o: Options, say: _Says, default_dir: str,
+         owns: dict[str, str], seen: dict[str, str]) -> tuple[int, str, str]:
+    """path's verdict said: (exit status, kind, owner); status 0 passes."""
+    if new_check and not os.path.exists(path):
+        why = new_path_refusal(path, facts.new_path(path), default_dir)
+        if why:
+            return say.refuse(2, why), '', ''
+    v = check_target(facts.target_facts(path, o), o)
+    for w in v.warnings:
+        say.warn(w)
+    if v.refusal:
+        return say.refuse(*v.refusal), v.kind, v.owned
+    if v.kind == 'file':
+        owns[path] = v.owned
+        seen[path] = facts.identity(path)
+    return 0, v.kind, v.owned
+
+
+def run(a: argparse.Namespace) -> int:
+    if a.recheck:
+        o = Options(bool(a.writes), bool(a.destructive), bool(a.force), a.size_bytes, a.size)
+        rc, kind, owned = _one(a.targets[0], False, o, _Says(a.prog), a.default_dir, {}, {})
+        if rc:
+            return rc
+        sys.stdout.write('declare -g -- TARGET_KIND=%s TARGET_OWNED=%s\n' % (kind, owned))
+        return 0
+    slots = []
+    for slot in a.slot:
+        r, _, h = slot.partition(':')
+        slots.append((int(r), h))
+    c = check(tuple(a.targets), slots, bool(a.writes), bool(a.destructive), bool(a.force), a.size,
+              a.size_bytes, a.default_dir, a.prog)
+    if isinstance(c, int):
+        return c
+    sys.stdout.write(_arr('TARGETS', list(a.targets)) + _arr('TARGET_KINDS', list(c['TARGET_KINDS']))
+                     + _assoc('TARGET_OWNS', dict(c['TARGET_OWNS']))
+                     + _assoc('TARGET_SEEN', dict(c['TARGET_SEEN']))
+                     + 'declare -g -- TARGET=%s TARGET_KIND=%s\n'
+                     % (shlex.quote(a.targets[0]), c['TARGET_KIND']))
     return 0
