@@ -9,8 +9,9 @@
 # front end's (tswap/cli/sweep_local.py, with the same collector and
 # tswap_version's rule); a fleet's come from its hosts (fleet-meta.sh).
 #
-# Owns: meta_from_kv (the collector's lines to that object; shape in
-# tswap.results.meta), tswap_version. Reads: ROOT, SWEEP_HOME. Nothing
+# Owns: meta_json (the object; shape in tswap.results.meta), meta_from_kv
+# (the collector's lines to that object), tswap_version. Reads: ENGINE,
+# ROOT, SWEEP_HOME, FIO_VERSION_TEXT. Nothing
 # here writes to the target or needs root; a field that cannot be read is
 # null with the reason next to it.
 
@@ -26,6 +27,20 @@ tswap_version() {
 		v=$(cat -- "$SWEEP_HOME/VERSION")
 	fi
 	printf '%s%s\n' "${v:-unknown}" "${c:+ (commit $c)}"
+}
+
+# meta_json TARGET [--into DIR]: the metadata object on stdout
+# (tswap.results.meta), or with --into DIR into DIR/meta.json and
+# DIR/sweep.json's "meta". TARGET is a block device, or a file (that may
+# not exist yet: its nearest existing directory gives the filesystem).
+# The reading is lib/meta-collect.sh's, the same collector that fleet
+# hosts run (fleet-meta.sh).
+meta_json() {
+	local kv ver
+	# fio's version as the front end read it (FIO_VERSION_TEXT), if it did
+	kv=$(TSWAP_FIO_VERSION=${FIO_VERSION_TEXT:-} sh "$SWEEP_HOME/lib/meta-collect.sh" "$1")
+	ver=$(tswap_version)
+	meta_from_kv "$1" "${ENGINE:-}" "$ver" "${@:2}" <<<"$kv"
 }
 
 # meta_from_kv TARGET ENGINE TSWAP [--into DIR]: meta-collect.sh's
