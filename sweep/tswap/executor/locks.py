@@ -119,12 +119,16 @@ class Locks:
     """The locks this process holds: the run's (fd 9, once lock_run has
     taken it) and the targets' (fds: lock file -> fd). pid: the holder's
     pid written into them (the bash executor's, which is this process
-    after its exec); euid and runtime_dir: lock_dir_path's."""
+    after its exec); euid and runtime_dir: lock_dir_path's; where: another
+    lock directory, run_fd another fd for the run's lock (tests)."""
 
-    def __init__(self, pid: int, euid: int, runtime_dir: str) -> None:
+    def __init__(self, pid: int, euid: int, runtime_dir: str, where: str = '',
+                 run_fd: int = RUN_FD) -> None:
         self.pid = pid
         self.euid = euid
         self.runtime_dir = runtime_dir
+        self.where = where
+        self.run_fd = run_fd
         self.dir = ''
         self.run = ''
         self.fds: dict[str, int] = {}
@@ -133,7 +137,7 @@ class Locks:
         """The private directory of the target locks, made 0700 if missing,
         else chmod'ed 0700 once; Refusal (exit 3) when it is a symlink, not
         a directory, or another user's (lock.sh lock_dir)."""
-        d = lock_dir_path(self.euid, self.runtime_dir)
+        d = self.where or lock_dir_path(self.euid, self.runtime_dir)
         made = False
         if not os.path.lexists(d):
             try:
@@ -284,13 +288,13 @@ class Locks:
         except OSError:
             os.close(fd)
             self._busy(run)
-        if fd != RUN_FD:
-            os.dup2(fd, RUN_FD, inheritable=True)
+        if fd != self.run_fd:
+            os.dup2(fd, self.run_fd, inheritable=True)
             os.close(fd)
         else:
             os.set_inheritable(fd, True)
         os.close(os.open(f, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666))
-        os.write(RUN_FD, b'%d\n' % self.pid)
+        os.write(self.run_fd, b'%d\n' % self.pid)
         self.run = run
         for lf in self.fds:
             self._note(lf, run)
