@@ -262,6 +262,8 @@ def _main(h: host.Home, script: str, argv: list[str], t0: str, bg: sweep_local.B
                 sweep_local.start_collector(bg, h, run.target, fio[0])
             v = state(h, o, run, t0, None, fio)
         if v['FLEET'] != '1':
+            # (hand_over's own refusal, before anything is written)
+            host.need_tools('bash')
             v.update(sweep_local.setup(h, v, bg))
         bg.stop()
         return hand_over(h, render(v), script, argv)
