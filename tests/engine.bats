@@ -121,6 +121,10 @@ teardown() { common_teardown; }
 		# also through a symlink from elsewhere.
 		assert_file_exists "$prefix/share/tswap/lib/state.sh"
 		assert_file_exists "$prefix/share/tswap/tswap/stats/aggregate.py"
+		# with the bytecode of the python3 the tools start (-B writes none)
+		local tag
+		tag=$(/usr/bin/python3 -c 'import sys; print(sys.implementation.cache_tag)')
+		assert_file_exists "$prefix/share/tswap/tswap/cli/__pycache__/sweep_main.$tag.pyc"
 		mkdir -p "$SCRATCH/bin"
 		ln -s "$prefix/bin/tswap-sweep" "$SCRATCH/bin/tswap-sweep"
 		local via
