@@ -3,6 +3,7 @@
 user damaged, and tswap.cli.files.write_text when the write fails: one
 line and exit 3, never a traceback nor Python's 1 (the run's 1 is "a
 --min-*-gbs bar missed"), and no half-written FILE.tmp left."""
+import os
 import shutil
 import subprocess
 import sys
@@ -20,12 +21,12 @@ LIMITS = ('--cvflag', '0.05', '--cvrel', '2', '--cvmax', '0.2', '--cache', '1.1'
           '--bwlog-msec', '250')
 
 
-def finish(run, *more):
+def finish(run, *more, env=None):
     """The finish stage as sweep/lib/util.sh py runs it."""
     boot = ('import sys; sys.path.insert(0, sys.argv.pop(1)); '
             'from tswap.__main__ import main; sys.exit(main())')
     return subprocess.run([sys.executable, '-I', '-B', '-c', boot, str(SWEEP), 'finish', str(run),
-                           *LIMITS, *more], capture_output=True, text=True)
+                           *LIMITS, *more], capture_output=True, text=True, env=env)
 
 
 @pytest.fixture
@@ -58,6 +59,26 @@ def test_write_text_failing_write_leaves_no_tmp_and_names_the_path(tmp_path):
 def test_the_recorded_run_finishes(run):
     r = finish(run)
     assert r.returncode == 0 and r.stderr == ''
+
+
+def test_a_rerender_replaces_the_outputs_notes_and_keeps_the_points_runs(run, tmp_path):
+    # an earlier render without gnuplot, and one gnuplot failed on, left
+    # their notes; this one has a gnuplot (that draws nothing, quietly)
+    (run / 'notes.txt').write_text('gnuplot is not installed: no plots\na note of the points\n'
+                                   'gnuplot failed for latency-read (see plots/latency-read.log)\n')
+    bin_ = tmp_path / 'bin'
+    bin_.mkdir()
+    (bin_ / 'gnuplot').write_text('#!/bin/sh\nexit 0\n')
+    (bin_ / 'gnuplot').chmod(0o755)
+    r = finish(run, env=dict(os.environ, PATH='%s:%s' % (bin_, os.environ.get('PATH', ''))))
+    assert r.returncode == 0 and r.stderr == ''
+    report = (run / 'report.md').read_text()
+    assert [x for x in report.split('\n') if x.startswith('- note: ')] == ['- note: a note of the points']
+    assert (run / 'notes.txt').read_text() == 'a note of the points\n'
+    # again without gnuplot: its one note, the points' run's kept
+    r = finish(run, env=dict(os.environ, PATH=str(tmp_path / 'nothing')))
+    assert r.returncode == 0 and r.stderr == ''
+    assert (run / 'notes.txt').read_text() == 'a note of the points\ngnuplot is not installed: no plots\n'
 
 
 @pytest.mark.parametrize('text', ['[1]', '"x"', '\udcff'])

@@ -12,8 +12,9 @@ import time
 from pathlib import Path
 
 from tswap.report import gnuplot
-from tswap.report.plots import (LATENCY_NOTE, Plot, bw_plot, heat_plot, hosts_plot, latency_plot, links,
-                                no_gnuplot_note, run_plots, still_drawn, threads_plot)
+from tswap.cli.plots import clear_notes
+from tswap.report.plots import (LATENCY_NOTE, Plot, bw_plot, failed_note, heat_plot, hosts_plot, latency_plot,
+                                links, no_gnuplot_note, run_notes, run_plots, still_drawn, threads_plot)
 
 SWEEP = Path(__file__).resolve().parents[2] / 'sweep'
 
@@ -129,11 +130,14 @@ def test_links_latency_first_with_how_to_read_them_then_the_rest_in_order():
     assert LATENCY_NOTE.startswith('latency-DIR: p99 completion latency') and LATENCY_NOTE.endswith('.\n\n')
 
 
-def _stage(tmp_path, script):
-    """The plots stage on a one-point run with a gnuplot that runs script
-    (sh); its process and the file the fake gnuplot writes its pid to."""
+def _stage(tmp_path, script, notes=None):
+    """The plots stage on a one-point run (notes: its notes.txt) with a
+    gnuplot that runs script (sh); its process and the file the fake
+    gnuplot writes its pid to."""
     run = tmp_path / 'run'
     run.mkdir()
+    if notes is not None:
+        (run / 'notes.txt').write_text(notes)
     (run / 'aggregate.json').write_text('{"points": [{"point": "p", "rw": "read", "block": 1048576, "qd": 4, '
                                         '"window": "overlap", "submit": "block", "threads": 1, "gbs": 1}]}')
     bin_ = tmp_path / 'bin'
@@ -211,3 +215,41 @@ def test_the_no_gnuplot_note_is_one_line_on_what_is_kept_and_what_removed():
     assert no_gnuplot_note(['a.png'], ['b.png']) == (
         'gnuplot is not installed: 1 plot(s) kept, drawn from the same .dat and .gp (a.png); 1 removed:'
         ' their .dat or .gp changed and could not be redrawn (b.png)')
+
+
+def test_the_outputs_notes_are_told_from_the_points_runs():
+    mine = [failed_note('heat-read-overlap-block'), no_gnuplot_note([], []),
+            no_gnuplot_note(['a.png'], ['b.png'])]
+    assert mine[0] == 'gnuplot failed for heat-read-overlap-block (see plots/heat-read-overlap-block.log)'
+    points = ['not root: the page cache was not dropped before read points (reads use O_DIRECT, but check the'
+              ' ceiling warnings)', 'budget: round 1: the next run needs about 9.8 s', 'a gnuplot note']
+    text = '\n'.join([points[0], mine[0], points[1], mine[1], mine[2], points[2]]) + '\n'
+    assert run_notes(text) == '\n'.join(points) + '\n'
+    # the last line without its newline, as it was
+    assert run_notes(mine[1] + '\nx') == 'x'
+    assert run_notes('x\n' + mine[1]) == 'x\n'
+    assert run_notes('') == ''
+
+
+def test_clear_notes_keeps_the_points_runs_notes_byte_for_byte(tmp_path):
+    nt = tmp_path / 'notes.txt'
+    nt.write_bytes(b'\xff a note of the run\ngnuplot is not installed: no plots\nanother\n')
+    clear_notes(str(tmp_path))
+    assert nt.read_bytes() == b'\xff a note of the run\nanother\n'
+    assert sorted(os.listdir(tmp_path)) == ['notes.txt']
+    before = nt.stat().st_mtime_ns
+    clear_notes(str(tmp_path))
+    assert nt.stat().st_mtime_ns == before
+    nt.unlink()
+    clear_notes(str(tmp_path))
+    assert not nt.exists()
+
+
+def test_a_plots_stage_replaces_the_notes_an_earlier_one_left(tmp_path):
+    # gnuplot fails on every plot: this stage's notes, the earlier ones gone
+    proc, _, run = _stage(tmp_path, 'exit 1', notes='a note of the points\ngnuplot is not installed: no plots\n'
+                          'gnuplot failed for latency-read (see plots/latency-read.log)\n')
+    assert proc.wait(timeout=60) == 0
+    assert (run / 'notes.txt').read_text() == (
+        'a note of the points\n' + ''.join('gnuplot failed for %s (see plots/%s.log)\n' % (n, n)
+                                          for n in ('best-by-threads', 'heat-read-overlap-block')))

@@ -11,7 +11,11 @@ host's hosts/ID/{results,aggregate}.json, fleet-results.json, the
 fleet's aggregate.json and fleet.json (tswap.cli.finish_fleet).
 
 the plots: RUN/plots/ (tswap.cli.plots; a fleet's hosts plot too), the
-report's links to them (tswap.report.plots links).
+report's links to them (tswap.report.plots links). Their notes in
+RUN/notes.txt (a plot gnuplot failed on, no gnuplot) are this render's:
+those of an earlier render are removed first, the points' run's kept
+(tswap.cli.plots clear_notes), so report.md's notes say what this
+render did.
 
 after the plots: report.md (tswap.report.md; a fleet's: tswap.report.fleet,
 with fleet.json's stack checks and junit.xml first), compare.md

@@ -23,6 +23,11 @@ would show other numbers than the report's), and one note says which
 plots" when there were none). With --hosts and without gnuplot:
 nothing.
 
+These notes are the outputs' own: without --hosts the stage first
+removes from notes.txt those an earlier render left (clear_notes;
+tswap.report.plots run_notes), keeping the points' run's notes, so that
+report.md says what this render did.
+
 gnuplot never outlives this stage: SIGINT, SIGTERM or SIGHUP to the stage
 kills it and then ends the stage by the same signal; the stage's death
 (even by SIGKILL) kills it too (PR_SET_PDEATHSIG)."""
@@ -39,7 +44,8 @@ from typing import Any, Optional
 
 from .. import jqjson
 from ..report import gnuplot
-from ..report.plots import Plot, bw_plot, hosts_plot, no_gnuplot_note, run_plots, still_drawn
+from ..report.plots import (Plot, bw_plot, failed_note, hosts_plot, no_gnuplot_note, run_notes, run_plots,
+                            still_drawn)
 from ..results import bwlog
 from ..results.plot_data import records
 from . import StageError, read_json
@@ -81,6 +87,29 @@ def note(run: str, msg: str) -> None:
     """A note for the report: a line of RUN/notes.txt (util.sh note)."""
     with open(run + '/notes.txt', 'a', encoding='utf-8', errors='surrogateescape') as f:
         f.write(msg + '\n')
+
+
+def clear_notes(run: str) -> None:
+    """RUN/notes.txt without the notes an earlier render of the outputs
+    wrote (tswap.report.plots run_notes), through notes.txt.tmp and a
+    rename (bytes kept as they were); untouched when it has none or is
+    not a regular file."""
+    path = run + '/notes.txt'
+    if os.path.islink(path) or not os.path.isfile(path):
+        return
+    with open(path, 'rb') as f:
+        text = f.read().decode('utf-8', 'surrogateescape')
+    kept = run_notes(text)
+    if kept == text:
+        return
+    tmp = path + '.tmp'
+    try:
+        with open(tmp, 'wb') as f:
+            f.write(kept.encode('utf-8', 'surrogateescape'))
+        os.replace(tmp, path)
+    except OSError:
+        _remove(tmp)
+        raise
 
 
 def _die_with_parent(parent: int) -> Any:
@@ -147,7 +176,7 @@ def render(run: str, names: list[str]) -> None:
             with open('%s/%s.log' % (d, name), 'wb') as err:
                 if gnuplot_run(['%s/%s.gp' % (d, name)], err) != 0:
                     _remove('%s/%s.png' % (d, name))
-                    note(run, 'gnuplot failed for %s (see plots/%s.log)' % (name, name))
+                    note(run, failed_note(name))
     _remove(tmp)
 
 
@@ -268,7 +297,9 @@ def undrawn(run: str, msec: str, fleet: bool) -> None:
 
 def draw(run_dir: str, msec: str, fleet: bool) -> None:
     """RUN/plots/ anew (write_plots), and a fleet's hosts plot; without
-    gnuplot the same undrawn (undrawn)."""
+    gnuplot the same undrawn (undrawn); the notes of an earlier render
+    first removed (clear_notes)."""
+    clear_notes(run_dir)
     if not shutil.which('gnuplot'):
         undrawn(run_dir, msec, fleet)
         return
@@ -296,8 +327,10 @@ def run(a: argparse.Namespace) -> int:
             write_hosts(a.rundir)
     elif a.bwlog_msec is None:
         raise StageError('plots: --bwlog-msec is needed without --hosts')
-    elif not has:
-        undrawn(a.rundir, a.bwlog_msec, False)
     else:
-        write_plots(a.rundir, a.bwlog_msec)
+        clear_notes(a.rundir)
+        if has:
+            write_plots(a.rundir, a.bwlog_msec)
+        else:
+            undrawn(a.rundir, a.bwlog_msec, False)
     return 0

@@ -16,6 +16,9 @@ stage (tswap.cli.plots) writes them and draws them with gnuplot.
   every point that drops during the run; none without a logged interval.
 - hosts: a fleet's best read and write GB/s per host (900x550).
 
+The outputs' own notes (a plot gnuplot failed on, no gnuplot: NOTES) are
+the render's: each render replaces them (run_notes).
+
 Every path in a script is RUN/plots/NAME.EXT as the run directory was
 given (quoted: tswap.report.gnuplot.quote); the data of the first four
 comes from tswap.results.plot_data.
@@ -206,6 +209,27 @@ def still_drawn(plots: list[Plot], drawn: list[tuple[str, Optional[str], Optiona
     now = {p.name: (p.dat, p.gp) for p in plots}
     kept = [png for png, dat, gp in drawn if dat is not None and now.get(png[:-4]) == (dat, gp)]
     return kept, [png for png, _, _ in drawn if png not in kept]
+
+
+# The first words of every note the plots stage writes into notes.txt
+# (failed_note, no_gnuplot_note); no note of the points' run (util.sh
+# note, tswap.cli.budget_run) starts so.
+NOTES = ('gnuplot failed for ', 'gnuplot is not installed: ')
+
+
+def failed_note(name: str) -> str:
+    """The note on a plot gnuplot failed on (its messages: plots/NAME.log)."""
+    return 'gnuplot failed for %s (see plots/%s.log)' % (name, name)
+
+
+def run_notes(text: str) -> str:
+    """notes.txt's text without the outputs' own notes (lines that start
+    with one of NOTES, left by an earlier render): the notes of the
+    points' run, which every render keeps, as they were, in their order."""
+    lines = text.split('\n')
+    last = lines.pop()  # after the last newline: '' when text ends with one
+    out = ''.join(x + '\n' for x in lines if not x.startswith(NOTES))
+    return out if last.startswith(NOTES) else out + last
 
 
 def no_gnuplot_note(kept: list[str], stale: list[str]) -> str:
