@@ -12,11 +12,15 @@ import time
 from pathlib import Path
 
 from tswap.report import gnuplot
+from tswap import jqjson
 from tswap.cli.plots import clear_notes
-from tswap.report.plots import (LATENCY_NOTE, Plot, bw_plot, failed_note, heat_plot, hosts_plot, latency_plot,
-                                links, no_gnuplot_note, run_notes, run_plots, still_drawn, threads_plot)
+from tswap.report.plots import (LATENCY_NOTE, Plot, bw_plot, failed_note, has_point, heat_plot, hosts_plot,
+                                latency_plot, links, no_gnuplot_note, run_notes, run_plots, still_drawn,
+                                threads_plot)
+from tswap.results.plot_data import records
 
 SWEEP = Path(__file__).resolve().parents[2] / 'sweep'
+READWRITE = Path(__file__).resolve().parents[2] / 'tests' / 'fixtures' / 'runs' / 'readwrite'
 
 
 def test_quote_doubles_quotes_and_keeps_backticks_single_quoted():
@@ -84,6 +88,38 @@ def test_threads_and_latency_need_a_point():
     assert p.dat == '1.000000 2.000 front 1 b1m\n\n\n1.000000 2.000 b1m\n'
     assert 'set title %s\n' % gnuplot.title('900,600', 'write: p99 completion latency against GB/s (1e9 B/s) '
                                              'per point; line: Pareto front of the trusted points; circle: the pick') in p.gp
+
+
+def test_a_point_is_a_number_in_a_value_column():
+    assert has_point(['1 - 2'], (2, 3)) and has_point(['1 0.5 -'], (2, 3)) and has_point(['x 1e-3'], (2,))
+    assert not has_point(['1 - -'], (2, 3))
+    # blank lines, comments, short lines and the x column are no point
+    assert not has_point(['', '# p.r1 1', '1', '2 -'], (2,))
+    assert not has_point([], (2,))
+
+
+def test_no_plot_without_a_point_whatever_the_kind():
+    # a readwrite run has no read or write figure per thread count: gnuplot
+    # fails on "1 - -" ("x range is invalid"), so there is no such plot
+    assert threads_plot('/r', ['1 - -']) is None
+    assert threads_plot('/r', ['1 - -', '2 - -']) is None
+    assert threads_plot('/r', ['1 - -', '2 - 0.5']).dat == '1 - -\n2 - 0.5\n'
+    assert heat_plot('/r', 'read', 'overlap', 'block', '1048576', '4', ['0 0 - 0']) is None
+    assert latency_plot('/r', 'read', ['1.000000 - front 1 x', '', '']) is None
+    assert bw_plot('/r', 'p', 'best read', [('p.r1', '0.250 -\n')], '250') is None
+    # hosts without a figure: their hosts.dat, no plot
+    fleet = {'hosts': [{'id': 'a', 'best': None}, {'id': 'b', 'best': {'read': None}}],
+             'directions': ['read', 'write'], 'fleet': {}}
+    assert hosts_plot('/r', fleet) == ('a - -\nb - -\n', None)
+
+
+def test_the_recorded_readwrite_run_has_no_best_by_threads_plot():
+    agg = jqjson.loads((READWRITE / 'aggregate.json').read_text(encoding='utf-8'))
+    recs = records(agg)
+    assert (('threads',), ['1 - -']) in recs
+    plots, bw = run_plots('/r', recs)
+    assert [p.name for p in plots] == ['latency-readwrite']
+    assert bw == [('readwrite-libaio-t4m-b1m-q4-block-overlap-p1-d2', 'best readwrite')]
 
 
 def test_bw_plot_one_block_per_repeat_none_without_a_logged_interval():

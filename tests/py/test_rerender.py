@@ -22,7 +22,7 @@ import pytest
 
 from tswap.cli.plots import bw_plots
 from tswap.report.junit import junit
-from tswap.report.plots import hosts_plot, run_plots
+from tswap.report.plots import hosts_plot, run_notes, run_plots
 from tswap.results.plot_data import records
 from tswap import jqjson
 from tswap.report.best_aio import best_aio
@@ -165,14 +165,16 @@ def shell_lines(recorded: str) -> tuple[str, str, str, str]:
 
 
 def render_report(run: Path, rel: str) -> str:
-    """report.md of one host (report.sh write_report)."""
+    """report.md of one host (report.sh write_report); the notes are the
+    points' run's (notes.txt's but the outputs' own, which a render
+    replaces: tswap.report.plots run_notes; these renders draw nothing)."""
     if is_fleet(run):
         raise Pending('report.md of a fleet (its Plots section and Files line: fleet-report.sh)')
     steady, bwlog, pre, plots = shell_lines((run / rel).read_text(encoding='utf-8'))
     agg = load(run / 'aggregate.json')
     nt = run / 'notes.txt'
     lines = RunLines(steady=steady, bwlog=bwlog, precondition=pre, plots=plots,
-                     notes=notes(nt.read_text(encoding='utf-8')) if nt.is_file() else '',
+                     notes=notes(run_notes(nt.read_text(encoding='utf-8'))) if nt.is_file() else '',
                      dropped=(run / 'cache-dropped').exists(), cvflag=limits().cvflag,
                      thresholds=tuple(thresholds(agg, Thresholds(option(run, '--min-read-gbs'),
                                                                  option(run, '--min-write-gbs')))))

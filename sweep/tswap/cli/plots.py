@@ -14,7 +14,8 @@ messages are split per plot into NAME.log (what it says before the first
 plot into gnuplot.log); when it fails, each plot is drawn again alone
 (gnuplot stops at a script's first error), and each that fails loses
 its PNG (gnuplot leaves an empty or partial one) and gets a note in
-RUN/notes.txt ("gnuplot failed for NAME (see plots/NAME.log)").
+RUN/notes.txt ("gnuplot failed for NAME (see plots/NAME.log)"). A plot
+without a point to draw is not made (tswap.report.plots has_point).
 Without gnuplot on PATH (without --hosts): plots/ is made as with it,
 NAME.dat and NAME.gp anew, nothing drawn; a PNG drawn before is kept
 only when its .dat and .gp are unchanged, the others are removed (they

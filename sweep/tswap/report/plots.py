@@ -16,8 +16,12 @@ stage (tswap.cli.plots) writes them and draws them with gnuplot.
   every point that drops during the run; none without a logged interval.
 - hosts: a fleet's best read and write GB/s per host (900x550).
 
-The outputs' own notes (a plot gnuplot failed on, no gnuplot: NOTES) are
-the render's: each render replaces them (run_notes).
+A plot is made only when its data has a point to draw (has_point: a data
+line with a number in one of the columns the plot draws as values);
+without one, no .dat, .gp or PNG, and no link in the report (gnuplot
+fails on a plot of nothing: "x range is invalid"). The outputs' own
+notes (a plot gnuplot failed on, no gnuplot: NOTES) are the render's:
+each render replaces them (run_notes).
 
 Every path in a script is RUN/plots/NAME.EXT as the run directory was
 given (quoted: tswap.report.gnuplot.quote); the data of the first four
@@ -33,7 +37,7 @@ from typing import Any, Optional
 from .. import jqjson
 from .gnuplot import VIRIDIS, quote, script, tics
 
-_DATA_LINE = re.compile('^[0-9]', re.M)
+_NUMBER = re.compile(r'[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?')
 _HIST = ('set style data histogram', 'set style histogram cluster gap 1',
          'set style fill solid 0.8 border -1')
 
@@ -59,12 +63,24 @@ def _text(lines: list[str]) -> str:
     return ''.join(x + '\n' for x in lines)
 
 
+def has_point(lines: list[str], values: tuple[int, ...]) -> bool:
+    """Whether a plot's data lines have a point gnuplot can draw: a line,
+    not blank nor a "#" comment, with a number in one of the columns
+    values (1-based, as gnuplot's `using`; "-" is the missing value)."""
+    for line in lines:
+        f = line.split()
+        if f and not f[0].startswith('#') and any(
+                len(f) >= c and _NUMBER.fullmatch(f[c - 1]) for c in values):
+            return True
+    return False
+
+
 def heat_plot(run: str, rw: str, window: str, submit: str, blocks: str, qds: str,
               lines: list[str]) -> Optional[Plot]:
     """heat-RW-WINDOW-SUBMIT from its plot_data record (blocks, qds: the
     direction's block sizes, bytes, and queue depths, space-separated);
-    None without data."""
-    if not lines:
+    None without a point (column 3, GB/s)."""
+    if not has_point(lines, (3,)):
         return None
     name = 'heat-%s-%s-%s' % (rw, window, submit)
     d = quote(_path(run, name, 'dat'))
@@ -81,8 +97,10 @@ def heat_plot(run: str, rw: str, window: str, submit: str, blocks: str, qds: str
 
 
 def threads_plot(run: str, lines: list[str]) -> Optional[Plot]:
-    """best-by-threads from its plot_data record; None without data."""
-    if not lines:
+    """best-by-threads from its plot_data record; None without a point
+    (a read or write GB/s, columns 2 and 3: a run of readwrite points only
+    has "-" for both)."""
+    if not has_point(lines, (2, 3)):
         return None
     d = quote(_path(run, 'best-by-threads', 'dat'))
     return _plot(run, 'best-by-threads', _text(lines), '800,550',
@@ -94,9 +112,10 @@ def threads_plot(run: str, lines: list[str]) -> Optional[Plot]:
 
 def latency_plot(run: str, rw: str, lines: list[str]) -> Optional[Plot]:
     """latency-RW from its plot_data record (block 0: "GB/s p99_ms class
-    pick label", block 1: the front); None without a point."""
+    pick label", block 1: the front); None without a point (column 2,
+    p99)."""
     dat = _text(lines)
-    if not _DATA_LINE.search(dat):
+    if not has_point(lines, (2,)):
         return None
     name = 'latency-' + rw
     d = quote(_path(run, name, 'dat'))
@@ -120,11 +139,11 @@ def bw_plot(run: str, point: str, why: str, runs: list[tuple[str, str]], msec: s
     GB/s" lines, "" without a log), in the order they were found; why: the
     reason it is plotted ("best read", "drops 25% during the run"); msec:
     the logs' interval (ms, as given). A data block per repeat, "# POINT.rN"
-    first; None without a repeat or a logged interval."""
+    first; None without a point (a logged interval: column 2, GB/s)."""
     name = 'bw-' + point
     q = quote(_path(run, name, 'dat'))
     dat = ''.join('# %s\n%s\n\n' % r for r in runs)
-    if not runs or not _DATA_LINE.search(dat):
+    if not has_point(dat.split('\n'), (2,)):
         return None
     plot = ', '.join('%s index %d using 1:2 with linespoints title %s' % (q, i, quote(r.rsplit('.', 1)[-1]))
                      for i, (r, _) in enumerate(runs))
@@ -145,12 +164,14 @@ def _hosts(fleet: dict) -> list:
 
 def hosts_plot(run: str, fleet: dict) -> tuple[str, Optional[Plot]]:
     """hosts from fleet.json: (the data, "ID READ WRITE" per host, each
-    host's best GB/s, "-" none; the plot, None without a host). Its title
-    gives the fleet's median per direction, 3 decimals (0 without one)."""
-    dat = ''.join('%s %s %s\n' % (jqjson.text(h.get('id')), _or_dash(jqjson.get(h, 'best', 'read', 'gbs')),
-                                  _or_dash(jqjson.get(h, 'best', 'write', 'gbs')))
-                  for h in _hosts(fleet))
-    if not dat:
+    host's best GB/s, "-" none; the plot, None without a point: no host,
+    or none with a figure). Its title gives the fleet's median per
+    direction, 3 decimals (0 without one)."""
+    lines = ['%s %s %s' % (jqjson.text(h.get('id')), _or_dash(jqjson.get(h, 'best', 'read', 'gbs')),
+                           _or_dash(jqjson.get(h, 'best', 'write', 'gbs')))
+             for h in _hosts(fleet)]
+    dat = _text(lines)
+    if not has_point(lines, (2, 3)):
         return dat, None
     med = []
     for d in fleet.get('directions'):
