@@ -170,7 +170,7 @@ on_signal() {
 	exec 2>&7
 	exec_stop "$1"
 	rm -rf -- "$RUN"/points/.tmp-*."$$" "$RUN"/rounds/.tmp-*."$$"
-	rm -f -- "$RUN"/*.tmp "$RUN"/plots/*.tmp "$RUN"/hosts/*/*.tmp
+	rm -f -- "$RUN"/*.tmp "$RUN"/plots/*.tmp "$RUN"/hosts/*/*.tmp "$RUN"/rounds/*/*.tmp "$RUN"/points/*/*.tmp
 	if [ -n "$BUDGET" ]; then
 		warn "interrupted: a --budget run cannot be resumed (its rounds are planned for one run's wall time); start a new run"
 	else

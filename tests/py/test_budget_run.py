@@ -7,8 +7,19 @@ group keeps, the progress and --dry-run lines. Formerly budget.sh's and
 budget-run.sh's jq. No fio, no wall clock: the seconds are given. The
 real runs: tests/sweep-budget.bats."""
 
+import json
+import os
+import subprocess
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from tswap.cli.budget_run import _Rounds
 from tswap.plan import budget_start as bs
 from tswap.stats import budget_run as br
+
+PIPELINE = Path(__file__).resolve().parents[2] / 'sweep' / 'lib' / 'pipeline.sh'
 
 
 def pts(n, ceilings=2, rw=('read', 'write'), ranks=1):
@@ -134,3 +145,56 @@ def test_dry_run_lines():
     # no rounds (nothing fits): 0 runs
     assert br.dry_run_lines({'rounds': [], 'planned_s': 0}, '5', -3, 3, 6, 1)[1:] == [
         '  0 fio run(s), about 0 s of the -3 s left for runs']
+
+
+def on_signal_rm():
+    """pipeline.sh on_signal's line that removes the half-written files."""
+    body = PIPELINE.read_text(encoding='utf-8').split('\non_signal() {\n', 1)[1].split('\n}\n', 1)[0]
+    lines = [x.strip() for x in body.split('\n') if x.strip().startswith('rm -f -- ')]
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+class _Signal(Exception):
+    pass
+
+
+def _round(tmp_path, keys):
+    run = tmp_path / 'run'
+    for k in keys:
+        d = run / 'rounds' / ('%s.s2' % k)
+        d.mkdir(parents=True)
+        (d / 'result.json').write_text('{"runkey":"%s.s2","point":"%s","gbs":1}\n' % (k, k))
+        (d / 'fio.json').write_text('{}\n')
+    (run / 'points').mkdir()
+    return run
+
+
+def test_to_final_leaves_no_tmp_that_on_signal_does_not_remove(tmp_path, monkeypatch):
+    # a signal as a pruning round becomes the final round, at the moment a
+    # .tmp is there: on_signal's rm (run by bash as the sweep does) removes
+    # it, and points/ holds no half-made point
+    run = _round(tmp_path, ['a', 'b'])
+    rm, replace = on_signal_rm(), os.replace
+
+    def signalled(src, dst):
+        assert os.path.exists(src)
+        subprocess.run(['bash', '-c', 'RUN=$1; ' + rm, '_', str(run)], check=True)
+        assert not os.path.exists(src), '%s: not removed by on_signal: %s' % (src, rm)
+        raise _Signal
+    monkeypatch.setattr(os, 'replace', signalled)
+    with pytest.raises(_Signal):
+        _Rounds.to_final(SimpleNamespace(a=SimpleNamespace(rundir=str(run))), 2, ['a', 'b'])
+    assert list(run.rglob('*.tmp')) == []
+    for f in run.glob('points/*/result.json'):
+        assert json.loads(f.read_text())['runkey'] == f.parent.name
+    # no signal: the round's runs are the final round's points, runkey .r1
+    monkeypatch.setattr(os, 'replace', replace)
+    run = _round(tmp_path / 'again', ['a', 'b'])
+    _Rounds.to_final(SimpleNamespace(a=SimpleNamespace(rundir=str(run))), 2, ['a', 'b'])
+    assert sorted(p.name for p in (run / 'points').iterdir()) == ['a.r1', 'b.r1']
+    assert list((run / 'rounds').iterdir()) == []
+    assert [json.loads((run / 'points' / k / 'result.json').read_text())['runkey'] for k in ('a.r1', 'b.r1')] \
+        == ['a.r1', 'b.r1']
+    assert (run / 'points' / 'a.r1' / 'fio.json').read_text() == '{}\n'
+    assert list(run.rglob('*.tmp')) == []

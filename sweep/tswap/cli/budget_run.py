@@ -39,6 +39,7 @@ from ..plan.points import parse
 from ..stats import budget_run as br
 from ..stats.budget import check, prune, round_record
 from . import StageError, read_json
+from .files import write_text
 
 HELP = "a --budget run's rounds, beside the loop that runs them (tswap.stats.budget_run)"
 
@@ -122,17 +123,18 @@ class _Rounds:
     def to_final(self, n: int, keys: list[str]) -> None:
         """Round n, a pruning round, becomes the final round: the runs of
         keys it made move from rounds/KEY.sN to points/KEY.r1, where the
-        pick reads them."""
+        pick reads them. Each result.json gets its new runkey in
+        rounds/KEY.sN first (through result.json.tmp there: pipeline.sh
+        on_signal removes RUN/rounds/*/*.tmp), then the directory is
+        renamed: points/ never holds a half-made point nor a *.tmp."""
         run = self.a.rundir
         for key in keys:
-            dst = os.path.join(run, 'points', key + '.r1')
-            os.rename(os.path.join(run, 'rounds', '%s.s%d' % (key, n)), dst)
-            f = os.path.join(dst, 'result.json')
+            src = os.path.join(run, 'rounds', '%s.s%d' % (key, n))
+            f = os.path.join(src, 'result.json')
             doc = read_json(f, 'result')
             doc['runkey'] = key + '.r1'
-            with open(f + '.tmp', 'w', encoding='utf-8') as out:
-                out.write(jqjson.dumps(doc) + '\n')
-            os.replace(f + '.tmp', f)
+            write_text(f, jqjson.dumps(doc) + '\n')
+            os.rename(src, os.path.join(run, 'points', key + '.r1'))
 
     def check(self, what: str, n: int, reserve: float, spec: Doc, ndone: float, reps: float,
               later: Any, costs: list[float], allc: list[float], allw: list[float]) -> Doc:
