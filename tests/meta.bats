@@ -122,6 +122,50 @@ host_and_version_types() {
 	assert_line "$(printf 'pci.address\t0000:01:00.0')"
 }
 
+# execs TARGET: how many programs the collector runs for TARGET, its own
+# sh included (successful execve calls under strace -f), with fio asked
+# for its version as on a fleet host; its lines in $SCRATCH/kv.
+execs() {
+	TSWAP_FIO_VERSION='' strace -f -o "$SCRATCH/trace" -e trace=execve \
+		sh "$REPO/sweep/lib/meta-collect.sh" "$1" >"$SCRATCH/kv"
+	grep -c 'execve.*= 0$' "$SCRATCH/trace"
+}
+
+requires_strace() {
+	command -v strace >/dev/null || skip "requires strace to count the collector's processes"
+	strace -f -o /dev/null true || skip "strace cannot trace here (ptrace not allowed)"
+}
+
+# has KEY REGEX: the collector's line of KEY in $SCRATCH/kv matches REGEX
+has() { grep -q "^$1"$'\t'"$2" "$SCRATCH/kv"; }
+
+@test "meta: the collector runs each tool once, not one process per file: at most 14 for a file" {
+	requires_strace
+	# sh, findmnt, sed, dirname, lsblk x3, sed, readlink, taskset, lscpu,
+	# uname, fio, awk; besides, what this host's disk takes: a serial
+	# number is hashed (sha256sum, cut); an NVMe disk: its controller's
+	# name (sed), its paths (readlink x2) and nvme-cli's id-ctrl (nvme,
+	# sed x2).
+	local n max=14
+	n=$(execs "$SCRATCH/t.swap")
+	has fio . || fail "the collector did not finish: $(cat "$SCRATCH/kv")"
+	if has serial_hash .; then max=$((max + 2)); fi
+	if has disk nvme; then max=$((max + 3)); fi
+	if has disk nvme && has nvme_cli .; then max=$((max + 3)); fi
+	((n <= max)) || fail "$n processes, more than $max: $(grep -o 'execve("[^"]*"' "$SCRATCH/trace" | sort | uniq -c)"
+}
+
+@test "meta: the collector runs at most 11 processes for a loop device" {
+	requires loopdev
+	requires_strace
+	loop_setup 16 4096
+	local n
+	# sh, lsblk x3, sed, readlink, taskset, lscpu, uname, fio, awk
+	n=$(execs "$LOOPDEV")
+	has disk "${LOOPDEV#/dev/}$" || fail "not the loop device: $(cat "$SCRATCH/kv")"
+	((n <= 11)) || fail "$n processes, more than 11: $(grep -o 'execve("[^"]*"' "$SCRATCH/trace" | sort | uniq -c)"
+}
+
 @test "meta: a sweep records meta.json in sweep.json, aggregate.json and report.md; progress on stderr, results on stdout" {
 	local rd=$SCRATCH/run
 	run --separate-stderr timeout -k 10 300 "$SWEEP" --grid quick --rw read --repeat 1 --no-ceiling --size 16m \
