@@ -7,12 +7,13 @@
 # point directory is either whole or absent; --resume skips runs whose
 # result.json says ok.
 #
-# Owns: the exec_* hooks, drop_caches, run_fio, run_point (fio's process
-# control: fioproc.sh). Reads: ENGINE, TARGET, SIZE, RUN, FINISHED. Writes:
-# FIO_PID, FIO_TAG, TMP_POINT, DROP_NOTED; RUN/points/RUNKEY/ (job.fio, run.sh, fio.json,
-# fio.stderr, stats.json, result.json), RUN/cache-dropped.
+# Owns: the exec_* hooks, point_args, point_stage, run_fio, run_point (a
+# point and fio's process control: python3 -m tswap point,
+# tswap/cli/point.py). Reads: ENGINE, TARGET, SIZE, RUN, FINISHED, the
+# settings. Writes: FIO_PID, TMP_POINT, DROP_NOTED, POINT_REPLY; (through
+# the stage) RUN/points/RUNKEY/ (job.fio, run.sh, fio.json, fio.stderr,
+# stats.json, result.json), RUN/cache-dropped, RUN/notes.txt.
 # shellcheck disable=SC2153 # ENGINE, TARGET: globals of state.sh
-# shellcheck disable=SC2164 # cd in a subshell under the entry point's set -e
 
 exec_check_targets() { check_targets "$1"; }
 exec_ready() {
@@ -78,17 +79,18 @@ exec_result_text() {
 	printf '%s  %s  (eta %s)\n' "$2" "${res/$'\t'/  }" "$3"
 }
 
-# exec_stop SIGNAL: fio gets SIGNAL and is gone when this returns
-# (fioproc.sh fio_stop).
+# exec_stop SIGNAL: the point stage (fio's process control) gets SIGNAL
+# and is gone when this returns, fio and its job processes before it
+# (tswap/executor/fioproc.py); a point's directory is removed.
 # shellcheck disable=SC2317 # called from the signal trap
 exec_stop() {
-	status_stop
 	if [ -n "$FIO_PID" ]; then
-		fio_stop "$FIO_PID" "$FIO_TAG" "$1"
+		kill -s "$1" "$FIO_PID" 2>/dev/null || true
+		wait "$FIO_PID" 2>/dev/null || true
 		FIO_PID=
 	fi
 	if [ -n "$TMP_POINT" ]; then
-		rm -rf -- "$TMP_POINT"
+		if [ -e "$TMP_POINT" ] || [ -L "$TMP_POINT" ]; then rm -rf -- "$TMP_POINT"; fi
 		TMP_POINT=
 	fi
 }
@@ -100,95 +102,111 @@ exec_finish_args() {
 	_fa=(--steady="$(steady_line)" --bwlog="$(bwlog_line)" --precondition="$(precondition_line)")
 }
 
-drop_caches() {
-	local why
-	sync
-	if [ "$EUID" -ne 0 ]; then
-		why="not root: the page cache was not dropped before read points (reads use O_DIRECT, but check the ceiling warnings)"
-	elif ! { echo 3 >/proc/sys/vm/drop_caches; } 2>/dev/null; then
-		why="could not write /proc/sys/vm/drop_caches: the page cache was not dropped before read points"
+# point_args VAR DEPTH: the point stage's options on fio's environment
+# (tswap/cli/point.py, from a directory DEPTH levels below the run
+# directory): this shell's pid (the stage dies with it), the engine, the
+# targets, the rank slots of the plan (ranks.sh plan_facts) and the
+# descriptors target_fds_open checked, into array VAR.
+point_args() {
+	local -n _pa=$1
+	local h p facts
+	local -a f=()
+	_pa=(--parent "$BASHPID" --run-dir "$RUN" --depth "$2" --engine "$ENGINE" --target-now "$TARGET"
+		--size "$SIZE" --prog "$PROG")
+	for h in "${!TARGETS[@]}"; do
+		_pa+=(--target="${TARGETS[h]}" --kind="${TARGET_KINDS[h]:-file}")
+	done
+	for p in "${!TARGET_FDS[@]}"; do
+		_pa+=(--fd="${TARGET_FDS[$p]}=$p")
+	done
+	if [ -n "$PLAN_FACTS" ] && [ "$PLAN_FACTS_OF" = "$PLAN_TEXT" ]; then
+		facts=$PLAN_FACTS
 	else
-		[ -f "$RUN/cache-dropped" ] || : >"$RUN/cache-dropped"
-		return 0
+		facts=$(plan_facts)
 	fi
-	if [ "$DROP_NOTED" = 0 ]; then
-		DROP_NOTED=1
-		say "note: $why"
-		note "$why"
-	fi
-	return 0
+	mapfile -t f <<<"$facts"
+	for p in "${f[@]:2}"; do
+		_pa+=(--slot="${p/$'\t'/:}")
+	done
 }
 
-# run_fio DIR DEPTH [LABEL]: run DIR/job.fio in DIR (DEPTH levels below the
-# run directory); stdout -> fio.stdout, stderr -> fio.stderr. With LABEL, a
-# status line every STATUS_EVERY seconds while fio runs (status.sh). fio
-# runs in its own process group under a guard that kills it and its job
-# processes if the sweep dies (fioproc.sh); FIO_PID is the group. Once
-# the targets are prepared, fio gets them as descriptors the sweep opened
-# and checked just before (target_fds_open: a target that changed stops
-# the sweep, exit 2): it writes the checked file or device, whatever the
-# paths name meanwhile.
+# point_stage VAR ARGS...: python3 -m tswap point ARGS, a child of this
+# shell (py_exec: no shell between them), its exit status into VAR;
+# FIO_PID is its pid while it runs (exec_stop).
+point_stage() {
+	local -n _rc=$1
+	shift
+	_rc=0
+	py_exec point "$@" &
+	FIO_PID=$!
+	wait "$FIO_PID" || _rc=$?
+	FIO_PID=
+}
+
+# run_fio DIR DEPTH: run DIR/job.fio in DIR (DEPTH levels below the run
+# directory; the preparation, the preconditioning); stdout -> fio.stdout,
+# stderr -> fio.stderr; fio's exit status. fio runs in its own process
+# group under the point stage's process control (tswap/cli/point.py,
+# tswap/executor/fioproc.py). Once the targets are prepared, fio gets them
+# as descriptors the sweep opened and checked just before
+# (target_fds_open: a target that changed stops the sweep, exit 2): it
+# writes the checked file or device, whatever the paths name meanwhile.
 run_fio() {
-	local dir=$1 depth=$2 label=${3:-} rc=0 engine target parent=$BASHPID
-	engine=$(fio_path "$ENGINE" engine.so "$depth")
-	target=$(fio_path "$TARGET" target "$depth")
+	local dir=$1 depth=$2 rc=0
+	local -a args
 	if ! target_fds_open; then
 		# a point is whole or absent
 		[ -z "$TMP_POINT" ] || rm -rf -- "$TMP_POINT"
 		exit "$EXIT_USAGE"
 	fi
-	fio_new_tag FIO_TAG
-	(
-		cd "$dir"
-		export TSWAP_ENGINE="$engine" TSWAP_TARGET="$target" TSWAP_SIZE="$SIZE"
-		rank_env_export "$depth"
-		target_refs_close
-		target_fds_export
-		fio_exec "$parent" "$FIO_TAG" fio --output-format=json --eta=never job.fio \
-			>fio.stdout 2>fio.stderr </dev/null
-	) &
-	FIO_PID=$!
+	point_args args "$depth"
+	point_stage rc "$dir" "${args[@]}"
 	target_fds_close # fio has its own
-	[ -z "$label" ] || status_start "$FIO_PID" "$label"
-	wait "$FIO_PID" || rc=$?
-	# a job process that outlived fio: gone first. A guard that exited by
-	# itself (status 128 or less: fio's, or 125) has done this already,
-	# after fio ended (fioproc.sh fio_guard); one killed, or fio killed by
-	# a signal, is followed by the sweep's own look.
-	((rc <= 128)) || fio_reap_tagged "$FIO_TAG"
-	FIO_PID=
-	status_stop
 	return "$rc"
 }
 
 # run_point WALLVAR PLANLINE RUNKEY REPEAT DIR [LABEL]: run one point once
 # (the settings of now: RUNTIME, RAMP) into RUN/DIR/RUNKEY (DIR one level
 # below the run directory), via RUN/DIR/.tmp-RUNKEY.PID; fio's wall seconds
-# into WALLVAR; LABEL for the status line while it runs. The first write
-# point preconditions the target first (precondition.sh). A failed fio is a
-# result (result.json says error), not a return status.
+# into WALLVAR; LABEL for the status line while it runs (status.sh). The
+# first write point preconditions the target first (precondition.sh). The
+# rest is one process, python3 -m tswap point (tswap/cli/point.py): the
+# directory, job.fio and run.sh, the page cache dropped before a read
+# point (its note once a sweep: DROP_NOTED), fio, result.json and
+# progress.txt, the rename. A failed fio is a result (result.json says
+# error), not a return status.
 run_point() {
 	local -n _wall=$1
-	local line=$2 runkey=$3 rep=$4 dir="$RUN/$5" label=${6:-} tmp rw t0 rc=0
+	local line=$2 runkey=$3 rep=$4 dir="$RUN/$5" label=${6:-} rw rc=0 noted free
+	local -a args
 	IFS=$'\t' read -r _ _ rw _ <<<"$line"
 	precondition_before "$rw"
 	check_run_space
-	jobs_ready "$line"
-	tmp="$dir/.tmp-$runkey.$$"
-	TMP_POINT=$tmp
-	# (rm only if there is one: exec_begin removed the earlier sweeps')
-	if [ -e "$tmp" ] || [ -L "$tmp" ]; then rm -rf -- "$tmp"; fi
-	mkdir -p "$tmp"
-	point_job "$line" >"$tmp/job.fio"
-	write_run_sh "$tmp" 2
-	[ "$rw" = read ] && drop_caches
-	t0=$EPOCHREALTIME
-	run_fio "$tmp" 2 "$label" || rc=$?
-	since_into _wall "$t0"
-	result_json "$tmp" "$runkey" "$rep" "$rc" "$_wall" "$line"
-	# an earlier run of RUNKEY that did not say ok (--resume runs it
-	# again): removed first (rm only if there is one)
-	if [ -e "${dir:?}/$runkey" ] || [ -L "$dir/$runkey" ]; then rm -rf -- "${dir:?}/$runkey"; fi
-	mv -T -- "$tmp" "$dir/$runkey"
+	target_fds_open || exit "$EXIT_USAGE"
+	# the stage's reply ("WALL NOTED"): a pipe this shell holds both ends
+	# of, made once
+	[ -n "$POINT_REPLY" ] || exec {POINT_REPLY}<> <(:)
+	point_args args 2
+	status_args args "$label"
+	args+=(--line "$line" --runkey "$runkey" --repeat "$rep" --final "$dir/$runkey" --grid "$G_NAME"
+		--size-bytes "$SIZE_BYTES" --runtime="$RUNTIME" --ramp="${RAMP:-}" --io-size="$IO_SIZE"
+		--steady="$STEADY" --ss-crit="$SS_CRIT" --ss-dur "$SS_DUR" --bwlog-msec "$BWLOG_MSEC"
+		--bwlog-min "$BWLOG_MIN_SAMPLES" --drop-pct "$DROP_PCT" --drop-noted "$DROP_NOTED"
+		--reply-fd "$POINT_REPLY")
+	[ "$rw" != read ] || args+=(--drop)
+	TMP_POINT="$dir/.tmp-$runkey.$$"
+	point_stage rc "$TMP_POINT" "${args[@]}"
+	target_fds_close
+	if [ "$rc" != 0 ]; then
+		# its line is said; a full run directory says so (space.sh)
+		# shellcheck disable=SC2310 # run_dir_free failing: the stage's status
+		if [ "$rc" = "$EXIT_ERROR" ] && free=$(run_dir_free) && ((free < RUN_SPACE_MIN)); then
+			run_dir_full_exit "$free"
+		fi
+		exit "$rc"
+	fi
 	TMP_POINT=
+	IFS=' ' read -r -t 5 -u "$POINT_REPLY" _wall noted ||
+		die "$EXIT_ERROR" "internal error: no reply from the point stage for $runkey"
+	[ "$noted" = 0 ] || DROP_NOTED=1
 }

@@ -27,8 +27,6 @@ readonly SCRIPT_DIR SWEEP_HOME
 . "$SWEEP_HOME/lib/state.sh"
 # shellcheck source=lib/util.sh
 . "$SWEEP_HOME/lib/util.sh"
-# shellcheck source=lib/fioproc.sh
-. "$SWEEP_HOME/lib/fioproc.sh"
 # shellcheck source=lib/settings.sh
 . "$SWEEP_HOME/lib/settings.sh"
 # shellcheck source=lib/jobs.sh

@@ -125,15 +125,13 @@ PLAN_FACTS='' PLAN_FACTS_OF='' TARGETS_JSON='' TARGETS_JSON_OF=''
 declare -gA JOBS=() JOBS_ERR=()
 JOBS_OF=''
 declare -ga NOTES=()
-# exec-local.sh: the fio running now (its guard's pid, the process group,
-# and its environment tag: fioproc.sh) and the point directory it writes
-# (the signal trap stops and removes them); FINISHED[RUNKEY]=GB/s of the
-# runs done earlier (fleet: RUNKEY/HOSTID); DROP_NOTED: the page-cache note
-# was given.
-FIO_PID='' FIO_TAG='' TMP_POINT='' DROP_NOTED=0
-# status.sh: the status-line subshell of the running point; a line at least
-# every STATUS_EVERY seconds of a point.
-STATUS_PID=''
+# exec-local.sh: the point stage running now (fio's process control:
+# tswap/cli/point.py; exec_stop stops it) and the point directory it
+# writes (the signal trap removes it); FINISHED[RUNKEY]=GB/s of the runs
+# done earlier (fleet: RUNKEY/HOSTID); DROP_NOTED: the page-cache note was
+# given; POINT_REPLY: the fd of the stage's reply (a pipe, made once).
+FIO_PID='' TMP_POINT='' DROP_NOTED=0 POINT_REPLY=''
+# status.sh: a status line every STATUS_EVERY seconds of a point.
 readonly STATUS_EVERY=10
 declare -gA FINISHED=()
 # FINISHED_LOADED: 1 when the front end has set FINISHED (this host's runs:

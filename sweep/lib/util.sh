@@ -4,7 +4,8 @@
 #
 # Owns: say/warn/warn_once/die/usage_error (stdout, stderr, exit codes),
 # note (the report's notes), need_tools, fio size notation (size_to_bytes,
-# szname), dirname_into, abspath, fmt_secs, py (a stage of the Python package).
+# szname), dirname_into, abspath, fmt_secs, py and py_exec (a stage of the
+# Python package).
 # Reads: PROG, RUN. Writes: NOTES, RUN/notes.txt (note), WARNED (warn_once).
 
 say() { printf '%s\n' "$*"; }
@@ -52,12 +53,22 @@ need_tools() {
 py() {
 	local python=/usr/bin/python3
 	[ -x "$python" ] || python=python3
-	env --block-signal=INT "$python" -I -S -B -c 'import _signal
+	env --block-signal=INT "$python" -I -S -B -c "$PY_MAIN" "$SWEEP_HOME" "$@"
+}
+
+# py_exec STAGE ARGS...: py, by exec: this process becomes the stage (in a
+# background function, the stage is the forking shell's own child).
+py_exec() {
+	local python=/usr/bin/python3
+	[ -x "$python" ] || python=python3
+	exec env --block-signal=INT "$python" -I -S -B -c "$PY_MAIN" "$SWEEP_HOME" "$@"
+}
+
+# the code py and py_exec run
+PY_MAIN='import _signal
 _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
 _signal.pthread_sigmask(_signal.SIG_UNBLOCK, (_signal.SIGINT,))
-import sys; sys.path.insert(0, sys.argv.pop(1)); from tswap.__main__ import main; sys.exit(main())' \
-		"$SWEEP_HOME" "$@"
-}
+import sys; sys.path.insert(0, sys.argv.pop(1)); from tswap.__main__ import main; sys.exit(main())'
 
 # size_to_bytes STR: fio size notation (binary units: 1m = 1 MiB) to bytes.
 size_to_bytes() {

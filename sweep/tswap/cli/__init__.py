@@ -18,7 +18,7 @@ from .. import jqjson
 STAGES = ('aggregate', 'budget-run', 'plan',
           'best-aio', 'ds-release', 'summary-csv', 'summary', 'verdict',
           'result', 'bwlog', 'meta', 'plot-data', 'plots', 'load-done', 'finish',
-          'fleet-checks', 'fleet-progress', 'targets-check', 'point-jobs')
+          'fleet-checks', 'fleet-progress', 'targets-check', 'point-jobs', 'point')
 
 PROG = 'tswap'
 

@@ -75,16 +75,24 @@ def merge_rank_stats(d: str) -> None:
 
 
 def run(a: argparse.Namespace) -> int:
-    d = a.dir
-    f = [x for x in a.line.split('\t') if x]
+    write_result(a.dir, a.line, a.runkey, a.repeat, a.rc, a.wall, _json('--targets', a.targets),
+                 *(_json('--' + k, getattr(a, k.replace('-', '_'))) for k in ('bwlog-ms', 'bwlog-min', 'drop-pct')))
+    return 0
+
+
+def write_result(d: str, line: str, runkey: str, repeat: str, rc: str, wall: str, targets: object,
+                 ms: object, least: object, lim: object) -> None:
+    """d/result.json and d/progress.txt (and fio.json) of one run, as the
+    stage writes them: line the plan line; repeat, rc and wall JSON
+    numbers as text (wall: seconds, 3 decimals); targets the list of the
+    targets; ms, least, lim the bwlog limits. The point stage
+    (tswap.cli.point) calls this in its own process."""
+    f = [x for x in line.split('\t') if x]
     f += [''] * (12 - len(f))
-    num = {k: _json('--' + k, getattr(a, k)) for k in ('repeat', 'rc', 'wall')}
+    num = {k: _json('--' + k, v) for k, v in (('repeat', repeat), ('rc', rc), ('wall', wall))}
     plan = {k: _json('plan line ' + k, v) for k, v in
             (('tensor', f[4]), ('block', f[5]), ('qd', f[6]), ('threads', f[9]), ('iodepth', f[10]),
              ('ranks', '\t'.join(f[11:]).strip('\t') or '1'))}
-    targets = _json('--targets', a.targets)
-    ms, least, lim = (_json('--' + k, getattr(a, k.replace('-', '_')))
-                      for k in ('bwlog-ms', 'bwlog-min', 'drop-pct'))
     merge_rank_stats(d)
     out = read_bytes(os.path.join(d, 'fio.stdout'))
     fio_path = os.path.join(d, 'fio.json')
@@ -102,7 +110,7 @@ def run(a: argparse.Namespace) -> int:
                       out.decode('utf-8', 'replace'))
     logs = read_lines(shell_glob(os.path.join(d, 'bw_bw.*.log')))
     bw = summary([x for x, _ in logs], ms, least, lim)
-    run_ = Run(runkey=a.runkey, point=f[0], repeat=num['repeat'], kind=f[1], rw=f[2], backend=f[3],
+    run_ = Run(runkey=runkey, point=f[0], repeat=num['repeat'], kind=f[1], rw=f[2], backend=f[3],
                tensor=plan['tensor'], block=plan['block'], qd=plan['qd'], submit=f[7], window=f[8],
                threads=plan['threads'], iodepth=plan['iodepth'], rc=num['rc'], wall=num['wall'],
                ranks=plan['ranks'], targets=targets)
@@ -118,4 +126,3 @@ def run(a: argparse.Namespace) -> int:
             with open(fio_path, 'wb') as w:
                 w.write(fbytes)
     os.replace(res + '.tmp', res)
-    return 0
