@@ -3,13 +3,14 @@
 # tswap.plan.jobs, as the grid's job library of --emit-jobs is), and how
 # fio gets the engine and target paths.
 #
-# Owns: point_job, jobs_key, jobs_make, fio_unsafe, fio_path,
-# write_run_sh. Reads: the settings, PLAN_TEXT, TARGETS, TARGET_KINDS,
-# the H_* arrays (a fleet host's job). Writes: JOBS, JOBS_ERR, JOBS_OF;
-# job.fio on stdout (point_job), POINTDIR/run.sh, and RUN/engine.so,
-# RUN/target symlinks for paths fio cannot take (fio_path).
+# Owns: point_job, jobs_key, jobs_make, fio_unsafe, fio_path (the dry
+# run's; a point's run.sh and fio's paths: tswap/executor/point.py).
+# Reads: the settings, PLAN_TEXT, TARGETS, TARGET_KINDS, the H_* arrays (a
+# fleet host's job). Writes: JOBS, JOBS_ERR, JOBS_OF; job.fio on stdout
+# (point_job), and RUN/engine.so, RUN/target symlinks for paths fio
+# cannot take (fio_path).
 # shellcheck disable=SC2153 # TARGET, ENGINE: globals of state.sh
-# shellcheck disable=SC2016 # $(...) is literal: run.sh text
+# shellcheck disable=SC2016 # $pagesize...: fio's variables, literal
 
 # point_job PLANLINE [HOST]: the complete, standalone job file of one point
 # (with HOST, an index into the H_* arrays: that fleet host's), looked up
@@ -98,23 +99,3 @@ fio_path() {
 		printf '%s\n' "$path"
 	fi
 }
-
-# write_run_sh DIR DEPTH: a script that reruns the point in its directory.
-write_run_sh() {
-	local dir=$1 depth=$2 engine target
-	engine=$(fio_path "$ENGINE" engine.so "$depth")
-	target=$(fio_path "$TARGET" target "$depth")
-	{
-		printf '#!/usr/bin/env bash\n'
-		printf '# Rerun this point exactly (tswap-sweep %s).\n' "$G_NAME"
-		printf 'set -euo pipefail\ncd "$(dirname "$0")"\n'
-		printf '# target: %q\n' "$TARGET"
-		printf 'export TSWAP_ENGINE=%q\n' "$engine"
-		printf 'export TSWAP_TARGET=%q\n' "$target"
-		printf 'export TSWAP_SIZE=%q\n' "$SIZE"
-		rank_env_lines "$depth"
-		printf 'exec fio --output-format=json --eta=never job.fio\n'
-	} >"$dir/run.sh"
-	chmod +x "$dir/run.sh"
-}
-

@@ -21,8 +21,9 @@
 # device it uses its own region (offset, size) of the sweep's --size. A
 # point of 1 rank reading or writing uses TARGET itself, as before.
 #
-# Owns: rank_slots, rank_file, rank_var,
-# target_recheck, prepare_targets, rank_env, rank_env_export, rank_env_lines,
+# Owns: rank_slots, rank_file,
+# target_recheck, prepare_targets (a point's rank-file variables:
+# tswap/executor/point.py fio_env),
 # targets_json, facts_keep, plan_facts, plan_facts_into,
 # plan_writes (a point's job sections: tswap.plan.jobs rank_sections).
 # Reads: TARGET, TARGETS, TARGET_KINDS, DEFAULT_TARGET, PLAN_TEXT, SIZE_BYTES, RUN.
@@ -88,11 +89,6 @@ rank_file() {
 	fi
 }
 
-# rank_var RANK HANDLE: the environment variable fio reads the path from.
-rank_var() {
-	if [ "$2" = write ]; then printf 'TSWAP_RANK%s_WRITE\n' "$1"; else printf 'TSWAP_RANK%s\n' "$1"; fi
-}
-
 # plan_has_single: the plan has a point of 1 rank reading or writing.
 plan_has_single() {
 	local -a f
@@ -139,37 +135,6 @@ prepare_targets() {
 	TARGET=${TARGETS[0]}
 	TARGET_KIND=${TARGET_KINDS[0]}
 	target_ids_keep
-}
-
-# rank_env DEPTH: the rank files' variables, "NAME<TAB>VALUE" a line.
-rank_env() {
-	local r h slots v f
-	slots=$(rank_slots)
-	while IFS=$'\t' read -r r h; do
-		[ -n "$r" ] || continue
-		v=$(rank_var "$r" "$h")
-		f=$(rank_file "$r" "$h")
-		f=$(fio_path "$f" "target.rank$r.$h" "$1")
-		printf '%s\t%s\n' "$v" "$f"
-	done <<<"$slots"
-}
-
-# rank_env_export DEPTH: export the rank files' variables (run_fio).
-rank_env_export() {
-	local v f env
-	env=$(rank_env "$1")
-	while IFS=$'\t' read -r v f; do
-		[ -z "$v" ] || export "$v=$f"
-	done <<<"$env"
-}
-
-# rank_env_lines DEPTH: the same as export lines of a script (run.sh).
-rank_env_lines() {
-	local v f env
-	env=$(rank_env "$1")
-	while IFS=$'\t' read -r v f; do
-		[ -z "$v" ] || printf 'export %s=%q\n' "$v" "$f"
-	done <<<"$env"
 }
 
 # plan_facts: tswap.plan.points facts() for PLAN_TEXT: 1 or 0 (a point

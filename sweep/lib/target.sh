@@ -13,7 +13,8 @@
 # target_fds_close, target_refs_close (what each path the points use
 # names, kept once the targets are prepared, held open, and checked again
 # before every fio run: a path that comes to name another device or file
-# stops the sweep; fio gets the checked ones as descriptors).
+# stops the sweep; fio gets the checked ones as descriptors: the point
+# stage's --fd, tswap/executor/point.py fio_env).
 # Reads: TARGET, TARGET_KIND, TARGET_OWNED, DESTRUCTIVE, SIZE, SIZE_BYTES.
 # Writes: TARGET_OWNED, TARGET_IDS, TARGET_REFS, TARGET_FDS; the target file;
 # RUN/prepare/.
@@ -206,9 +207,9 @@ target_same() {
 # changed (moved or replaced, a symlink pointed elsewhere, the mark gone)
 # is said in one line, status 1, nothing held: run_fio stops the sweep
 # (exit 2) before fio starts, as a new file or device there never passed
-# the target rules. fio opens the descriptors (/proc/self/fd/FD:
-# target_fds_export), so a change after the check does not redirect its
-# writes either. The file held since target_ids_keep answers first
+# the target rules. fio opens the descriptors (/proc/self/fd/FD: the
+# point stage's --fd, tswap/executor/point.py fio_env), so a change after
+# the check does not redirect its writes either. The file held since target_ids_keep answers first
 # (target_same); else the identities are compared as strings.
 target_fds_open() {
 	local p fd now held was
@@ -247,26 +248,8 @@ target_fds_open() {
 	return 0
 }
 
-# target_fds_export: in fio's subshell (run_fio), the target and rank-file
-# variables (TSWAP_TARGET, TSWAP_RANK*) of the paths held open
-# (target_fds_open) name their descriptors instead.
-target_fds_export() {
-	local r h f v slots
-	[ "${#TARGET_FDS[@]}" -gt 0 ] || return 0
-	[ -z "${TARGET_FDS[$TARGET]:-}" ] || export TSWAP_TARGET="/proc/self/fd/${TARGET_FDS[$TARGET]}"
-	slots=$(rank_slots)
-	while IFS=$'\t' read -r r h; do
-		[ -n "$r" ] || continue
-		f=$(rank_file "$r" "$h")
-		[ -n "${TARGET_FDS[$f]:-}" ] || continue
-		v=$(rank_var "$r" "$h")
-		export "$v=/proc/self/fd/${TARGET_FDS[$f]}"
-	done <<<"$slots"
-}
-
-# target_refs_close: close the descriptors of target_ids_keep (in a
-# process the sweep starts that has no use for them: fio, the status
-# line).
+# target_refs_close: close the descriptors of target_ids_keep (before
+# they are taken again).
 target_refs_close() {
 	local p fd
 	for p in "${!TARGET_REFS[@]}"; do

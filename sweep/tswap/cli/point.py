@@ -32,6 +32,7 @@ is whole or absent) and this process dies of the same signal."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import shutil
 import signal
@@ -46,7 +47,6 @@ from ..plan.checkpoint import CheckpointError
 from ..plan.jobs import JobError, JobSettings
 from ..plan.values import EXIT_ERROR, EXIT_USAGE
 from . import PROG, StageError
-from .result import write_result
 
 HELP = "one fio run on this host, its process control and its result (tswap.executor)"
 
@@ -134,6 +134,9 @@ def run_fio(d: str, env: FioEnv, a: argparse.Namespace, label: str = '',
         fio = fioproc.Fio(FIO_ARGV, d, dict(os.environ, **env.run_env), o.fileno(), e.fileno(),
                           env.fds, warn)
     every = a.every if label else 0
+    if tmp:
+        # the result's modules are read while fio runs: not between points
+        importlib.import_module('.result', __package__)
     try:
         rc = fio.wait(every, lambda t: _out(1, status_text(label, t.elapsed, total)))
     except fioproc.Stopped as s:
@@ -214,6 +217,7 @@ def run(a: argparse.Namespace) -> int:
     total = int(a.ramp or 0) + int(a.runtime) if a.runtime else None
     rc, ns = run_fio(d, env, a, a.label, total, d)
     wall = wall_text(ns)
+    from .result import write_result
     try:
         write_result(d, a.line, a.runkey, a.repeat, str(rc), wall, t.json_list(),
                      *(jqjson.loads(x) for x in (a.bwlog_msec, a.bwlog_min, a.drop_pct)))
