@@ -306,3 +306,37 @@ def test_stage_ends_fio_and_its_tagged_child_when_its_parent_is_sigkilled(tmp_pa
     par.kill()
     par.wait()
     wait_for(lambda: gone(procs), 'fio and its tagged child gone after the parent was SIGKILLed')
+
+
+def test_stage_point_writes_the_point_and_renames_it_over_an_earlier_one(tmp_path):
+    # exec-local.sh run_point: job.fio as point-jobs makes it, run.sh
+    # executable, result.json and progress.txt, the rename over a failed
+    # earlier run of RUNKEY; "WALL NOTED" on the reply fd
+    from tswap.plan.jobs import JobSettings, point_job
+    (tmp_path / 'bin').mkdir()
+    (tmp_path / 'bin' / 'fio').write_text('#!/bin/bash\necho \'{"jobs": []}\'\n')
+    (tmp_path / 'bin' / 'fio').chmod(0o755)
+    env = dict(os.environ, PATH='%s:%s' % (tmp_path / 'bin', os.environ['PATH']))
+    pts = tmp_path / 'points'
+    (pts / 'k.r1').mkdir(parents=True)
+    (pts / 'k.r1' / 'old').write_text('x')
+    d = pts / '.tmp-k.r1.1'
+    line = 'k\ttswap\twrite\tlibaio\t4194304\t1048576\t8\tblock\toverlap\t1\t1'
+    r, w = os.pipe()
+    p = subprocess.Popen(stage_argv(tmp_path, d, '--parent', str(os.getpid()), '--line', line, '--runkey', 'k.r1',
+                                    '--repeat', '1', '--final', str(pts / 'k.r1'), '--grid', 'g',
+                                    '--size-bytes', str(16 << 20), '--io-size', '8m', '--ss-crit', 'iops_slope:2%',
+                                    '--ss-dur', '10', '--bwlog-msec', '250', '--bwlog-min', '8',
+                                    '--drop-pct', '20', '--reply-fd', str(w)), env=env, pass_fds=(w,))
+    os.close(w)
+    assert p.wait() == 0
+    reply = os.read(r, 100).decode()
+    os.close(r)
+    wall, noted = reply.split()
+    assert reply.endswith('\n') and noted == '0' and float(wall) >= 0 and len(wall.split('.')[1]) == 3
+    out = pts / 'k.r1'
+    assert not d.exists() and not (out / 'old').exists()
+    s = JobSettings(16 << 20, '', '', '8m', False, 'iops_slope:2%', 10, '250', (str(tmp_path / 't'),), ('file',))
+    assert (out / 'job.fio').read_text() == point_job(line, s)
+    assert os.access(out / 'run.sh', os.X_OK)
+    assert (out / 'result.json').is_file() and (out / 'progress.txt').is_file()

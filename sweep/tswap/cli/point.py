@@ -191,7 +191,7 @@ def run(a: argparse.Namespace) -> int:
     try:
         text = job_text(a.line, s)
     except JobError as e:
-        with open(job, 'w', encoding='utf-8') as f:
+        with open(job, 'w', encoding='utf-8', errors='surrogateescape') as f:
             f.write(e.text)
         _out(2, '%s: %s\n' % (a.prog, e))
         return EXIT_USAGE
@@ -202,7 +202,7 @@ def run(a: argparse.Namespace) -> int:
         open(job, 'w').close()
         _out(2, '%s: checkpoint-job: %s\n' % (PROG, e))
         return EXIT_ERROR
-    with open(job, 'w', encoding='utf-8') as f:
+    with open(job, 'w', encoding='utf-8', errors='surrogateescape') as f:
         f.write(text)
     write_exec(os.path.join(d, 'run.sh'), run_sh(a.grid, t.now, env))
     noted = 0
