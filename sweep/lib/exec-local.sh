@@ -38,6 +38,10 @@ exec_dry_head() {
 
 exec_head() {
 	say "tswap-sweep: grid $G_NAME on $TARGET ($TARGET_KIND, $SIZE); run directory $RUN"
+	# the point stage's reply ("WALL NOTED": run_point), on a pipe this
+	# shell holds both ends of, made once before any point (not inside a
+	# call with redirections of its own, which may close it on return)
+	[ -n "$POINT_REPLY" ] || exec {POINT_REPLY}<> <(:)
 	prepare_targets
 }
 # exec_begin: no point of an earlier sweep half-done (rm only if one is)
@@ -183,9 +187,6 @@ run_point() {
 	precondition_before "$rw"
 	check_run_space
 	target_fds_open || exit "$EXIT_USAGE"
-	# the stage's reply ("WALL NOTED"): a pipe this shell holds both ends
-	# of, made once
-	[ -n "$POINT_REPLY" ] || exec {POINT_REPLY}<> <(:)
 	point_args args 2
 	status_args args "$label"
 	args+=(--line "$line" --runkey "$runkey" --repeat "$rep" --final "$dir/$runkey" --grid "$G_NAME"
