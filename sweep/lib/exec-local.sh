@@ -175,7 +175,8 @@ run_fio() {
 # into WALLVAR; LABEL for the status line while it runs (status.sh). The
 # first write point preconditions the target first (precondition.sh). The
 # rest is one process, python3 -m tswap point (tswap/cli/point.py): the
-# directory, job.fio and run.sh, the page cache dropped before a read
+# run directory's free space (space.sh's rule), the directory, job.fio
+# and run.sh, the page cache dropped before a read
 # point (its note once a sweep: DROP_NOTED), fio, result.json and
 # progress.txt, the rename. A failed fio is a result (result.json says
 # error), not a return status.
@@ -185,7 +186,6 @@ run_point() {
 	local -a args
 	IFS=$'\t' read -r _ _ rw _ <<<"$line"
 	precondition_before "$rw"
-	check_run_space
 	target_fds_open || exit "$EXIT_USAGE"
 	point_args args 2
 	status_args args "$label"
@@ -193,16 +193,23 @@ run_point() {
 		--size-bytes "$SIZE_BYTES" --runtime="$RUNTIME" --ramp="${RAMP:-}" --io-size="$IO_SIZE"
 		--steady="$STEADY" --ss-crit="$SS_CRIT" --ss-dur "$SS_DUR" --bwlog-msec "$BWLOG_MSEC"
 		--bwlog-min "$BWLOG_MIN_SAMPLES" --drop-pct "$DROP_PCT" --drop-noted "$DROP_NOTED"
-		--reply-fd "$POINT_REPLY")
+		--reply-fd "$POINT_REPLY" --space-min "$RUN_SPACE_MIN")
 	[ "$rw" != read ] || args+=(--drop)
 	TMP_POINT="$dir/.tmp-$runkey.$$"
 	point_stage rc "$TMP_POINT" "${args[@]}"
 	target_fds_close
 	if [ "$rc" != 0 ]; then
-		# its line is said; a full run directory says so (space.sh)
-		# shellcheck disable=SC2310 # run_dir_free failing: the stage's status
-		if [ "$rc" = "$EXIT_ERROR" ] && free=$(run_dir_free) && ((free < RUN_SPACE_MIN)); then
-			run_dir_full_exit "$free"
+		# a full run directory, before the point ("full FREE") or as it
+		# was written, says so (space.sh); else the stage said its line
+		if [ "$rc" = "$EXIT_ERROR" ]; then
+			if read -r -t 0 -u "$POINT_REPLY" && IFS=' ' read -r -u "$POINT_REPLY" noted free &&
+				[ "$noted" = full ]; then
+				run_dir_full_exit "$free"
+			fi
+			# shellcheck disable=SC2310 # run_dir_free failing: the stage's status
+			if free=$(run_dir_free) && ((free < RUN_SPACE_MIN)); then
+				run_dir_full_exit "$free"
+			fi
 		fi
 		exit "$rc"
 	fi

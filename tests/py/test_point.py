@@ -340,3 +340,22 @@ def test_stage_point_writes_the_point_and_renames_it_over_an_earlier_one(tmp_pat
     assert (out / 'job.fio').read_text() == point_job(line, s)
     assert os.access(out / 'run.sh', os.X_OK)
     assert (out / 'result.json').is_file() and (out / 'progress.txt').is_file()
+
+
+def test_stage_point_in_a_full_run_directory_makes_nothing_and_says_full(tmp_path):
+    # space.sh check_run_space's rule, before the point: "full FREE" for
+    # the sweep to say (run_dir_full_exit), exit 3, no directory made
+    d = tmp_path / 'points' / '.tmp-k.r1.1'
+    line = 'k\ttswap\twrite\tlibaio\t4194304\t1048576\t8\tblock\toverlap\t1\t1'
+    r, w = os.pipe()
+    p = subprocess.Popen(stage_argv(tmp_path, d, '--parent', str(os.getpid()), '--line', line, '--runkey', 'k.r1',
+                                    '--repeat', '1', '--final', str(tmp_path / 'points' / 'k.r1'),
+                                    '--size-bytes', str(16 << 20), '--reply-fd', str(w),
+                                    '--space-min', str(1 << 62)), pass_fds=(w,))
+    os.close(w)
+    assert p.wait() == 3
+    what, free = os.read(r, 100).decode().split()
+    os.close(r)
+    st = os.statvfs(tmp_path)
+    assert what == 'full' and 0 <= int(free) < 1 << 62 and int(free) % st.f_frsize == 0
+    assert not (tmp_path / 'points').exists()

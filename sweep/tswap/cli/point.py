@@ -13,7 +13,10 @@ result.json and progress.txt (tswap.cli.result write_result) and DIR
 renamed to --final (an earlier one removed first). The line "WALL NOTED"
 (fio's wall seconds, 3 decimals; 1 when this run gave the page-cache
 note, else 0) goes to --reply-fd, exit 0. Another exit status is the
-sweep's: the job's error line was said (job.fio has the job up to it).
+sweep's: the job's error line was said (job.fio has the job up to it),
+or, first of all, fewer than --space-min bytes are free in the run
+directory: "full FREE" on --reply-fd, exit 3, nothing made (space.sh
+says it).
 
 Without --line: fio runs in DIR (its job.fio), and its exit status is
 this stage's (the preparation and the preconditioning).
@@ -73,6 +76,8 @@ def setup(p: argparse.ArgumentParser) -> None:
     p.add_argument('--drop', action='store_true', help='drop the page cache first (a read point)')
     p.add_argument('--drop-noted', default='0')
     p.add_argument('--reply-fd', type=int)
+    p.add_argument('--space-min', type=int, default=0,
+                   help='bytes: fewer free in the run directory: "full FREE" on --reply-fd, exit 3')
 
 
 def _out(fd: int, text: str) -> None:
@@ -97,6 +102,16 @@ def wall_text(ns: int) -> str:
     since_into)."""
     ms = (ns // 1000 + 500) // 1000
     return '%d.%03d' % (ms // 1000, ms % 1000)
+
+
+def run_dir_free(run: str) -> Optional[int]:
+    """Bytes available to the sweep on run's filesystem, as `df -P -B1`'s
+    Available (space.sh run_dir_free); None when it cannot tell."""
+    try:
+        st = os.statvfs(run)
+    except OSError:
+        return None
+    return st.f_bavail * st.f_frsize
 
 
 def _remove(path: str) -> None:
@@ -182,6 +197,12 @@ def run(a: argparse.Namespace) -> int:
     if a.line is None:
         _stop_pending('')
         return run_fio(a.dir, env, a)[0]
+    free = run_dir_free(a.run_dir)
+    if free is not None and free < a.space_min:
+        # the sweep says it and cleans up (space.sh run_dir_full_exit)
+        if a.reply_fd is not None:
+            _out(a.reply_fd, 'full %d\n' % free)
+        return EXIT_ERROR
     d = a.dir
     _remove(d)
     os.makedirs(d)
