@@ -88,6 +88,9 @@ all: $(BUILD)/tswap.so $(BUILD)/pyc.stamp
 # again in memory (the bytecode records its source's mtime and size).
 PYTHON3 := $(firstword $(wildcard /usr/bin/python3) python3)
 PY_SRCS := $(wildcard sweep/tswap/*.py sweep/tswap/*/*.py)
+# PYCOMPILE=0: make install leaves the bytecode out (debian/rules: Debian
+# policy 3.7, the package ships none)
+PYCOMPILE ?= 1
 $(BUILD)/pyc.stamp: $(PY_SRCS)
 	@mkdir -p $(BUILD)
 	@echo "  PY  sweep/tswap (bytecode)"
@@ -345,7 +348,8 @@ install: all man
 		install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/grids/$${f##*/}"; done
 	@for f in sweep/lib/*.sh sweep/tswap/*.py sweep/tswap/*/*.py; do \
 		install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/$${f#sweep/}"; done
-	$(PYTHON3) -m compileall -q -d $(PREFIX)/share/tswap/tswap $(DESTDIR)$(PREFIX)/share/tswap/tswap >/dev/null
+	@if [ "$(PYCOMPILE)" = 1 ]; then set -x; \
+		$(PYTHON3) -m compileall -q -d $(PREFIX)/share/tswap/tswap $(DESTDIR)$(PREFIX)/share/tswap/tswap >/dev/null; fi
 	install -D -m 0755 sweep/tswap-sweep $(DESTDIR)$(PREFIX)/bin/tswap-sweep
 	install -D -m 0755 sweep/tswap-zero $(DESTDIR)$(PREFIX)/bin/tswap-zero
 	install -D -m 0755 sweep/tswap-check $(DESTDIR)$(PREFIX)/bin/tswap-check
