@@ -234,7 +234,7 @@ TINY=(--params 50331648 --param-numel 8388608 --ranks 2)
 		--steps 200 >"$BATS_TEST_TMPDIR/log" 2>"$BATS_TEST_TMPDIR/err" &
 	pid=$!
 	for ((i = 0; i < 300; i++)); do
-		# fio: tswap-zero's child, or its guard's (sweep/lib/fioproc.sh)
+		# fio: tswap-zero's child (tswap/cli/zero_fio.py)
 		fpid=$(pgrep -P "$pid,$(pgrep -d, -P "$pid")" -x fio) && break
 		sleep 0.1
 	done
@@ -251,6 +251,32 @@ TINY=(--params 50331648 --param-numel 8388608 --ranks 2)
 	assert_output ""
 	run cat "$BATS_TEST_TMPDIR/err"
 	assert_output --partial "interrupted (SIGINT)"
+}
+
+@test "zero: SIGKILL of tswap-zero during a run: its fio dies with it" {
+	local c=$BATS_TEST_TMPDIR/ds.json pid fpid start i
+	tiny_cfg "$c"
+	"$ZERO" --ds-config "$c" "${TINY[@]}" --target "$SCRATCH/t" --out "$OUT" --steps 200 \
+		>"$BATS_TEST_TMPDIR/log" 2>"$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	for ((i = 0; i < 300; i++)); do
+		fpid=$(pgrep -P "$pid" -x fio) && break
+		sleep 0.1
+	done
+	[ -n "$fpid" ] || { kill "$pid"; fail "fio never started"; }
+	# fio's start time: its pid is not taken for another process's
+	start=$(awk '{ print $22 }' "/proc/$fpid/stat")
+	kill -KILL "$pid"
+	local rc=0
+	wait "$pid" || rc=$?
+	assert_equal "$rc" 137
+	# fio dies with it (PR_SET_PDEATHSIG), its job threads with it
+	for ((i = 0; i < 300; i++)); do
+		[ "$(awk '{ print $3 == "Z" ? "" : $22 }' "/proc/$fpid/stat" 2>/dev/null)" = "$start" ] || break
+		sleep 0.1
+	done
+	[ "$(awk '{ print $3 == "Z" ? "" : $22 }' "/proc/$fpid/stat" 2>/dev/null)" != "$start" ] ||
+		{ kill -KILL "$fpid"; fail "fio (pid $fpid) outlived tswap-zero by 30 s"; }
 }
 
 @test "zero: --version is tswap-sweep's shape (tswap version and commit, engine, fio); exit 0" {

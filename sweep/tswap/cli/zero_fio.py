@@ -1,68 +1,74 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""tswap-zero's fio: each run under sweep/lib/fioproc.sh's guard (its own
-process group; killed with its job processes if tswap-zero dies,
-PR_SET_PDEATHSIG), its job processes found by the TSWAP_FIO_GUARD tag
-in their environment, stopped on a forwarded signal within FIO_GRACE
-seconds, as tswap-sweep's fio is (fioproc.sh fio_exec, fio_stop)."""
+"""tswap-zero's fio, run in tswap-zero's own process under
+tswap.executor.fioproc, as tswap-sweep's point process runs it: fio in
+its own session and process group, dying with tswap-zero
+(PR_SET_PDEATHSIG SIGKILL: tswap-zero's jobs are `thread` jobs, so fio's
+death ends them too), tagged TSWAP_FIO_GUARD for any process it forks.
+While fio runs, INT, TERM, HUP, USR1 and CHLD are blocked and taken
+with sigtimedwait: a stop signal goes to fio's group, SIGKILL follows
+after fioproc.FIO_GRACE seconds (tswap-zero says so), and the run ends
+as Interrupted; USR1, whose default action ends tswap-zero, kills fio at
+once and then tswap-zero. fio's stderr, and the notes on it
+("tswap fio guard: ..."), go to OUT.stderr."""
 
 from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
-import time
-from typing import Optional
 
 from .. import jqjson
+from ..executor import fioproc
 from .files import write_text
 from .zero_common import EXIT_ERROR, Exit, warn
 
-# seconds from the forwarded signal to SIGKILL (fioproc.sh FIO_GRACE)
-FIO_GRACE = 5
+
+class Interrupted(Exception):
+    """SIGINT, SIGTERM or SIGHUP (name) during the replay; code 128 + N."""
+
+    def __init__(self, name: str, code: int):
+        super().__init__(name)
+        self.name, self.code = name, code
 
 
-def _tagged(tag: str) -> list[int]:
-    """The pids whose environment holds TSWAP_FIO_GUARD=tag."""
-    want = ('TSWAP_FIO_GUARD=' + tag).encode()
-    out = []
-    for p in os.listdir('/proc'):
-        if not p.isdigit():
-            continue
-        try:
-            with open('/proc/%s/environ' % p, 'rb') as f:
-                if want in f.read().split(b'\0'):
-                    out.append(int(p))
-        except OSError:
-            pass
-    return out
-
-
-def _alive(pid: int) -> bool:
+def _note(err: int, msg: str) -> None:
+    """A note on fio's run in OUT.stderr (fio's stderr), as its bash
+    guard wrote them."""
     try:
-        with open('/proc/%d/stat' % pid, encoding='utf-8', errors='replace') as f:
-            st = f.read().rsplit(')', 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return st != 'Z'
+        os.write(err, ('tswap fio guard: %s\n' % msg).encode())
+    except OSError:
+        pass
 
 
-def _reap_tagged(tag: str) -> None:
-    """SIGKILL the tagged processes until none is left."""
-    i = 0
-    while True:
-        ps = _tagged(tag)
-        for p in ps:
-            try:
-                os.kill(p, signal.SIGKILL)
-            except OSError:
-                pass
-        if not _tagged(tag):
-            return
-        if i == 200:
-            warn('processes of fio (TSWAP_FIO_GUARD=%s) still not gone 10 s after SIGKILL: waiting for them' % tag)
-        i += 1
-        time.sleep(0.05)
+def run_fio(argv: list[str], err: int) -> int:
+    """fio (argv) with stderr on err, waited for; its status as bash's
+    wait gives it (128 + N when signal N ended it; 127 when it cannot
+    start). Interrupted when a stop signal stopped it (the signals
+    ignored from then on: the replay's clean-up is not cut short); dies
+    of SIGUSR1 after killing fio."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, fioproc.TAKEN)
+    try:
+        try:
+            fio = fioproc.Fio(argv, '.', dict(os.environ), 1, err, warn=warn)
+        except OSError as e:
+            _note(err, 'cannot run %s: %s' % (argv[0], e.strerror))
+            return 127
+        try:
+            rc = fio.wait()
+        except fioproc.Stopped as s:
+            if s.sig == signal.SIGUSR1:
+                fioproc.die_of(s.sig)
+            for sig in fioproc.STOPS:
+                signal.signal(sig, signal.SIG_IGN)
+            raise Interrupted(signal.Signals(s.sig).name[3:], 128 + s.sig) from None
+        # fio's job processes end before it does; any left would run on
+        fio.warn = lambda m: _note(err, m)
+        if fio.leftovers():
+            _note(err, 'fio exited %d and left job processes running: killed' % rc)
+        return rc
+    finally:
+        # a stop signal that came once fio was done is the handlers'
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _split_notes(out: str, text: str) -> None:
@@ -85,27 +91,13 @@ def _split_notes(out: str, text: str) -> None:
 
 
 class Fio:
-    """fio runs under fioproc.sh's guard: its own process group, killed
-    with its job processes if tswap-zero dies (PR_SET_PDEATHSIG), stopped
-    on a forwarded signal."""
-
-    def __init__(self, home: str):
-        self.home = home
-        self.proc: Optional[subprocess.Popen] = None
-        self.tag = ''
+    """tswap-zero's fio runs, one at a time (run_fio)."""
 
     def run(self, job: str, out: str) -> None:
         """fio with JSON output; exit 3 with fio's stderr tail when it
         fails or a job reports an I/O error."""
-        self.tag = '%d.%d.%d' % (os.getpid(), time.time_ns() // 1000, int.from_bytes(os.urandom(4), 'little'))
         with open(out + '.stderr', 'wb') as err:
-            self.proc = subprocess.Popen(
-                ['setsid', 'setpriv', '--pdeathsig', 'USR1', '--', 'bash',
-                 os.path.join(self.home, 'lib', 'fioproc.sh'), 'guard', str(os.getpid()), self.tag,
-                 'fio', '--output-format=json', '--output=' + out, job], stdin=subprocess.DEVNULL, stderr=err)
-            rc = self.proc.wait()
-        _reap_tagged(self.tag)
-        self.proc = None
+            rc = run_fio(['fio', '--output-format=json', '--output=' + out, job], err.fileno())
         if rc != 0:
             try:
                 with open(out + '.stderr', encoding='utf-8', errors='replace') as f:
@@ -132,31 +124,3 @@ class Fio:
             raise Exit(EXIT_ERROR, 'fio wrote no JSON for %s (see %s)' % (job, out)) from None
         if bad:
             raise Exit(EXIT_ERROR, 'a job of %s reported an I/O error (see %s)' % (job, out))
-
-    def stop(self, name: str) -> None:
-        """Forward the signal to fio's group, SIGKILL it and the tagged
-        processes after FIO_GRACE seconds; return once none is left."""
-        p = self.proc
-        if p is None:
-            return
-        sig = getattr(signal, 'SIG' + name)
-        try:
-            os.killpg(p.pid, sig)
-        except OSError:
-            pass
-        for _ in range(FIO_GRACE * 10):
-            if not (_alive(p.pid) or _tagged(self.tag)):
-                break
-            time.sleep(0.1)
-        if _alive(p.pid) or _tagged(self.tag):
-            warn('fio (process group %d) did not stop on SIG%s within %d s: killing it' % (p.pid, name, FIO_GRACE))
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        _reap_tagged(self.tag)
-        try:
-            p.wait()
-        except OSError:
-            pass
-        self.proc = None

@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """tswap-zero's replay: the --out claim, the per-run folders under the
 targets (created fresh, never reused, removed at the end unless --keep),
-the room check, fio under sweep/lib/fioproc.sh's guard (stopped on
-SIGINT/TERM/HUP within its grace period), the device ceiling and the
-per-step report.
+the room check, fio (zero_fio: stopped on SIGINT/TERM/HUP within its
+grace period), the device ceiling and the per-step report.
 
 Writes in --out: layout.fio.json, ceiling.fio, ceiling.fio.json,
 ceiling.json, LABEL-stepN.fio.json, LABEL-stepN.json, LABEL-steps.json
@@ -26,7 +25,7 @@ from ..jqjson import number as num
 from ..plan.zero_fiojob import folders, job_text, too_many_jobs, totals
 from ..results.zero_figures import against_ceiling, ceiling_figures, step_figures
 from .zero_common import EXIT_ERROR, Exit, dirname, say, usage_error, warn
-from .zero_fio import Fio
+from .zero_fio import Fio, Interrupted
 
 DIO_UNIT = 4096
 # The ceiling: seconds per direction (fio runtime); bs; the least and the
@@ -36,14 +35,6 @@ CEILING_BS, CEILING_BS_BYTES = '1m', 1024 * 1024
 CEILING_QD_MIN, CEILING_QD_MAX = 64, 4096
 CEILING_MIN_BYTES = 256 * 1024 * 1024
 _NOT_DIR = 'not a directory (tswap-zero lays out swap files in a folder, like nvme_path)'
-
-
-class Interrupted(Exception):
-    """SIGINT, SIGTERM or SIGHUP during the replay."""
-
-    def __init__(self, name: str, code: int):
-        super().__init__(name)
-        self.name, self.code = name, code
 
 
 class OutClaim:
@@ -253,8 +244,8 @@ class Replay:
     """The run folders and the fio of one replay; clean() removes the
     folders it created (unless --keep)."""
 
-    def __init__(self, home: str, keep: bool):
-        self.fio, self.keep, self.created = Fio(home), keep, []
+    def __init__(self, keep: bool):
+        self.fio, self.keep, self.created = Fio(), keep, []
 
     def clean(self) -> None:
         if self.keep:
@@ -326,7 +317,7 @@ def run_replay(home: str, o: dict[str, Any], out: str, plan: dict[str, Any], cfg
     for t in uniq:
         target_dir(t)
     check_room(need, tmap)
-    rp = Replay(home, o['keep'])
+    rp = Replay(o['keep'])
     for name, sig, code in (('INT', signal.SIGINT, 130), ('TERM', signal.SIGTERM, 143), ('HUP', signal.SIGHUP, 129)):
         signal.signal(sig, _on_signal(name, code))
     # stdout closed (`| head`): a write fails with EPIPE, and the run ends
@@ -359,7 +350,6 @@ def run_replay(home: str, o: dict[str, Any], out: str, plan: dict[str, Any], cfg
             fd = os.open(os.devnull, os.O_WRONLY)
             os.dup2(fd, 1)
             os.close(fd)
-        rp.fio.stop('TERM' if e.name == 'PIPE' else e.name)
         rp.clean()
         try:
             warn('interrupted (SIG%s%s): fio stopped, %s; partial results in --out'
