@@ -354,7 +354,7 @@ time.sleep(3)
 	run -0 man -w tswap-zero
 	assert_file_executable /usr/bin/tswap-zero
 	# tswap-zero plans from the installed paths only: the Python package
-	# and lib/fioproc.sh under /usr/share/tswap, shared with tswap-sweep.
+	# under /usr/share/tswap, shared with tswap-sweep.
 	run -0 env -u TSWAP_ENGINE PATH=/usr/bin:/bin timeout 60 tswap-zero \
 		--ds-config /usr/share/tswap/jobs/ds_config.zero-infinity-defaults.json \
 		--params 7e9 --ranks 8 --scale 1024 --target "$SCRATCH" --dry-run \
