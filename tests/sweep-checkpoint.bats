@@ -175,6 +175,16 @@ teardown() {
 		setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all \
 		"$SWEEP" --workload checkpoint --grid "$dir/tiny.grid" --target "$dir/ckpt.pt" --size "$S" --no-ceiling --out "$dir/run"
 	assert_equal "$(jq '[.[] | select(.status == "ok")] | length' "$dir/run/results.json")" 4
+	# --resume of it under the low limit (a point to run again): refused
+	# the same way before anything is written
+	rm -rf "$dir"/run/points/ckpt-io2m-single-*
+	cp "$dir/run/results.json" "$dir/results.before"
+	run -3 --separate-stderr bash -c 'ulimit -l 2044 && exec "$@"' - \
+		setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all \
+		"$SWEEP" --resume "$dir/run"
+	assert_equal "${#stderr_lines[@]}" 1
+	assert_regex "$stderr" "^tswap-sweep: --workload checkpoint: point ckpt-io2m-single-.* needs 2097152 bytes of locked memory .*RLIMIT_MEMLOCK \\(ulimit -l\\) is 2093056 bytes"
+	run -0 cmp "$dir/results.before" "$dir/run/results.json"
 	# root (CAP_IPC_LOCK) is not limited: the same lock under 2044 KiB
 	run -0 --separate-stderr bash -c 'ulimit -l 2044 && exec "$@"' - \
 		"$SWEEP" --workload checkpoint --grid "$GRID" --target "$SCRATCH/ckpt.pt" --size "$S" --no-ceiling \

@@ -19,6 +19,7 @@ from ..plan.values import (EXIT_ERROR, EXIT_USAGE, REPEAT_MAX, SECS_MAX, Refusal
 from . import PROG, StageError, read_json
 from .sweep_args import Options
 from .sweep_host import Home, read_text
+from .sweep_start import memlock
 
 
 @dataclass(frozen=True)
@@ -207,7 +208,8 @@ def load(h: Home, o: Options) -> Resumed:
     """The settings of the run in --resume's directory (settings.sh
     load_config): exit 2 when it is not a run directory, 3 when
     sweep.json does not parse or lacks a setting, or plan.json is
-    damaged. --engine and --ds-version given now win."""
+    damaged. --engine and --ds-version given now win. A checkpoint run
+    this user cannot lock the buffers of: exit 3 (sweep_start.memlock)."""
     run = abspath(o.resume, h.pwd)
     cfg = run + '/sweep.json'
     if not os.path.isfile(cfg) or not (os.path.isfile(run + '/plan.json')
@@ -240,7 +242,11 @@ def load(h: Home, o: Options) -> Resumed:
                       % (cfg, key, rule, jqjson.dumps(v, compact=True)[:120])) from None
     arrays = [('TARGETS', tuple(targets))]
     plan = _plan_text(run)
-    vals += [('PLAN_TEXT', plan), ('WORKLOAD', _workload(o, cfg, doc, plan))]
+    work = _workload(o, cfg, doc, plan)
+    vals += [('PLAN_TEXT', plan), ('WORKLOAD', work)]
+    # the points still to run lock their buffers as a new run's do
+    if work == 'checkpoint' and not fleet and not o.dry_run:
+        memlock(plan, int(dict(vals)['SIZE_BYTES']))
     res = Resumed(tuple(vals), tuple(arrays))
     if fleet:
         try:
