@@ -276,13 +276,15 @@ def _targets(v: Mapping[str, Value]) -> tuple[str, ...]:
     return (str(v['TARGET']),)
 
 
-def setup(h: host.Home, v: Mapping[str, Value], bg: Background) -> dict[str, Value]:
+def setup(h: host.Home, v: Mapping[str, Value], bg: Background,
+          held: Optional[list[Locks]] = None) -> dict[str, Value]:
     """The set-up of a run on this host from its state v (the declarations
     for run.sh: a new run's, or --resume's), in run.sh's order: the target
     check (it says its warnings; its refusal is the exit status), then
     unless a dry run, the tools and the engine, the targets' locks, the
     run directory and its documents, the runs done earlier. Returns what
-    it adds to the state; Refusal on the first problem."""
+    it adds to the state; Refusal on the first problem. held: gets the
+    run's Locks (a run in this process: tswap.cli.run_local)."""
     facts = points.facts(str(v['PLAN_TEXT']))
     slots = [(int(float(r)), hd) for r, hd in (x.split('\t') for x in facts[2:])]
     default_dir = os.path.dirname(str(v['DEFAULT_TARGET']))
@@ -304,6 +306,8 @@ def setup(h: host.Home, v: Mapping[str, Value], bg: Background) -> dict[str, Val
     kinds = checked['TARGET_KINDS']
     assert isinstance(kinds, tuple)
     locks.targets(_targets(v), kinds, slots)
+    if held is not None:
+        held.append(locks)
     if not v.get('RESUME'):
         run = new_run_dir(h, str(v.get('OUT') or ''), locks)
         locks.lock_run(run)
