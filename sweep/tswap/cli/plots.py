@@ -143,9 +143,18 @@ def gnuplot_run(args: list[str], err: Any) -> int:
                 os.waitpid(proc.pid, 0)
         except (ProcessLookupError, ChildProcessError):
             pass
+        prev = old.get(sig)
+        if callable(prev):
+            # the sweep's own handler (tswap.executor.local): its clean-up
+            proc.returncode = 128 + sig
+            for s, h in old.items():
+                signal.signal(s, h)
+            prev(sig, frame)
+            return
         signal.signal(sig, signal.SIG_DFL)
         os.kill(os.getpid(), sig)
-    old = {s: signal.signal(s, stop) for s in _SIGNALS}
+    old: dict[int, Any] = {}
+    old.update((s, signal.signal(s, stop)) for s in _SIGNALS)
     try:
         rc = proc.wait()
     finally:

@@ -241,17 +241,19 @@ def run(v: Mapping[str, Value], locks: Optional[Locks], pwd: str) -> int:
             fin = v.get('FINISHED', {})
             assert not isinstance(fin, (str, tuple))
             x.run_points(lines.split('\n'), fin)
-            sys.stdout.flush()
             return finish(v, s, pwd)
         except Exit as e:
             return e.code
         except Refusal as r:
-            sys.stderr.flush()
             _write(2, '%s: %s\n' % (PROG, r.message.replace('\n', '\\n')))
             return r.code
     except Interrupted as i:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for f in (sys.stdout, sys.stderr):
+            if f is not None:
+                try:
+                    f.flush()
+                except OSError:
+                    pass
         return x.interrupted(i.sig, bool(_s(v, 'BUDGET')))
     finally:
         ignore_signals()
