@@ -55,3 +55,35 @@ def test_held_target_replaced(tmp_path):
     assert not h.open() and h.fds == {}
     assert said and said[0].startswith('refusing target %s: it changed since the sweep checked it' % t)
     h.close_refs()
+
+
+def test_internal_error_is_one_line_and_exit_3(capfd):
+    # run.sh on_err: an error nothing expected is one line and exit 3,
+    # never a traceback (here: a state without the plan's facts)
+    from tswap.cli.run_local import run
+    assert run({'DRY_RUN': '1'}, None, '/') == 3
+    out, err = capfd.readouterr()
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith('tswap-sweep: internal error: '), err
+    assert 'Traceback' not in err and '(at ' in lines[0]
+
+
+def test_internal_error_text_and_full_run_directory(tmp_path, capfd, monkeypatch):
+    from types import SimpleNamespace
+    from tswap.cli import run_local
+    from tswap.executor.local import Local
+    assert run_local.internal_error(None, ValueError('a\nb')) == 3
+    assert capfd.readouterr()[1] == 'tswap-sweep: internal error: ValueError: a\\nb\n'
+    # on_err: a full run directory says so first (space.sh
+    # run_dir_full_exit): the point being written and *.tmp go
+    (tmp_path / 'points').mkdir()
+    (tmp_path / 'points' / '.tmp-p.1').mkdir()
+    (tmp_path / 'report.md.tmp').write_text('x')
+    x = SimpleNamespace(s=SimpleNamespace(run=str(tmp_path)), tmp=str(tmp_path / 'points' / '.tmp-p.1'))
+    x.full_exit = lambda free: Local.full_exit(x, free)
+    x.die = lambda code, msg: Local.die(x, code, msg)
+    monkeypatch.setattr(run_local, 'run_dir_free', lambda run: 4096)
+    assert run_local.internal_error(x, OSError(28, 'No space left on device')) == 3
+    assert capfd.readouterr()[1] == ('tswap-sweep: run directory full: 4096 bytes free in %s (free space, then:'
+                                     ' tswap-sweep --resume %s)\n' % (tmp_path, tmp_path))
+    assert os.listdir(tmp_path / 'points') == [] and not (tmp_path / 'report.md.tmp').exists()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import traceback
 from typing import Mapping, Optional, Union
 
 from .. import jqjson
@@ -217,11 +218,38 @@ def finish(v: Mapping[str, Value], s: Settings, pwd: str) -> int:
     return status
 
 
+def internal_error(x: Optional[Local], e: Exception) -> int:
+    """run.sh on_err, the last resort: an exception nothing expected.
+    A full run directory says so (space.sh run_dir_full_exit, exit 3);
+    anything else is one line, `tswap-sweep: internal error: TYPE: TEXT
+    (at FILE:LINE)` (the innermost frame), and exit 3: never a traceback."""
+    free = run_dir_free(x.s.run) if x is not None else None
+    if x is not None and free is not None and free < RUN_SPACE_MIN:
+        try:
+            x.full_exit(free)
+        except Refusal as r:
+            _write(2, '%s: %s\n' % (PROG, r.message.replace('\n', '\\n')))
+            return r.code
+    tb = traceback.extract_tb(e.__traceback__)
+    at = ' (at %s:%s)' % (os.path.basename(tb[-1].filename), tb[-1].lineno) if tb else ''
+    text = ('%s: %s' % (type(e).__name__, e) if str(e) else type(e).__name__).replace('\n', '\\n')
+    for f in (sys.stdout, sys.stderr):
+        try:
+            f.flush()
+        except (OSError, ValueError):
+            pass
+    _write(2, '%s: internal error: %s%s\n' % (PROG, text, at))
+    return EXIT_ERROR
+
+
 def run(v: Mapping[str, Value], locks: Optional[Locks], pwd: str) -> int:
     """The run from the state v (after sweep_local.setup): its exit
     status."""
     if _s(v, 'DRY_RUN') == '1':
-        return dry_run(v)
+        try:
+            return dry_run(v)
+        except Exception as e:
+            return internal_error(None, e)
     s = settings(v)
     assert locks is not None
     progress = os.open(os.devnull, os.O_WRONLY) if s.quiet else 2
@@ -247,6 +275,9 @@ def run(v: Mapping[str, Value], locks: Optional[Locks], pwd: str) -> int:
         except Refusal as r:
             _write(2, '%s: %s\n' % (PROG, r.message.replace('\n', '\\n')))
             return r.code
+        except Exception as e:
+            # the last resort, as run.sh on_err
+            return internal_error(x, e)
     except Interrupted as i:
         for f in (sys.stdout, sys.stderr):
             if f is not None:

@@ -282,3 +282,6 @@ def _main(h: host.Home, script: str, argv: list[str], t0: str, bg: sweep_local.B
         # what cannot be read or written here (the run's own checks come later)
         _out(sys.stderr, '%s: %s\n' % (PROG, e))
         return EXIT_ERROR
+    except Exception as e:
+        # the last resort (run.sh on_err): one line and exit 3, no traceback
+        return run_local.internal_error(None, e)

@@ -233,6 +233,12 @@ class Local:
             except fioproc.Stopped as st:
                 ignore_signals()
                 raise Interrupted(st.sig) from None
+            except Exception:
+                # an error of ours (the progress line, say): fio is
+                # stopped and reaped before it goes up (the sweep never
+                # exits while a fio of its own runs)
+                fio.stop(signal.SIGUSR1)
+                raise
             wall = time.monotonic_ns() - t0
             if fio.leftovers():
                 with open(os.path.join(d, 'fio.stderr'), 'a', encoding='utf-8') as e2:
