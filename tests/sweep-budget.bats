@@ -394,3 +394,28 @@ show_sweep() {
 	[[ $stderr != *"note: grid"* ]] || fail "$stderr"
 	refute_output --partial 'successive halving'
 }
+
+@test "budget: SIGTERM while a round's fio runs: exit 143, the budget's message, nothing half-written, no fio left" {
+	need_engine
+	local rd=$SCRATCH/run pid st=0 _
+	# a pruning round's run sleeps 30 s in the fio on PATH: the signal
+	# comes while it runs
+	slow_fio 30 0
+	timeout -k 10 120 "$SWEEP" --grid "$SCRATCH/small.grid" --target "$SCRATCH/t.swap" --out "$rd" --budget 100 \
+		>"$SCRATCH/out" 2>"$SCRATCH/err" &
+	pid=$!
+	for _ in $(seq 1 600); do
+		compgen -G "$rd/rounds/.tmp-*" >/dev/null && break
+		sleep 0.1
+	done
+	compgen -G "$rd/rounds/.tmp-*" >/dev/null || fail "no round's run started: $(cat "$SCRATCH/err")"
+	kill -TERM "$pid"
+	wait "$pid" || st=$?
+	assert_equal "$st" 143
+	grep -qxF "tswap-sweep: interrupted: a --budget run cannot be resumed (its rounds are planned for one run's wall time); start a new run" \
+		"$SCRATCH/err" || fail "$(cat "$SCRATCH/err")"
+	! grep -q 'Traceback\|internal error' "$SCRATCH/err" || fail "$(cat "$SCRATCH/err")"
+	[ -z "$(find "$rd" -name '.tmp-*' -o -name '*.tmp')" ] || fail "left: $(find "$rd" -name '.tmp-*' -o -name '*.tmp')"
+	# the fio on PATH (and its sleep) ended with the sweep
+	[ -z "$(pgrep -f -- "$BATS_TEST_TMPDIR/bin/fio" || :)" ] || fail "fio left: $(pgrep -af -- "$BATS_TEST_TMPDIR/bin/fio")"
+}

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tswap.cli.budget_run import _Rounds
+from tswap.cli.budget_run import Rounds
 from tswap.plan import budget_start as bs
 from tswap.stats import budget_run as br
 
@@ -184,14 +184,14 @@ def test_to_final_leaves_no_tmp_that_on_signal_does_not_remove(tmp_path, monkeyp
         raise _Signal
     monkeypatch.setattr(os, 'replace', signalled)
     with pytest.raises(_Signal):
-        _Rounds.to_final(SimpleNamespace(a=SimpleNamespace(rundir=str(run))), 2, ['a', 'b'])
+        Rounds.to_final(SimpleNamespace(a=SimpleNamespace(rundir=str(run))), 2, ['a', 'b'])
     assert list(run.rglob('*.tmp')) == []
     for f in run.glob('points/*/result.json'):
         assert json.loads(f.read_text())['runkey'] == f.parent.name
     # no signal: the round's runs are the final round's points, runkey .r1
     monkeypatch.setattr(os, 'replace', replace)
     run = _round(tmp_path / 'again', ['a', 'b'])
-    _Rounds.to_final(SimpleNamespace(a=SimpleNamespace(rundir=str(run))), 2, ['a', 'b'])
+    Rounds.to_final(SimpleNamespace(a=SimpleNamespace(rundir=str(run))), 2, ['a', 'b'])
     assert sorted(p.name for p in (run / 'points').iterdir()) == ['a.r1', 'b.r1']
     assert list((run / 'rounds').iterdir()) == []
     assert [json.loads((run / 'points' / k / 'result.json').read_text())['runkey'] for k in ('a.r1', 'b.r1')] \

@@ -2,8 +2,8 @@
 """budget-run RUN --budget S --auto 0|1 --t0 T --steady on|off --ramp S
 --runtime S --repeat N --cvflag F: the rounds of a --budget run
 (docs/sweep.md "Budget: successive halving"), decided in one process
-beside the shell loop that runs the points (sweep/lib/budget-run.sh
-run_budget).
+beside the shell loop that runs the points (the fleet's; a run on this
+host calls Rounds in its own process: tswap.cli.run_local).
 
 Standard input: the plan's lines (tswap.plan.expand's tab-separated
 form), then a line ".", then, after each run it was asked for, one line
@@ -31,7 +31,7 @@ import os
 import shlex
 import sys
 import time
-from typing import Any, Optional, TextIO
+from typing import Any, Callable, Optional, TextIO
 
 from .. import jqjson
 from ..plan import budget_start as bs
@@ -59,12 +59,41 @@ def setup(p: argparse.ArgumentParser) -> None:
     p.add_argument('--cvflag', type=float, default=0, metavar='F')
 
 
-class _Rounds:
-    """One run's rounds: the settings, the plan's lines and points, the
-    bash loop's pipes (inp, out)."""
+Emit = Callable[[str, str], None]
+Ask = Callable[..., list[str]]
 
-    def __init__(self, a: argparse.Namespace, lines: list[str], inp: TextIO, out: TextIO) -> None:
-        self.a, self.lines, self.inp, self.out = a, lines, inp, out
+
+class _Pipes:
+    """The loop of a shell beside this process (budget-run.sh
+    run_budget): what it evals on out, its answers on inp."""
+
+    def __init__(self, inp: TextIO, out: TextIO) -> None:
+        self.inp, self.out = inp, out
+
+    def emit(self, kind: str, msg: str) -> None:
+        self.out.write('%s %s\n' % (kind, shlex.quote(msg)))
+
+    def ask(self, **v: Any) -> list[str]:
+        self.out.write(' '.join('B_%s=%s' % (k, shlex.quote(str(x))) for k, x in v.items()) + '\n')
+        self.out.flush()
+        line = self.inp.readline()
+        if not line.endswith('\n'):
+            raise SystemExit(1)  # the loop is gone (a signal, a die): nothing to say
+        f = line[:-1].split(' ', 3)
+        return f + [''] * (4 - len(f))
+
+
+class Rounds:
+    """One run's rounds: the settings, the plan's lines and points, and
+    the runner: emit(KIND, MESSAGE) says (say, warn or note) and ask(ACT=
+    'run', I, DIR, KEY, REP, RT, RAMP, HEAD, TAIL) runs plan line I as
+    run KEY into RUN/DIR at the round's runtime RT and ramp RAMP, with
+    the label's HEAD and TAIL, and answers [PRE, COST, WALL, LABEL]
+    (seconds as text, 3 decimals; the full label): a shell loop's
+    (_Pipes) or the executor's in this process (tswap.cli.run_local)."""
+
+    def __init__(self, a: argparse.Namespace, lines: list[str], emit: Emit, ask: Ask) -> None:
+        self.a, self.lines, self.emit, self.ask = a, lines, emit, ask
         try:
             self.points = parse(''.join(x + '\n' for x in lines))
         except ValueError as e:
@@ -85,22 +114,9 @@ class _Rounds:
     def left(self) -> float:
         return br.left(self.budget, self.spent(), self.reserve())
 
-    # what the loop evals
-    def emit(self, kind: str, msg: str) -> None:
-        self.out.write('%s %s\n' % (kind, shlex.quote(msg)))
-
     def emit_all(self, msgs: list[br.Msg]) -> None:
         for kind, msg in msgs:
             self.emit(kind, msg)
-
-    def ask(self, **v: Any) -> list[str]:
-        self.out.write(' '.join('B_%s=%s' % (k, shlex.quote(str(x))) for k, x in v.items()) + '\n')
-        self.out.flush()
-        line = self.inp.readline()
-        if not line.endswith('\n'):
-            raise SystemExit(1)  # the loop is gone (a signal, a die): nothing to say
-        f = line[:-1].split(' ', 3)
-        return f + [''] * (4 - len(f))
 
     def save(self) -> None:
         tmp = self.path + '.tmp'
@@ -301,15 +317,21 @@ def _lines(inp: TextIO) -> list[str]:
     return out
 
 
+def dry_run_text(r: Rounds) -> str:
+    """--dry-run's lines of the rounds as planned now (budget.sh
+    budget_dry_run)."""
+    a = r.a
+    left = br.left(r.budget, r.spent(), r.reserve())
+    plan = bs.plan_at(r.points, left, a.steady == 'on', a.ramp, a.runtime, a.repeat)
+    return ''.join(x + '\n' for x in br.dry_run_lines(plan, a.budget, left, r.reps, r.reserve(), r.spent()))
+
+
 def run(a: argparse.Namespace) -> int:
     inp, out = sys.stdin, sys.stdout
-    r = _Rounds(a, _lines(inp), inp, out)
+    pipes = _Pipes(inp, out)
+    r = Rounds(a, _lines(inp), pipes.emit, pipes.ask)
     if a.dry_run:
-        spent = r.spent()
-        left = br.left(r.budget, spent, r.reserve())
-        plan = bs.plan_at(r.points, left, a.steady == 'on', a.ramp, a.runtime, a.repeat)
-        out.write(''.join(x + '\n' for x in br.dry_run_lines(plan, a.budget, left, r.reps,
-                                                             r.reserve(), r.spent())))
+        out.write(dry_run_text(r))
         return 0
     if not a.rundir:
         raise StageError('budget-run: RUN is required without --dry-run')

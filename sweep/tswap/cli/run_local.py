@@ -11,16 +11,18 @@ precondition_line."""
 from __future__ import annotations
 
 import argparse
+import glob
 import os
 import sys
+import time
 import traceback
 from typing import Mapping, Optional, Union
 
 from .. import jqjson
 from ..executor import fioproc
 from ..executor.local import (BWLOG_MSEC, DROP_PCT, PROG, SS_CRIT, SS_DUR, Exit, Hooks, Interrupted, Local,
-                              Settings, _write, handle_signals, ignore_signals, q, run_dir_free, RUN_SPACE_MIN,
-                              BWLOG_MIN_SAMPLES)
+                              Settings, _remove, _write, handle_signals, ignore_signals, q, run_dir_free, RUN_SPACE_MIN,
+                              BWLOG_MIN_SAMPLES, point_label)
 from ..executor.locks import Locks
 from ..executor.point import fio_path
 from ..plan import points
@@ -31,7 +33,8 @@ from . import StageError
 
 Value = Union[str, tuple[str, ...], Mapping[str, str]]
 # state.sh's limits of the pick (finish_run)
-FINISH_LIMITS = ('--cvflag', '0.05', '--cvrel', '2', '--cvmax', '0.20', '--cache', '1.10', '--costtol', '0.03')
+CV_FLAG = '0.05'
+FINISH_LIMITS = ('--cvflag', CV_FLAG, '--cvrel', '2', '--cvmax', '0.20', '--cache', '1.10', '--costtol', '0.03')
 
 
 def _s(v: Mapping[str, Value], k: str) -> str:
@@ -79,12 +82,80 @@ def _result(d: str, line: str, runkey: str, rep: str, rc: str, wall: str, target
         raise OSError(str(e)) from None
 
 
+def rounds_args(v: Mapping[str, Value], run: str) -> argparse.Namespace:
+    """tswap.cli.budget_run's options for this run (budget-run.sh
+    run_budget, budget.sh budget_dry_run: RUN '' for --dry-run)."""
+    from . import budget_run
+    p = argparse.ArgumentParser(prog='python3 -m tswap budget-run')
+    budget_run.setup(p)
+    args = [run] if run else ['--dry-run']
+    args += ['--budget', _s(v, 'BUDGET'), '--auto', _s(v, 'BUDGET_AUTO') or '0', '--t0', _s(v, 'BUDGET_T0'),
+             '--steady', _s(v, 'STEADY'), '--ramp', _s(v, 'RAMP') or '0', '--runtime', _s(v, 'RUNTIME'),
+             '--repeat', _s(v, 'REPEAT') or '1', '--cvflag', CV_FLAG]
+    return p.parse_args(args)
+
+
+def _since(us0: int) -> str:
+    """pipeline.sh since: the seconds since us0 (microseconds), 3 decimals."""
+    ms = (time.time_ns() // 1000 - us0 + 500) // 1000
+    return '%d.%03d' % (ms // 1000, ms % 1000)
+
+
+def run_budget(x: Local, v: Mapping[str, Value]) -> None:
+    """budget-run.sh run_budget and budget_one: the rounds
+    (tswap.cli.budget_run.Rounds decides them) in this process. Before
+    a write the preconditioning and, once, the write ceiling's
+    preparation at the round's runtime and ramp (timed apart: PRE, not a
+    cost per run), then the run (COST; fio's own: WALL)."""
+    from .budget_run import Rounds
+    run = x.s.run
+    lines = [ln for ln in x.s.plan_text.split('\n') if ln]
+    clines = [ln for ln in lines if ln.split('\t')[1:2] == ['ceiling']]
+    for sub in ('points', 'rounds'):
+        os.makedirs(os.path.join(run, sub), exist_ok=True)
+        for t in glob.glob(glob.escape(run) + '/%s/.tmp-*' % sub):
+            _remove(t)
+
+    def emit(kind: str, msg: str) -> None:
+        {'say': x.say, 'warn': x.warn, 'note': x.note}[kind](msg)
+
+    def ask(ACT: str, I: int, DIR: str, KEY: str, REP: int, RT: str, RAMP: str, HEAD: str,
+            TAIL: str) -> list[str]:
+        line = lines[I]
+        label = '%s %s%s' % (HEAD, point_label(line), TAIL)
+        rw = line.split('\t')[2]
+        us0 = time.time_ns() // 1000
+        x.precondition_before(rw)
+        if rw == 'write' and not os.path.exists(run + '/ceiling-prep'):
+            for c in clines:
+                x.ceiling_prep(c, 1, point_label(c), RT, RAMP)
+        pre = _since(us0)
+        us0 = time.time_ns() // 1000
+        wall = x.run_point(line, KEY, int(REP), DIR, label, RT, RAMP)
+        return [pre, _since(us0), wall, label]
+
+    try:
+        Rounds(rounds_args(v, run), lines, emit, ask).run()
+    except StageError as e:
+        _write(2, 'tswap: %s\n' % e)
+        x.error_exit()
+
+
 def dry_run(v: Mapping[str, Value]) -> int:
     """pipeline.sh dry_run with exec-local.sh exec_dry_head: each point's
     job file per repeat, nothing run (a --budget run's: its rounds first,
     each point once)."""
     s = settings(v)
     lines = [x for x in s.plan_text.split('\n') if x] if s.plan_text else ['']
+    if _s(v, 'BUDGET'):
+        # budget.sh budget_dry_run: the rounds as planned now, first
+        from .budget_run import Rounds, dry_run_text
+        try:
+            text = dry_run_text(Rounds(rounds_args(v, ''), [x for x in lines if x], print, print))
+        except StageError as e:
+            sys.stderr.write('tswap: %s\n' % e)
+            return EXIT_ERROR
+        sys.stdout.write(text)
     reps = 1 if _s(v, 'BUDGET') else s.repeat
     total = len(lines) * reps
     out = sys.stdout
@@ -209,7 +280,6 @@ def finish(v: Mapping[str, Value], s: Settings, pwd: str) -> int:
             sys.stderr.write('%s: run directory full: %d bytes free in %s (free space, then: %s --resume %s)\n'
                              % (PROG, free, s.run, PROG, q(s.run)))
             for pat in ('/*.tmp', '/points/*.tmp'):
-                import glob
                 for f in glob.glob(glob.escape(s.run) + pat):
                     try:
                         os.unlink(f)
@@ -268,7 +338,10 @@ def run(v: Mapping[str, Value], locks: Optional[Locks], pwd: str) -> int:
                     lines = plan_lines(jqjson.loads(f.read()))
             fin = v.get('FINISHED', {})
             assert not isinstance(fin, (str, tuple))
-            x.run_points(lines.split('\n'), fin)
+            if _s(v, 'BUDGET'):
+                run_budget(x, v)
+            else:
+                x.run_points(lines.split('\n'), fin)
             return finish(v, s, pwd)
         except Exit as e:
             return e.code

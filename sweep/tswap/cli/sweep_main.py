@@ -262,16 +262,12 @@ def _main(h: host.Home, script: str, argv: list[str], t0: str, bg: sweep_local.B
                 sweep_local.start_git(bg, h)
                 sweep_local.start_collector(bg, h, run.target, fio[0])
             v = state(h, o, run, t0, None, fio)
-        if v['FLEET'] != '1' and not v.get('BUDGET'):
+        if v['FLEET'] != '1':
             # the run in this process (tswap.cli.run_local)
             held: list[Locks] = []
             v.update(sweep_local.setup(h, v, bg, held))
             bg.stop()
             return run_local.run(v, held[0] if held else None, h.pwd)
-        if v['FLEET'] != '1':
-            # (hand_over's own refusal, before anything is written)
-            host.need_tools('bash')
-            v.update(sweep_local.setup(h, v, bg))
         bg.stop()
         return hand_over(h, render(v), script, argv)
     except Refusal as r:
