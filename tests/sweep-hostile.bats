@@ -269,7 +269,7 @@ refused() {
 	# /proc/sys/vm/drop_caches
 	run --separate-stderr bash -c '
 		SCRIPT_DIR=$1 SWEEP_HOME=$1
-		for m in state util status exec-local pipeline; do . "$1/lib/$m.sh"; done
+		for m in state util exec-fleet pipeline; do . "$1/lib/$m.sh"; done
 		RUN=$2 BUDGET=
 		mkdir -p "$RUN/points"
 		exec 8>/dev/null

@@ -25,8 +25,6 @@ SWEEP_HOME=$SCRIPT_DIR
 . "$SWEEP_HOME/lib/results.sh"
 # shellcheck source=../sweep/lib/ranks.sh
 . "$SWEEP_HOME/lib/ranks.sh"
-# shellcheck source=../sweep/lib/bwlog.sh
-. "$SWEEP_HOME/lib/bwlog.sh"
 # grid_from, expand_grid, add_ceilings (grid files, their plan lines and
 # ceilings are tswap.plan's: tests/py/test_sweep_plan.py)
 # shellcheck source=plan.bash
@@ -91,10 +89,6 @@ setup() {
 	# the job: 4 jobs of iodepth 16, each on a quarter of the sweep's size
 	# shellcheck source=../sweep/lib/jobs.sh
 	. "$SWEEP_HOME/lib/jobs.sh"
-	# shellcheck source=../sweep/lib/steady.sh
-	. "$SWEEP_HOME/lib/steady.sh"
-	# shellcheck source=../sweep/lib/bwlog.sh
-	. "$SWEEP_HOME/lib/bwlog.sh"
 	SIZE_BYTES=$((64 * 1048576)) RUNTIME=2 RAMP=1 IO_SIZE='' STEADY=off
 	run -0 point_job "$(grep -m 1 -- -j4 <<<"$PLAN_TEXT")"
 	assert_output --partial "$(printf '[ceiling-read-fio-libaio-bs1m-qd64-j4]\nrw=read\nbs=1m\niodepth=16\nnumjobs=4\nsize=16m\noffset_increment=16m')"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # tests/sweep-steady.bats - steady state (fio's steadystate per point),
 # bandwidth over time (fio's bw logs, "drops during the run") and
-# preconditioning (--precondition) of sweep/tswap-sweep: the bandwidth-log
-# check and result_json's steady fields on crafted logs and fio JSON, job
-# options with --dry-run, then real fio on small files and a loop device.
+# preconditioning (--precondition) of sweep/tswap-sweep: result_json's
+# steady fields on crafted fio JSON, job options with --dry-run, then real
+# fio on small files and a loop device (the bandwidth-log check's rules:
+# tests/py/test_bwlog.py).
 
 # '$...' in single quotes are jq's and fio's.
 # shellcheck disable=SC2016
@@ -45,7 +46,7 @@ lib() {
 	SCRIPT_DIR=$REPO/sweep
 	SWEEP_HOME=$SCRIPT_DIR
 	local m
-	for m in state util jobs ranks results steady bwlog precondition; do
+	for m in state util jobs ranks results; do
 		# shellcheck disable=SC1090
 		. "$SWEEP_HOME/lib/$m.sh"
 	done
@@ -74,41 +75,6 @@ sweep_ok() {
 
 needs_engine() {
 	[ -f "$ENGINE" ] || skip "requires the engine: $ENGINE is missing (run 'make')"
-}
-
-@test "bwlog_summary: a last third 50% below the first third drops during the run" {
-	lib
-	mkdir d
-	# 12 samples of 250 ms: 2 GB/s for 1 s, then a cliff to 1 GB/s
-	bwlog d/bw_bw.1.log 250 250 1953125 1953125 1953125 1953125 1953125 976563 976563 976563 976563 976563 976563 976563
-	run -0 bwlog_summary d
-	run -0 jq -e '.drops == true and .samples == 12 and (.drop_pct | . > 45 and . < 55)' <<<"$output"
-}
-
-@test "bwlog_summary: a flat log, a short log and no log do not drop" {
-	lib
-	mkdir flat short none
-	bwlog flat/bw_bw.1.log 250 250 1953125 1900000 1953125 2000000 1953125 1953125 1900000 1953125 1953125 2000000
-	run -0 bwlog_summary flat
-	run -0 jq -e '.drops == false and (.drop_pct | fabs < 5)' <<<"$output"
-	# under BWLOG_MIN_SAMPLES (2 s): noise, not a trend
-	bwlog short/bw_bw.1.log 250 250 1953125 976563 976563
-	run -0 bwlog_summary short
-	assert_output null
-	run -0 bwlog_summary none
-	assert_output null
-}
-
-@test "bwlog_series: the logs of several jobs are summed per interval" {
-	lib
-	mkdir d
-	# fio's sample times jitter by a few ms from job to job
-	bwlog d/bw_bw.1.log 250 250 976563 976563 976563
-	bwlog d/bw_bw.2.log 251 250 976563 976563 976563
-	run -0 bwlog_series d
-	assert_line --index 0 '0.250 2.000001'
-	assert_line --index 2 '0.750 2.000001'
-	[ "${#lines[@]}" -eq 3 ] || fail "expected 3 intervals: $output"
 }
 
 # result_of FIO_JSON: result.json of a point directory whose fio output is
@@ -175,23 +141,6 @@ result_of() {
 	run -0 jq -e '.steady == null and .gbs == 0.141077354' <<<"$output"
 }
 
-@test "steady_line: how the points were timed; a budget's final round below the window points at a larger --budget, not --runtime" {
-	lib
-	# shellcheck disable=SC2034 # read by steady.sh
-	IO_SIZE='' FLEET=0 FIXED_RUNTIME=0 STEADY=on RAMP=2 RUNTIME=12 BUDGET=''
-	run -0 steady_line
-	assert_output --partial '- steady state: fio steadystate=bw_slope:2%, ss_dur=5 s, ss_ramp=2 s, capped by the 12 s runtime'
-	# shellcheck disable=SC2034
-	RUNTIME=3 BUDGET=120
-	run -0 steady_line
-	assert_output "- fixed runtime: the budget's final round of 3 s is shorter than a steady-state window needs (9 s: ramp + 1 s + 5 s of samples + 1 s); a larger --budget gives it one (the caution at the top)"
-	# shellcheck disable=SC2034
-	STEADY=off BUDGET=''
-	run -0 steady_line
-	assert_output --partial '- fixed runtime: the 3 s runtime is shorter than a steady-state window needs (9 s: '
-	assert_output --partial '--runtime 9 or more turns it on'
-}
-
 @test "sweep: job files get steadystate and a bw log; --fixed-runtime, a short runtime and ranks do not" {
 	needs_engine
 	printf 'runtime 7\nramp 0\n' >>one.grid
@@ -244,7 +193,8 @@ result_of() {
 	local d=(r/points/write-*.r1)
 	# replace the point's log by a cliff, then let --resume re-judge the run
 	bwlog "${d[0]}/bw_bw.1.log" 250 250 1953125 1953125 1953125 1953125 976563 976563 976563 976563
-	jq --argjson b "$(bash -c '. "$0"/lib/state.sh; . "$0"/lib/bwlog.sh; bwlog_summary "$1"' "$REPO/sweep" "${d[0]}")" \
+	jq --argjson b "$(bash -c '. "$0"/lib/state.sh; . "$0"/lib/util.sh; SWEEP_HOME=$0
+		py bwlog summary "$1" --ms "$BWLOG_MSEC" --min "$BWLOG_MIN_SAMPLES" --lim "$DROP_PCT"' "$REPO/sweep" "${d[0]}")" \
 		'. + {bw_log: $b, drops: $b.drops, drop_pct: $b.drop_pct}' "${d[0]}/result.json" >res.tmp
 	mv res.tmp "${d[0]}/result.json"
 	sweep_ok --resume r -q

@@ -3,12 +3,12 @@
 # tswap.plan.jobs, as the grid's job library of --emit-jobs is), and how
 # fio gets the engine and target paths.
 #
-# Owns: point_job, jobs_key, jobs_make, fio_unsafe, fio_path (the dry
-# run's; a point's run.sh and fio's paths: tswap/executor/point.py).
+# Owns: point_job, jobs_key, jobs_make (a point's run.sh and fio's
+# paths: tswap/executor/point.py).
 # Reads: the settings, PLAN_TEXT, TARGETS, TARGET_KINDS, the H_* arrays (a
 # fleet host's job). Writes: JOBS, JOBS_ERR, JOBS_OF; job.fio on stdout
 # (point_job), and RUN/engine.so, RUN/target symlinks for paths fio
-# cannot take (fio_path).
+# cannot take (tswap/executor/point.py fio_path).
 # shellcheck disable=SC2153 # TARGET, ENGINE: globals of state.sh
 # shellcheck disable=SC2016 # $pagesize...: fio's variables, literal
 
@@ -67,35 +67,4 @@ jobs_make() {
 	text=$(py point-jobs "${args[@]}" <<<"$PLAN_TEXT"$'\n'"${1:-}")
 	eval "$text"
 	jobs_key JOBS_OF
-}
-
-# fio_unsafe PATH: true when fio cannot take PATH as an option value: it
-# cuts values at ';' and '#', strips blanks at both ends, replaces
-# $pagesize, $mb_memory and $ncpus, and reads job files line by line.
-fio_unsafe() {
-	case $1 in
-	*';'* | *'#'* | *'$pagesize'* | *'$mb_memory'* | *'$ncpus'* | *$'\n'* | [[:space:]]* | *[[:space:]]) return 0 ;;
-	esac
-	return 1
-}
-
-# fio_path PATH LINK DEPTH: PATH as fio sees it from a directory DEPTH levels
-# below the run directory. A path fio cannot take is reached through the
-# symlink RUN/LINK (relative, so the run directory may contain anything);
-# ':' (fio's file separator) is escaped as '\:' in filename=.
-fio_path() {
-	local path=$1 link=$2 depth=$3 rel='' i
-	if fio_unsafe "$path" || { [ "$link" = engine.so ] && [[ $path == *:* ]]; }; then
-		if [ -z "$RUN" ]; then
-			printf '<RUN>/%s (a symlink: fio cannot take this path as is)\n' "$link"
-			return 0
-		fi
-		ln -sfn -- "$path" "$RUN/$link"
-		for ((i = 0; i < depth; i++)); do rel="../$rel"; done
-		printf '%s%s\n' "$rel" "$link"
-	elif [[ $link == target* ]]; then
-		printf '%s\n' "${path//:/\\:}"
-	else
-		printf '%s\n' "$path"
-	fi
 }

@@ -4,9 +4,10 @@
 #   plan.json -> run the points -> results.json -> aggregate.json (the
 #   pick) -> summary.csv, best-aio.json, plots, report.md -> exit status
 #
-# Where a point runs is the executor's only concern: the entry point
-# sources lib/exec-local.sh (fio on this host) or lib/exec-fleet.sh (fio
-# --client per host of --hosts), which answer the exec_* hooks:
+# Where a point runs is the executor's only concern: run.sh sources
+# lib/exec-fleet.sh (fio --client per host of --hosts; a run on this host
+# is tswap.executor.local in the front end's process), which answers the
+# exec_* hooks:
 #   exec_check_targets W     refuse a target before anything is written
 #   exec_ready               its tools and engine are there
 #   exec_new_run             a new run directory's first files (meta.json)
@@ -127,7 +128,7 @@ run_points() {
 	done
 }
 
-# run_all: the points (the budget's rounds with --budget), under the
+# run_all: the points (a fleet refuses --budget), under the
 # INT/TERM/HUP trap, kept through finish_run (which exits); progress on fd
 # 8. fd 7: stderr as run_all found it,
 # for on_signal: bash runs a trap inside the redirections of the command
@@ -142,7 +143,7 @@ run_all() {
 	trap on_sighup HUP
 	{
 		exec_head
-		if [ -n "$BUDGET" ]; then run_budget; else run_points "$RUN/plan.json" "$REPEAT"; fi
+		run_points "$RUN/plan.json" "$REPEAT"
 	} >&8
 }
 

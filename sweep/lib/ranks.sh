@@ -21,10 +21,7 @@
 # device it uses its own region (offset, size) of the sweep's --size. A
 # point of 1 rank reading or writing uses TARGET itself, as before.
 #
-# Owns: rank_slots, rank_file,
-# target_recheck, prepare_targets (a point's rank-file variables:
-# tswap/executor/point.py fio_env),
-# targets_json, facts_keep, plan_facts, plan_facts_into,
+# Owns: targets_json, facts_keep, plan_facts, plan_facts_into,
 # plan_writes (a point's job sections: tswap.plan.jobs rank_sections).
 # Reads: TARGET, TARGETS, TARGET_KINDS, DEFAULT_TARGET, PLAN_TEXT, SIZE_BYTES, RUN.
 # Writes: TARGETS, TARGET, TARGET_KIND, TARGET_KINDS, TARGET_OWNS,
@@ -67,74 +64,6 @@ facts_keep() {
 	PLAN_FACTS_OF=$PLAN_TEXT
 	TARGETS_JSON=$(targets_json)
 	TARGETS_JSON_OF=$(targets_key)
-}
-
-# rank_slots: the handles the plan's multi-handle points use, one
-# "RANK<TAB>HANDLE" a line (HANDLE: io, or write for readwrite's second).
-rank_slots() {
-	local -a f
-	plan_facts_into f
-	[ "${#f[@]}" -le 2 ] || printf '%s\n' "${f[@]:2}"
-}
-
-# rank_file RANK HANDLE: the path rank RANK's handle uses.
-rank_file() {
-	local i=$(($1 % ${#TARGETS[@]}))
-	if [ "${TARGET_KINDS[i]:-file}" = block ]; then
-		printf '%s\n' "${TARGETS[i]}"
-	elif [ "$2" = write ]; then
-		printf '%s.rank%s.write\n' "${TARGETS[i]}" "$1"
-	else
-		printf '%s.rank%s\n' "${TARGETS[i]}" "$1"
-	fi
-}
-
-# plan_has_single: the plan has a point of 1 rank reading or writing.
-plan_has_single() {
-	local -a f
-	plan_facts_into f
-	[ "${f[1]:-}" = true ]
-}
-
-# target_recheck: TARGET_OWNED of the file TARGET, as the target check
-# (tswap/cli/targets_check.py) found it; a file that changed since (another file or none there now:
-# target_identity) is checked again (targets-check --recheck), with its
-# refusal.
-target_recheck() {
-	local out rc=0 writes
-	TARGET_OWNED=${TARGET_OWNS[$TARGET]:-}
-	[ "$(target_identity "$TARGET")" != "${TARGET_SEEN[$TARGET]:-}" ] || return 0
-	writes=$(plan_writes)
-	out=$(py targets-check --recheck --writes "$writes" --destructive "$DESTRUCTIVE" --force "$FORCE" \
-		--size "$SIZE" --size-bytes "$SIZE_BYTES" --prog "$PROG" -- "$TARGET") || rc=$?
-	[ "$rc" = 0 ] || exit "$rc"
-	eval "$out"
-}
-
-# prepare_targets: target.sh's prepare_target for the single target (when
-# a point uses it) and for every rank file; then what each path names is
-# kept, to check before every point (target_ids_keep).
-prepare_targets() {
-	local r h slots
-	slots=$(rank_slots)
-	if plan_has_single; then
-		[ "$TARGET_KIND" != file ] || target_recheck
-		prepare_target
-	fi
-	while IFS=$'\t' read -r r h; do
-		[ -n "$r" ] || continue
-		[ "${TARGET_KINDS[r % ${#TARGETS[@]}]}" = file ] || continue
-		TARGET=$(rank_file "$r" "$h")
-		target_recheck
-		if [ "$h" = write ]; then
-			prepare_target "$RUN/prepare.rank$r.write"
-		else
-			prepare_target "$RUN/prepare.rank$r"
-		fi
-	done <<<"$slots"
-	TARGET=${TARGETS[0]}
-	TARGET_KIND=${TARGET_KINDS[0]}
-	target_ids_keep
 }
 
 # plan_facts: tswap.plan.points facts() for PLAN_TEXT: 1 or 0 (a point

@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # results.sh - a fleet point's result.json, and the plan's points as JSON
 # (the run's outputs from the results: tswap.cli.finish, pipeline.sh
-# finish_run). A point on this host writes its own (the point stage:
-# exec-local.sh run_point, tswap.cli.result write_result in-process).
+# finish_run). A point on this host writes its own (tswap.executor.local
+# run_point: tswap.cli.result write_result in-process).
 #
 # Owns: result_json (tswap.results.result), plan_json (tswap.plan.points).
 # Reads: POINTDIR/fio.stdout, stats.json, bw_bw.*.log; PLAN_TEXT,

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
-# run.sh - the run of tswap-sweep: the executor (this host, or the hosts
-# of --hosts: pipeline.sh), the target check, then a dry run, or the run
-# directory, the points and the outputs.
+# run.sh - the run of tswap-sweep on the hosts of --hosts (a run on this
+# host is the front end's own process: tswap/cli/run_local.py): the
+# executor (exec-fleet.sh, pipeline.sh), the target check, then a dry run,
+# or the run directory, the points and the outputs.
 #
 # Not a command: sweep/tswap-sweep execs the Python package
 # (tswap/cli/sweep_main.py), which parses the options, refuses what it must,
@@ -41,20 +42,8 @@ readonly SCRIPT_DIR SWEEP_HOME
 . "$SWEEP_HOME/lib/target.sh"
 # shellcheck source=lib/ranks.sh
 . "$SWEEP_HOME/lib/ranks.sh"
-# shellcheck source=lib/budget.sh
-. "$SWEEP_HOME/lib/budget.sh"
-# shellcheck source=lib/budget-run.sh
-. "$SWEEP_HOME/lib/budget-run.sh"
 # shellcheck source=lib/pipeline.sh
 . "$SWEEP_HOME/lib/pipeline.sh"
-# shellcheck source=lib/status.sh
-. "$SWEEP_HOME/lib/status.sh"
-# shellcheck source=lib/steady.sh
-. "$SWEEP_HOME/lib/steady.sh"
-# shellcheck source=lib/bwlog.sh
-. "$SWEEP_HOME/lib/bwlog.sh"
-# shellcheck source=lib/precondition.sh
-. "$SWEEP_HOME/lib/precondition.sh"
 # shellcheck source=lib/results.sh
 . "$SWEEP_HOME/lib/results.sh"
 # shellcheck source=lib/fleet.sh
@@ -74,28 +63,19 @@ readonly SCRIPT_DIR SWEEP_HOME
 . "/dev/fd/$STATE_FD"
 exec {STATE_FD}<&-
 
-# main: the run, from the settings on (a resumed run's: its sweep.json's
-# and plan.json's, read by tswap/cli/sweep_resume.py; RUN is its directory).
-# On this host the front end has set the run up (tswap/cli/sweep_local.py:
-# the targets checked and locked, the run directory made or resumed and
-# locked on fd 9, its sweep.json, plan.json and meta.json, FINISHED); a
-# fleet's is set up here.
+# main: a fleet's run (--hosts), from the settings on (a resumed run's:
+# its sweep.json's and plan.json's, read by tswap/cli/sweep_resume.py; RUN
+# is its directory), set up here. A run on this host never comes here: it
+# is the front end's own process (tswap/cli/run_local.py).
 main() {
 	# fd 8: progress (the points as they run, their ETA; in a fleet, the
 	# preflight and each point's hosts): stderr, so that stdout carries
 	# only the results; --quiet drops it.
 	if [ "$QUIET" = 1 ]; then exec 8>/dev/null; else exec 8>&2; fi
-	if [ "$FLEET" = 1 ]; then
-		# shellcheck source=lib/exec-fleet.sh
-		. "$SWEEP_HOME/lib/exec-fleet.sh"
-		fleet_setup
-	else
-		# shellcheck source=lib/exec-local.sh
-		. "$SWEEP_HOME/lib/exec-local.sh"
-		facts_keep
-	fi
+	# shellcheck source=lib/exec-fleet.sh
+	. "$SWEEP_HOME/lib/exec-fleet.sh"
+	fleet_setup
 	if [ "$DRY_RUN" = 1 ]; then
-		budget_dry_run
 		dry_run
 		exit "$EXIT_OK"
 	fi

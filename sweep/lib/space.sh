@@ -9,9 +9,10 @@
 # finishes it once space is freed. RUN_SPACE_MIN covers one point's files
 # (fio.json, stats.json, result.json: tens of KiB) with a wide margin.
 #
-# Owns: run_dir_free, check_run_space, run_dir_full_exit. Reads: RUN,
+# Owns: run_dir_free, run_dir_full_exit. Reads: RUN,
 # TMP_POINT. Writes: removes TMP_POINT and RUN/*.tmp.
 
+# shellcheck disable=SC2034 # read by pipeline.sh and run.sh
 readonly RUN_SPACE_MIN=$((1024 * 1024))
 
 # run_dir_free: bytes available to the sweep on RUN's filesystem; status 1
@@ -34,12 +35,4 @@ run_dir_full_exit() {
 	fi
 	rm -f -- "$RUN"/*.tmp "$RUN"/points/*.tmp 2>/dev/null || true
 	die "$EXIT_ERROR" "run directory full: $1 bytes free in $RUN (free space, then: $PROG --resume $(printf '%q' "$RUN"))"
-}
-
-# check_run_space: stop cleanly before a point if RUN is (nearly) full.
-check_run_space() {
-	local free
-	free=$(run_dir_free) || return 0
-	((free >= RUN_SPACE_MIN)) || run_dir_full_exit "$free"
-	return 0
 }

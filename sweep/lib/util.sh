@@ -2,9 +2,9 @@
 # util.sh - messages, numbers and sizes: the small pure helpers every
 # module uses.
 #
-# Owns: say/warn/warn_once/die/usage_error (stdout, stderr, exit codes),
+# Owns: say/warn/warn_once/die (stdout, stderr, exit codes),
 # note (the report's notes), need_tools, fio size notation (size_to_bytes,
-# szname), dirname_into, abspath, fmt_secs, py and py_exec (a stage of the
+# szname), dirname_into, abspath, fmt_secs, py (a stage of the
 # Python package).
 # Reads: PROG, RUN. Writes: NOTES, RUN/notes.txt (note), WARNED (warn_once).
 
@@ -27,8 +27,6 @@ die() { # die CODE MESSAGE...
 	printf '%s: %s\n' "$PROG" "$*" >&2
 	exit "$code"
 }
-
-usage_error() { die "$EXIT_USAGE" "$* (see --help)"; }
 
 note() {
 	NOTES+=("$1")
@@ -56,15 +54,7 @@ py() {
 	env --block-signal=INT "$python" -I -S -B -c "$PY_MAIN" "$SWEEP_HOME" "$@"
 }
 
-# py_exec STAGE ARGS...: py, by exec: this process becomes the stage (in a
-# background function, the stage is the forking shell's own child).
-py_exec() {
-	local python=/usr/bin/python3
-	[ -x "$python" ] || python=python3
-	exec env --block-signal=INT "$python" -I -S -B -c "$PY_MAIN" "$SWEEP_HOME" "$@"
-}
-
-# the code py and py_exec run
+# the code py runs
 PY_MAIN='import _signal
 _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
 _signal.pthread_sigmask(_signal.SIG_UNBLOCK, (_signal.SIGINT,))

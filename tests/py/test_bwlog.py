@@ -56,3 +56,46 @@ def test_files_run_on_and_dirs(tmp_path):
     assert lines == [('250, 1000, 0, 0, 0', str(fa)), ('500, 1000, 0, 0, 0', str(fb)),
                      ('250, 7, 0, 0, 0', str(fb))]
     assert [d for d, _ in by_dir(lines, 250)] == [str(tmp_path / 'a'), str(tmp_path / 'b')]
+
+
+def _stage(capsys, *argv):
+    # python3 -m tswap bwlog, in-process (what bwlog.sh bwlog_series and
+    # bwlog_summary ran; their bats tests, tests/sweep-steady.bats)
+    import argparse
+    from tswap.cli import bwlog as stage
+    p = argparse.ArgumentParser()
+    stage.setup(p)
+    assert stage.run(p.parse_args([*argv, '--ms', '250', '--min', '8', '--lim', '20'])) == 0
+    return capsys.readouterr().out
+
+
+def _write(path, start, kibs, step=250):
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(''.join(x + '\n' for x in log(start, kibs, step)))
+
+
+def test_stage_summary_a_cliff_drops(tmp_path, capsys):
+    # 12 samples of 250 ms: 2 GB/s for 1 s, then a cliff to 1 GB/s
+    _write(tmp_path / 'd' / 'bw_bw.1.log', 250, [1953125] * 5 + [976563] * 7)
+    s = jqjson.loads(_stage(capsys, 'summary', str(tmp_path / 'd')))
+    assert s['drops'] is True and s['samples'] == 12 and 45 < s['drop_pct'] < 55
+
+
+def test_stage_summary_flat_short_none(tmp_path, capsys):
+    _write(tmp_path / 'flat' / 'bw_bw.1.log', 250,
+           [1953125, 1900000, 1953125, 2000000, 1953125, 1953125, 1900000, 1953125, 1953125, 2000000])
+    s = jqjson.loads(_stage(capsys, 'summary', str(tmp_path / 'flat')))
+    assert s['drops'] is False and abs(s['drop_pct']) < 5
+    # under BWLOG_MIN_SAMPLES (2 s): noise, not a trend
+    _write(tmp_path / 'short' / 'bw_bw.1.log', 250, [1953125, 976563, 976563])
+    assert _stage(capsys, 'summary', str(tmp_path / 'short')) == 'null\n'
+    (tmp_path / 'none').mkdir()
+    assert _stage(capsys, 'summary', str(tmp_path / 'none')) == 'null\n'
+
+
+def test_stage_series_sums_jobs_per_interval(tmp_path, capsys):
+    # fio's sample times jitter by a few ms from job to job
+    _write(tmp_path / 'd' / 'bw_bw.1.log', 250, [976563] * 3)
+    _write(tmp_path / 'd' / 'bw_bw.2.log', 251, [976563] * 3)
+    out = _stage(capsys, 'series', str(tmp_path / 'd')).splitlines()
+    assert len(out) == 3 and out[0] == '0.250 2.000001' and out[2] == '0.750 2.000001'

@@ -87,3 +87,18 @@ def test_internal_error_text_and_full_run_directory(tmp_path, capfd, monkeypatch
     assert capfd.readouterr()[1] == ('tswap-sweep: run directory full: 4096 bytes free in %s (free space, then:'
                                      ' tswap-sweep --resume %s)\n' % (tmp_path, tmp_path))
     assert os.listdir(tmp_path / 'points') == [] and not (tmp_path / 'report.md.tmp').exists()
+
+
+def test_steady_line_budget_and_fixed():
+    # steady.sh steady_line's bats test (tests/sweep-steady.bats): a
+    # budget's final round below the window points at a larger --budget,
+    # not --runtime
+    v = {'IO_SIZE': '', 'FIXED_RUNTIME': '0', 'STEADY': 'on', 'BUDGET': ''}
+    assert steady_line(v, '12', '2').startswith(
+        '- steady state: fio steadystate=bw_slope:2%, ss_dur=5 s, ss_ramp=2 s, capped by the 12 s runtime')
+    assert steady_line(dict(v, BUDGET='120'), '3', '2') == (
+        "- fixed runtime: the budget's final round of 3 s is shorter than a steady-state window needs (9 s:"
+        " ramp + 1 s + 5 s of samples + 1 s); a larger --budget gives it one (the caution at the top)")
+    t = steady_line(dict(v, STEADY='off'), '3', '2')
+    assert t.startswith('- fixed runtime: the 3 s runtime is shorter than a steady-state window needs (9 s: ')
+    assert '--runtime 9 or more turns it on' in t

@@ -4,7 +4,7 @@
 run would take longer than AUTO_OVER s runs with a budget), the first
 plan of the rounds (tswap.plan.budget), and the refusal of a budget too
 small to run round 1 once. The rounds themselves: tswap.stats.budget_run
-and tswap.cli.budget_run (sweep/lib/budget-run.sh runs their points).
+and tswap.cli.budget_run (tswap.cli.run_local runs their points).
 """
 
 from __future__ import annotations
