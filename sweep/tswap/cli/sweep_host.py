@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .. import jqjson
+from ..early import checkout_root
 from ..executor.target_facts import writable
 from ..plan.values import EXIT_ERROR, EXIT_USAGE, Refusal, abspath, usage
 
@@ -37,9 +38,7 @@ def home(script_dir: str, sweep_home: str) -> Home:
     """The Home of an entry in script_dir: root when script_dir/../Makefile
     and ../engine exist; pwd from $PWD when it names the working directory
     (bash's rule), else the physical one."""
-    root = ''
-    if os.path.isfile(script_dir + '/../Makefile') and os.path.isdir(script_dir + '/../engine'):
-        root = os.path.normpath(script_dir + '/..')
+    root = checkout_root(script_dir)
     pwd = os.environ.get('PWD', '')
     try:
         if not (pwd.startswith('/') and os.path.samefile(pwd, '.')):

@@ -10,8 +10,9 @@ as its state: RUN, RUN_LOCKED, LOCK_DIR, TARGET_LOCK_FDS (the lock fds
 it inherits), the targets' kinds and owners, FINISHED.
 
 The metadata collector (sh lib/meta-collect.sh TARGET) and git describe
-run as child processes from the moment the run is known to be a real one
-(Background) until meta.json is written, so that they overlap the rest;
+run as child processes (tswap.early.Background: git describe from the
+entry's start, the collector from the moment the run is known to be a
+real one) until meta.json is written, so that they overlap the rest;
 they are killed and reaped on every other way out (docs/sweep.md "Run
 directory", "meta.json"; the bash it replaces: lock.sh, settings.sh
 new_run_dir, meta.sh write_meta)."""
@@ -20,10 +21,10 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import time
 from typing import Mapping, Optional, Union
 
+from ..early import Background
 from ..executor.locks import Locks, run_dir_empty
 from ..plan import points
 from ..plan.values import EXIT_ERROR, EXIT_USAGE, Refusal, abspath, comma_fields
@@ -31,59 +32,6 @@ from . import load_done, meta, targets_check
 from . import sweep_host as host
 
 Value = Union[str, tuple[str, ...], Mapping[str, str]]
-PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent() -> None:
-    """In a child before its exec: SIGKILL when the front end dies
-    (PR_SET_PDEATHSIG), so that it never outlives it."""
-    try:
-        import ctypes
-        import signal
-        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
-
-
-class Background:
-    """The set-up's child processes (git describe, the collector), started
-    early and read when meta.json is written; stop() kills and reaps any
-    still running (every way out of the front end)."""
-
-    def __init__(self) -> None:
-        self.procs: dict[str, subprocess.Popen] = {}
-
-    def start(self, name: str, argv: list[str], env: Optional[dict[str, str]] = None) -> None:
-        """Run argv (stdout a pipe, stderr and stdin /dev/null); nothing
-        when it cannot be started (read() then says None)."""
-        try:
-            self.procs[name] = subprocess.Popen(argv, stdout=subprocess.PIPE,
-                                                stderr=subprocess.DEVNULL,
-                                                stdin=subprocess.DEVNULL, env=env,
-                                                preexec_fn=_die_with_parent)
-        except OSError:
-            pass
-
-    def read(self, name: str) -> Optional[tuple[int, bytes]]:
-        """(exit status, stdout) of name once it ends; None when it did
-        not start."""
-        p = self.procs.pop(name, None)
-        if p is None:
-            return None
-        out, _ = p.communicate()
-        return p.returncode, out
-
-    def stop(self) -> None:
-        """Kill and reap whatever still runs."""
-        for p in self.procs.values():
-            try:
-                p.kill()
-            except OSError:
-                pass
-            if p.stdout is not None:
-                p.stdout.close()
-            p.wait()
-        self.procs.clear()
 
 
 def early_target(h: host.Home, target: str) -> str:
@@ -98,8 +46,7 @@ def early_target(h: host.Home, target: str) -> str:
 
 def start_git(bg: Background, h: host.Home) -> None:
     """git describe of a checkout (meta.sh tswap_version), in the background."""
-    if h.root:
-        bg.start('git', ['git', '-C', h.root, 'describe', '--always', '--dirty', '--tags'])
+    bg.start_git(h.root)
 
 
 def start_collector(bg: Background, h: host.Home, target: str, fio: Optional[str]) -> None:

@@ -19,21 +19,22 @@ import shlex
 import shutil
 import signal
 import sys
-from typing import Any, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Union
 
 from .. import jqjson
 from ..jqjson import dumps
 from ..plan import points
 from ..plan.values import EXIT_ERROR, EXIT_OK, Refusal
-from . import sweep_fleet
+from ..early import Background
 from . import sweep_host as host
 from . import run_local, sweep_local
 from ..executor.locks import Locks
 from . import sweep_start
 from .sweep_args import USAGE, Options, declared, parse
-from .sweep_resume import Resumed
-from .sweep_resume import load as load_run
 from .sweep_setup import Run, emit, list_grids, new_run
+
+if TYPE_CHECKING:
+    from .sweep_resume import Resumed
 
 PROG = 'tswap-sweep'
 Value = Union[str, tuple[str, ...], Mapping[str, str]]
@@ -115,11 +116,14 @@ def _start(h: host.Home, o: Options, run: Run, t0: str, v: dict[str, Value],
 
     def fio_version() -> Optional[str]:
         if not fio:
-            fio.append(sweep_fleet.fio_version())
+            from .sweep_fleet import fio_version as read
+            fio.append(read())
         return fio[0]
 
     fleet = None
     if run.fleet:
+        # imported by a fleet run only
+        from . import sweep_fleet
         fleet = sweep_fleet.setup(h, o.hosts_file, run.target, run.engine, o.outlier_pct,
                                   o.connect_timeout, o.host_timeout, o.fio_want,
                                   None if o.fio_want else fio_version())
@@ -207,10 +211,13 @@ def hand_over(h: host.Home, state: str, script: str, argv: list[str]) -> int:
     return EXIT_ERROR
 
 
-def main(script: str, sweep_home: str, argv: list[str]) -> int:
+def main(script: str, sweep_home: str, argv: list[str], bg: Optional[Background] = None) -> int:
     """The whole front end of `tswap-sweep ARGS` (script: the entry's
     path, symlinks resolved; argv: ARGS); exits with its status, or
-    becomes the run (hand_over)."""
+    becomes the run (hand_over). bg: the children the entry started
+    before it imported this (tswap.early.start: fio --version, git
+    describe), read by a run on this host, killed and reaped on every
+    other way out."""
     t0 = host.now()
     name_process()
     # the run inherits these: SIGPIPE must not stay ignored (Python's
@@ -218,18 +225,22 @@ def main(script: str, sweep_home: str, argv: list[str]) -> int:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     h = host.home(os.path.dirname(script), sweep_home)
-    bg = sweep_local.Background()
+    if bg is None:
+        bg = Background()
     try:
         return _main(h, script, argv, t0, bg)
     finally:
         bg.stop()
 
 
-def _main(h: host.Home, script: str, argv: list[str], t0: str, bg: sweep_local.Background) -> int:
+def _main(h: host.Home, script: str, argv: list[str], t0: str, bg: Background) -> int:
     """main's options, refusals and hand-over; bg: the set-up's child
     processes (killed and reaped by main on every way out)."""
     try:
         o = parse(argv)
+        if o.action or o.emit_dir or o.resume or o.hosts_file or o.dry_run:
+            # only a real run on this host reads what the entry started
+            bg.stop()
         if o.action == 'help':
             _out(sys.stdout, USAGE)
             return EXIT_OK
@@ -245,14 +256,16 @@ def _main(h: host.Home, script: str, argv: list[str], t0: str, bg: sweep_local.B
             emit(h, o)
             return EXIT_OK
         if o.resume:
+            from .sweep_resume import load as load_run
             v = state(h, o, None, t0, load_run(h, o))
         elif o.hosts_file or o.dry_run:
             v = state(h, o, new_run(h, o), t0)
         else:
             # a real run on this host: what meta.json needs starts now, to
             # run while the rest is set up (tswap.cli.sweep_local)
-            fio = [sweep_fleet.fio_version()]
-            sweep_local.start_git(bg, h)
+            fio = [bg.fio_version()]
+            if bg.root != h.root:
+                sweep_local.start_git(bg, h)
             early = sweep_local.early_target(h, o.target)
             if early:
                 sweep_local.start_collector(bg, h, early, fio[0])
