@@ -21,9 +21,9 @@ def stage(*args, stdin=''):
 
 
 def test_unreadable_document_is_one_line_exit_3(tmp_path):
-    r = stage('summary-csv', str(tmp_path / 'none.json'), str(tmp_path / 'none.json'))
+    r = stage('fleet-progress', str(tmp_path / 'none.json'))
     assert r.returncode == 3 and r.stderr.count('\n') == 1
-    assert r.stderr.startswith('tswap: results %s: ' % (tmp_path / 'none.json'))
+    assert r.stderr.startswith('tswap: result %s: ' % (tmp_path / 'none.json'))
     bad = tmp_path / 'bad.json'
     bad.write_text('{"half":')
     r = stage('aggregate', str(bad), '-', '--cvflag', '0.05', '--cvrel', '2', '--cvmax', '0.2',

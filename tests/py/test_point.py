@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The point stage (tswap/cli/point.py) and fio's process control
+"""A point's pieces (tswap/executor/point.py) and fio's process control
 (tswap/executor/fioproc.py; issue 36 item 3, docs/sweep.md "Stopping"),
 with fake fios: one that ignores SIGTERM, one that forks a setsid child
 carrying the tag (as fio's job processes do: fio backend.c thread_main),
@@ -10,19 +10,14 @@ drop_caches (exec-local.sh, jobs.sh, ranks.sh before)."""
 import os
 import signal
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
-from tswap.cli.point import status_text, wall_text
 from tswap.executor import fioproc
+from tswap.executor.local import status_text, wall_text
 from tswap.executor.point import (DROP_ROOT, DROP_WRITE, Targets, bash_q, drop_caches, fio_env, fio_path,
                                   rank_var, run_sh)
-
-SWEEP = Path(__file__).resolve().parents[2] / 'sweep'
-
 
 def bash_printf_q(s):
     return subprocess.run(['bash', '-c', 'printf %q "$1"', 'q', s], capture_output=True,
@@ -220,142 +215,3 @@ def test_ticks_while_fio_runs(tmp_path, blocked):
         fio = fioproc.Fio([f], str(tmp_path), dict(os.environ), o.fileno(), o.fileno())
     assert fio.wait(0.05, tick) == 0
     assert len(ticks) >= 1 and all(isinstance(x, int) for x in ticks)
-
-
-# --- the stage, as the sweep runs it ------------------------------------------
-
-STAGE = ('import sys; sys.path.insert(0, sys.argv.pop(1)); '
-         'from tswap.__main__ import main; sys.exit(main())')
-
-
-def stage_argv(tmp_path, d, *more):
-    return [sys.executable, '-I', '-B', '-c', STAGE, str(SWEEP), 'point', str(d), '--run-dir', str(tmp_path),
-            '--depth', '2', '--engine', '/e/tswap.so', '--target-now', str(tmp_path / 't'), '--size', '16m',
-            '--target', str(tmp_path / 't'), '--kind', 'file', *more]
-
-
-def test_stage_runs_fio_in_dir_with_its_environment_and_status(tmp_path):
-    (tmp_path / 'bin').mkdir()
-    fake_fio = tmp_path / 'bin' / 'fio'
-    fake_fio.write_text('#!/bin/bash\necho "$PWD $* $TSWAP_TARGET $TSWAP_SIZE ${TSWAP_FIO_GUARD:+tagged}"\n'
-                        'echo err >&2\nread -r x || echo stdin-empty\nexit 5\n')
-    fake_fio.chmod(0o755)
-    d = tmp_path / 'prepare'
-    d.mkdir()
-    env = dict(os.environ, PATH='%s:%s' % (tmp_path / 'bin', os.environ['PATH']))
-    p = subprocess.Popen(stage_argv(tmp_path, d, '--parent', str(os.getpid())), env=env)
-    assert p.wait() == 5
-    assert (d / 'fio.stdout').read_text() == '%s --output-format=json --eta=never job.fio %s 16m tagged\n' \
-        'stdin-empty\n' % (d, tmp_path / 't')
-    assert (d / 'fio.stderr').read_text() == 'err\n'
-
-
-def test_stage_whose_parent_is_gone_starts_nothing(tmp_path):
-    d = tmp_path / 'p'
-    d.mkdir()
-    # --parent is not this stage's parent (the sweep that forked it died)
-    r = subprocess.run(stage_argv(tmp_path, d, '--parent', '1'))
-    assert r.returncode == 125
-    assert not (d / 'fio.stdout').exists()
-
-
-def test_stage_point_sigterm_kills_fio_removes_the_point_and_dies_of_sigterm(tmp_path):
-    (tmp_path / 'bin').mkdir()
-    fake(tmp_path / 'bin', IGNORES_TERM)
-    env = dict(os.environ, PATH='%s:%s' % (tmp_path / 'bin', os.environ['PATH']))
-    pts = tmp_path / 'points'
-    pts.mkdir()
-    d = pts / '.tmp-k.r1.1'
-    line = 'k\ttswap\twrite\tlibaio\t4194304\t1048576\t8\tblock\toverlap\t1\t1'
-    p = subprocess.Popen(stage_argv(tmp_path, d, '--parent', str(os.getpid()), '--line', line, '--runkey', 'k.r1',
-                                    '--repeat', '1', '--final', str(pts / 'k.r1'), '--grid', 'g',
-                                    '--size-bytes', str(16 << 20), '--io-size', '8m', '--ss-crit', 'iops_slope:2%',
-                                    '--ss-dur', '10', '--bwlog-msec', '250', '--bwlog-min', '8',
-                                    '--drop-pct', '20'), env=env, stderr=subprocess.PIPE, text=True)
-    procs = recorded(tmp_path / 'bin')
-    assert (d / 'job.fio').is_file() and os.access(d / 'run.sh', os.X_OK)
-    p.send_signal(signal.SIGTERM)
-    _, err = p.communicate(timeout=60)
-    assert p.returncode == -signal.SIGTERM
-    assert (tmp_path / 'bin' / 'signals').read_text() == 'TERM\n'
-    assert 'tswap-sweep: fio (process group %d) did not stop on SIGTERM within 5 s: killing it' % procs[0][0] \
-        in err
-    assert gone(procs)
-    assert not d.exists() and not (pts / 'k.r1').exists()
-
-
-PARENT = '''import os, subprocess, sys
-argv = sys.argv[1:]
-i = argv.index('--parent')
-argv[i + 1] = str(os.getpid())
-subprocess.Popen(argv).wait()
-'''
-
-
-def test_stage_ends_fio_and_its_tagged_child_when_its_parent_is_sigkilled(tmp_path):
-    # timeout -k: the sweep SIGKILLed; its point stage (PR_SET_PDEATHSIG
-    # SIGUSR1) kills fio and the job process that left fio's session
-    (tmp_path / 'bin').mkdir()
-    fake(tmp_path / 'bin', SETSID_CHILD.replace('exit ${FAKE_RC:-0}', 'sleep 1000'))
-    env = dict(os.environ, PATH='%s:%s' % (tmp_path / 'bin', os.environ['PATH']))
-    d = tmp_path / 'p'
-    d.mkdir()
-    par = subprocess.Popen([sys.executable, '-c', PARENT, *stage_argv(tmp_path, d, '--parent', '0')], env=env)
-    procs = recorded(tmp_path / 'bin')
-    assert not gone(procs)
-    par.kill()
-    par.wait()
-    wait_for(lambda: gone(procs), 'fio and its tagged child gone after the parent was SIGKILLed')
-
-
-def test_stage_point_writes_the_point_and_renames_it_over_an_earlier_one(tmp_path):
-    # exec-local.sh run_point: job.fio as point-jobs makes it, run.sh
-    # executable, result.json and progress.txt, the rename over a failed
-    # earlier run of RUNKEY; "WALL NOTED" on the reply fd
-    from tswap.plan.jobs import JobSettings, point_job
-    (tmp_path / 'bin').mkdir()
-    (tmp_path / 'bin' / 'fio').write_text('#!/bin/bash\necho \'{"jobs": []}\'\n')
-    (tmp_path / 'bin' / 'fio').chmod(0o755)
-    env = dict(os.environ, PATH='%s:%s' % (tmp_path / 'bin', os.environ['PATH']))
-    pts = tmp_path / 'points'
-    (pts / 'k.r1').mkdir(parents=True)
-    (pts / 'k.r1' / 'old').write_text('x')
-    d = pts / '.tmp-k.r1.1'
-    line = 'k\ttswap\twrite\tlibaio\t4194304\t1048576\t8\tblock\toverlap\t1\t1'
-    r, w = os.pipe()
-    p = subprocess.Popen(stage_argv(tmp_path, d, '--parent', str(os.getpid()), '--line', line, '--runkey', 'k.r1',
-                                    '--repeat', '1', '--final', str(pts / 'k.r1'), '--grid', 'g',
-                                    '--size-bytes', str(16 << 20), '--io-size', '8m', '--ss-crit', 'iops_slope:2%',
-                                    '--ss-dur', '10', '--bwlog-msec', '250', '--bwlog-min', '8',
-                                    '--drop-pct', '20', '--reply-fd', str(w)), env=env, pass_fds=(w,))
-    os.close(w)
-    assert p.wait() == 0
-    reply = os.read(r, 100).decode()
-    os.close(r)
-    wall, noted = reply.split()
-    assert reply.endswith('\n') and noted == '0' and float(wall) >= 0 and len(wall.split('.')[1]) == 3
-    out = pts / 'k.r1'
-    assert not d.exists() and not (out / 'old').exists()
-    s = JobSettings(16 << 20, '', '', '8m', False, 'iops_slope:2%', 10, '250', (str(tmp_path / 't'),), ('file',))
-    assert (out / 'job.fio').read_text() == point_job(line, s)
-    assert os.access(out / 'run.sh', os.X_OK)
-    assert (out / 'result.json').is_file() and (out / 'progress.txt').is_file()
-
-
-def test_stage_point_in_a_full_run_directory_makes_nothing_and_says_full(tmp_path):
-    # space.sh check_run_space's rule, before the point: "full FREE" for
-    # the sweep to say (run_dir_full_exit), exit 3, no directory made
-    d = tmp_path / 'points' / '.tmp-k.r1.1'
-    line = 'k\ttswap\twrite\tlibaio\t4194304\t1048576\t8\tblock\toverlap\t1\t1'
-    r, w = os.pipe()
-    p = subprocess.Popen(stage_argv(tmp_path, d, '--parent', str(os.getpid()), '--line', line, '--runkey', 'k.r1',
-                                    '--repeat', '1', '--final', str(tmp_path / 'points' / 'k.r1'),
-                                    '--size-bytes', str(16 << 20), '--reply-fd', str(w),
-                                    '--space-min', str(1 << 62)), pass_fds=(w,))
-    os.close(w)
-    assert p.wait() == 3
-    what, free = os.read(r, 100).decode().split()
-    os.close(r)
-    st = os.statvfs(tmp_path)
-    assert what == 'full' and 0 <= int(free) < 1 << 62 and int(free) % st.f_frsize == 0
-    assert not (tmp_path / 'points').exists()

@@ -15,10 +15,10 @@ from typing import Any, Optional
 
 from .. import jqjson
 
-STAGES = ('aggregate', 'budget-run', 'plan',
-          'best-aio', 'ds-release', 'summary-csv', 'summary', 'verdict',
+STAGES = ('aggregate', 'plan',
+          'best-aio', 'ds-release', 'summary', 'verdict',
           'result', 'bwlog', 'meta', 'plot-data', 'plots', 'load-done', 'finish',
-          'fleet-checks', 'fleet-progress', 'targets-check', 'point-jobs', 'point')
+          'fleet-checks', 'fleet-progress', 'point-jobs')
 
 PROG = 'tswap'
 

@@ -1,25 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""budget-run RUN --budget S --auto 0|1 --t0 T --steady on|off --ramp S
---runtime S --repeat N --cvflag F: the rounds of a --budget run
-(docs/sweep.md "Budget: successive halving"), decided in one process
-beside the shell loop that runs the points (the fleet's; a run on this
-host calls Rounds in its own process: tswap.cli.run_local).
-
-Standard input: the plan's lines (tswap.plan.expand's tab-separated
-form), then a line ".", then, after each run it was asked for, one line
-"PRE COST WALL LABEL" (seconds, 3 decimals: the preconditioning before
-it, the run, fio's own; the progress label). Standard output: one line
-of bash a time, for the loop to eval: say/warn/note MESSAGE, then
-either B_ACT=run with B_I (the plan line, from 0), B_DIR (rounds or
-points), B_KEY (the run key), B_REP, B_RT and B_RAMP (the round's
-runtime and ramp), B_HEAD and B_TAIL (the label's "[round N/M I]" and
-" rR"), or B_ACT=end. It writes RUN/budget.json, moves a pruning
-round's runs to points/ when it becomes the final round, and reads the
-rounds' result.json files to prune. The clock: --t0 (the sweep's start,
-$EPOCHREALTIME) and this host's time.
-
-budget-run --dry-run --budget S --t0 T ...: --dry-run's lines of the
-rounds as planned now, on stdout (the plan's lines on stdin).
+"""The rounds of a --budget run (docs/sweep.md "Budget: successive
+halving"), decided in the sweep's own process beside the executor that
+runs the points (tswap.cli.run_local run_budget; its --dry-run:
+dry_run_text). setup(parser) holds the rounds' settings (run_local
+rounds_args): RUN (or --dry-run) --budget S --auto 0|1 --t0 T --steady
+on|off --ramp S --runtime S --repeat N --cvflag F. The rounds write
+RUN/budget.json, move a pruning round's runs to points/ when it becomes
+the final round, and read the rounds' result.json files to prune. The
+clock: --t0 (the sweep's start, epoch seconds) and this host's time.
 """
 
 from __future__ import annotations
@@ -28,10 +16,8 @@ import argparse
 import glob
 import math
 import os
-import shlex
-import sys
 import time
-from typing import Any, Callable, Optional, TextIO
+from typing import Any, Callable, Optional
 
 from .. import jqjson
 from ..plan import budget_start as bs
@@ -40,8 +26,6 @@ from ..stats import budget_run as br
 from ..stats.budget import check, prune, round_record
 from . import StageError, read_json
 from .files import write_text
-
-HELP = "a --budget run's rounds, beside the loop that runs them (tswap.stats.budget_run)"
 
 Doc = dict[str, Any]
 
@@ -63,34 +47,14 @@ Emit = Callable[[str, str], None]
 Ask = Callable[..., list[str]]
 
 
-class _Pipes:
-    """The loop of a shell beside this process (budget-run.sh
-    run_budget): what it evals on out, its answers on inp."""
-
-    def __init__(self, inp: TextIO, out: TextIO) -> None:
-        self.inp, self.out = inp, out
-
-    def emit(self, kind: str, msg: str) -> None:
-        self.out.write('%s %s\n' % (kind, shlex.quote(msg)))
-
-    def ask(self, **v: Any) -> list[str]:
-        self.out.write(' '.join('B_%s=%s' % (k, shlex.quote(str(x))) for k, x in v.items()) + '\n')
-        self.out.flush()
-        line = self.inp.readline()
-        if not line.endswith('\n'):
-            raise SystemExit(1)  # the loop is gone (a signal, a die): nothing to say
-        f = line[:-1].split(' ', 3)
-        return f + [''] * (4 - len(f))
-
-
 class Rounds:
     """One run's rounds: the settings, the plan's lines and points, and
     the runner: emit(KIND, MESSAGE) says (say, warn or note) and ask(ACT=
     'run', I, DIR, KEY, REP, RT, RAMP, HEAD, TAIL) runs plan line I as
     run KEY into RUN/DIR at the round's runtime RT and ramp RAMP, with
     the label's HEAD and TAIL, and answers [PRE, COST, WALL, LABEL]
-    (seconds as text, 3 decimals; the full label): a shell loop's
-    (_Pipes) or the executor's in this process (tswap.cli.run_local)."""
+    (seconds as text, 3 decimals; the full label): the executor's in
+    this process (tswap.cli.run_local)."""
 
     def __init__(self, a: argparse.Namespace, lines: list[str], emit: Emit, ask: Ask) -> None:
         self.a, self.lines, self.emit, self.ask = a, lines, emit, ask
@@ -306,17 +270,6 @@ class Rounds:
             self.emit('say', br.pruned_line(n, pr, self.left()))
 
 
-def _lines(inp: TextIO) -> list[str]:
-    out = []
-    for line in inp:
-        line = line.rstrip('\n')
-        if line == '.':
-            break
-        if line:
-            out.append(line)
-    return out
-
-
 def dry_run_text(r: Rounds) -> str:
     """--dry-run's lines of the rounds as planned now (budget.sh
     budget_dry_run)."""
@@ -325,17 +278,3 @@ def dry_run_text(r: Rounds) -> str:
     plan = bs.plan_at(r.points, left, a.steady == 'on', a.ramp, a.runtime, a.repeat)
     return ''.join(x + '\n' for x in br.dry_run_lines(plan, a.budget, left, r.reps, r.reserve(), r.spent()))
 
-
-def run(a: argparse.Namespace) -> int:
-    inp, out = sys.stdin, sys.stdout
-    pipes = _Pipes(inp, out)
-    r = Rounds(a, _lines(inp), pipes.emit, pipes.ask)
-    if a.dry_run:
-        out.write(dry_run_text(r))
-        return 0
-    if not a.rundir:
-        raise StageError('budget-run: RUN is required without --dry-run')
-    r.run()
-    out.write('B_ACT=end\n')
-    out.flush()
-    return 0

@@ -85,8 +85,8 @@ def write_result(d: str, line: str, runkey: str, repeat: str, rc: str, wall: str
     """d/result.json and d/progress.txt (and fio.json) of one run, as the
     stage writes them: line the plan line; repeat, rc and wall JSON
     numbers as text (wall: seconds, 3 decimals); targets the list of the
-    targets; ms, least, lim the bwlog limits. The point stage
-    (tswap.cli.point) calls this in its own process."""
+    targets; ms, least, lim the bwlog limits. The executor on this host
+    (tswap.cli.run_local) calls this in its own process."""
     f = [x for x in line.split('\t') if x]
     f += [''] * (12 - len(f))
     num = {k: _json('--' + k, v) for k, v in (('repeat', repeat), ('rc', rc), ('wall', wall))}

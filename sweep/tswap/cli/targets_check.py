@@ -7,54 +7,23 @@ path's checks (tswap.executor.target_rules new_path_refusal), then its
 verdict (check_target), a further block target's size.
 
 Warnings are said on stderr as they come ("PROG: ...", each once); the
-first refusal is said in one line and is the exit status (2, or 3 when a
-tool is missing or a size cannot be read). Otherwise stdout has the bash
-`declare` lines of what the executor keeps: TARGETS, TARGET_KINDS (file
-or block per target), TARGET_OWNS[PATH] (each file's owner: new, ours,
-theirs), TARGET_SEEN[PATH] (what each file path named when checked, as
-target.sh target_identity says it: prepare_targets checks it again),
-TARGET and TARGET_KIND (the first target's).
-
---recheck PATH: check that one path again (a file that changed between
-the check and its preparation: prepare_targets) and declare its
-TARGET_KIND and TARGET_OWNED.
+first refusal is said in one line and is the result (2, or 3 when a
+tool is missing or a size cannot be read). check's answer otherwise:
+TARGET_KINDS (file or block per target), TARGET_OWNS[PATH] (each
+file's owner: new, ours, theirs), TARGET_SEEN[PATH] (what each file
+path named when checked, as target.sh target_identity says it), and
+TARGET_KIND (the first target's). _one checks one path again (a file
+that changed between the check and its preparation: tswap.cli.run_local).
 """
 
 from __future__ import annotations
 
-import argparse
 import os
-import shlex
 import sys
 from typing import Union
 
 from ..executor import target_facts as facts
 from ..executor.target_rules import Options, check_target, new_path_refusal, rank_file, size_refusal
-
-HELP = "check the sweep's targets before anything is written (ranks.sh check_targets)"
-
-
-def setup(p: argparse.ArgumentParser) -> None:
-    p.add_argument('--writes', type=int, choices=(0, 1), required=True, help='1: a point writes')
-    p.add_argument('--destructive', type=int, choices=(0, 1), default=0)
-    p.add_argument('--force', type=int, choices=(0, 1), default=0)
-    p.add_argument('--size', required=True, help='--size as given (said in messages)')
-    p.add_argument('--size-bytes', type=int, required=True)
-    p.add_argument('--default-dir', default='', help="the default target's directory (the sweep creates it)")
-    p.add_argument('--prog', default='tswap-sweep', help='the name messages start with')
-    p.add_argument('--slot', action='append', default=[], metavar='R:HANDLE',
-                   help='a rank handle of the plan (HANDLE io or write)')
-    p.add_argument('--recheck', action='store_true', help='check the one path again (prepare_targets)')
-    p.add_argument('targets', nargs='+')
-
-
-def _arr(name: str, vals: list[str]) -> str:
-    return 'declare -ga %s=(%s)\n' % (name, ' '.join(shlex.quote(v) for v in vals))
-
-
-def _assoc(name: str, kv: dict[str, str]) -> str:
-    return 'declare -gA %s=(%s)\n' % (name, ' '.join('[%s]=%s' % (shlex.quote(k), shlex.quote(v))
-                                                      for k, v in kv.items()))
 
 
 class _Says:
@@ -124,26 +93,3 @@ def _one(path: str, new_check: bool, o: Options, say: _Says, default_dir: str,
         seen[path] = facts.identity(path)
     return 0, v.kind, v.owned
 
-
-def run(a: argparse.Namespace) -> int:
-    if a.recheck:
-        o = Options(bool(a.writes), bool(a.destructive), bool(a.force), a.size_bytes, a.size)
-        rc, kind, owned = _one(a.targets[0], False, o, _Says(a.prog), a.default_dir, {}, {})
-        if rc:
-            return rc
-        sys.stdout.write('declare -g -- TARGET_KIND=%s TARGET_OWNED=%s\n' % (kind, owned))
-        return 0
-    slots = []
-    for slot in a.slot:
-        r, _, h = slot.partition(':')
-        slots.append((int(r), h))
-    c = check(tuple(a.targets), slots, bool(a.writes), bool(a.destructive), bool(a.force), a.size,
-              a.size_bytes, a.default_dir, a.prog)
-    if isinstance(c, int):
-        return c
-    sys.stdout.write(_arr('TARGETS', list(a.targets)) + _arr('TARGET_KINDS', list(c['TARGET_KINDS']))
-                     + _assoc('TARGET_OWNS', dict(c['TARGET_OWNS']))
-                     + _assoc('TARGET_SEEN', dict(c['TARGET_SEEN']))
-                     + 'declare -g -- TARGET=%s TARGET_KIND=%s\n'
-                     % (shlex.quote(a.targets[0]), c['TARGET_KIND']))
-    return 0

@@ -412,7 +412,7 @@ class Local:
     # a point
     def run_point(self, line: str, runkey: str, rep: int, sub: str, label: str,
                   runtime: Optional[str] = None, ramp: Optional[str] = None) -> str:
-        """exec-local.sh run_point and the point stage (tswap.cli.point):
+        """exec-local.sh run_point and the point stage (now in-process):
         one run of line into RUN/sub/runkey; fio's wall seconds (3
         decimals). runtime, ramp: a --budget round's own."""
         from .point import drop_caches, job_text, run_sh, write_exec
