@@ -34,22 +34,6 @@ setup() {
 	TMP=$BATS_TEST_TMPDIR
 }
 
-@test "size_to_bytes: fio notation, binary units, case and an optional iB/B suffix" {
-	assert_equal "$(size_to_bytes 4096)" 4096
-	assert_equal "$(size_to_bytes 4k)" 4096
-	assert_equal "$(size_to_bytes 1M)" 1048576
-	assert_equal "$(size_to_bytes 1MiB)" 1048576
-	assert_equal "$(size_to_bytes 2gb)" 2147483648
-	assert_equal "$(size_to_bytes 1t)" 1099511627776
-	assert_equal "$(size_to_bytes 010m)" 10485760 # not octal
-	local bad
-	for bad in '' 1.5m -1m 1x m 1m2 '1 m' '$(id)'; do
-		run size_to_bytes "$bad"
-		assert_failure 1
-		assert_output ''
-	done
-}
-
 @test "szname: the shortest exact notation" {
 	local v
 	szname v 67108864
@@ -60,13 +44,6 @@ setup() {
 	assert_equal "$v" 4097
 	szname v 3221225472
 	assert_equal "$v" 3g
-}
-@test "size_to_bytes: numbers that would wrap bash arithmetic are refused" {
-	run size_to_bytes 99999999999999999999
-	assert_failure
-	run size_to_bytes 8388608t
-	assert_failure
-	assert_equal "$(size_to_bytes 4194303t)" $((4194303 << 40))
 }
 @test "plan_writes: 1 when a point of the plan writes" {
 	grid_from 'rw read write' 'qd 8 16'

@@ -15,8 +15,8 @@
 # point_job PLANLINE [HOST]: the complete, standalone job file of one point
 # (with HOST, an index into the H_* arrays: that fleet host's), looked up
 # in JOBS. A point not there, or a RUNTIME, RAMP or target that changed
-# since (a --budget round runs with its own), makes JOBS again for the
-# whole plan: one python3 per pass over the plan, not per point.
+# since, makes JOBS again for the whole plan: one python3 per pass over
+# the plan, not per point.
 point_job() {
 	local k="${2:-}/${1%%$'\t'*}" err
 	jobs_ready "$@"
@@ -29,10 +29,7 @@ point_job() {
 }
 
 # jobs_ready PLANLINE [HOST]: JOBS made for the settings of now and
-# PLANLINE (jobs_make, one Python start, when they are not). run_point
-# calls it before the point's directory exists: a signal to the sweep
-# alone (kill PID) while the shell waits for a command substitution can
-# be lost (bash), and that start is the longest one of a point's set-up.
+# PLANLINE (jobs_make, one Python start, when they are not).
 jobs_ready() {
 	local k="${2:-}/${1%%$'\t'*}" of
 	jobs_key of

@@ -28,7 +28,7 @@
 # Owns: plan_doc, plan_save, plan_lines (RUN/plan.json, the plan
 # document; an older run's plan.tsv is converted), point_label, load_done,
 # run_points, run_all, on_signal, dry_run, since, since_into, finish_run.
-# Reads: RUN, REPEAT, BUDGET, PLAN_TEXT, PLAN_LINES. Writes: FINISHED; RUN/plan.json.
+# Reads: RUN, REPEAT, PLAN_TEXT, PLAN_LINES. Writes: FINISHED; RUN/plan.json.
 # shellcheck disable=SC2153 # REPEAT: a global of state.sh
 
 # plan_doc: the plan (PLAN_TEXT's lines) as plan.json's document:
@@ -77,8 +77,6 @@ point_label() {
 # renamed into place (.tmp-*) is not done.
 load_done() {
 	local k v
-	# this host's: the front end's (tswap/cli/sweep_local.py)
-	[ "$FINISHED_LOADED" = 0 ] || return 0
 	FINISHED=()
 	while IFS=$'\t' read -r k v; do
 		# shellcheck disable=SC2004,SC2034 # FINISHED: associative (state.sh), read by exec_todo
@@ -128,7 +126,7 @@ run_points() {
 	done
 }
 
-# run_all: the points (a fleet refuses --budget), under the
+# run_all: the points, under the
 # INT/TERM/HUP trap, kept through finish_run (which exits); progress on fd
 # 8. fd 7: stderr as run_all found it,
 # for on_signal: bash runs a trap inside the redirections of the command
@@ -170,23 +168,17 @@ on_signal() {
 	trap '' INT TERM HUP # a second signal does not cut the clean-up short
 	exec 2>&7
 	exec_stop "$1"
-	rm -rf -- "$RUN"/points/.tmp-*."$$" "$RUN"/rounds/.tmp-*."$$"
-	rm -f -- "$RUN"/*.tmp "$RUN"/plots/*.tmp "$RUN"/hosts/*/*.tmp "$RUN"/rounds/*/*.tmp "$RUN"/points/*/*.tmp
-	if [ -n "$BUDGET" ]; then
-		warn "interrupted: a --budget run cannot be resumed (its rounds are planned for one run's wall time); start a new run"
-	else
-		printf -v q '%q' "$RUN"
-		warn "interrupted: finished points are kept; finish with: $PROG --resume $q"
-	fi
+	rm -rf -- "$RUN"/points/.tmp-*."$$"
+	rm -f -- "$RUN"/*.tmp "$RUN"/plots/*.tmp "$RUN"/hosts/*/*.tmp "$RUN"/points/*/*.tmp
+	printf -v q '%q' "$RUN"
+	warn "interrupted: finished points are kept; finish with: $PROG --resume $q"
 	exit "$2"
 }
 
-# dry_run: each point's job file per repeat and place, nothing run (with
-# --budget each point once: the rounds are budget_dry_run's).
+# dry_run: each point's job file per repeat and place, nothing run.
 dry_run() {
 	local line key total rep idx=0 reps=$REPEAT p
 	local -a lines=() places=() names=()
-	[ -z "$BUDGET" ] || reps=1
 	mapfile -t lines <<<"$PLAN_TEXT"
 	p=$(exec_places)
 	mapfile -t places <<<"$p"
@@ -227,7 +219,7 @@ finish_run() {
 	local status=$EXIT_OK q free
 	local -a args=("$RUN" --cvflag "$CV_FLAG" --cvrel "$CV_REL" --cvmax "$CV_MAX" --cache "$CACHE_FACTOR"
 		--costtol "$COST_TOL" --ds-version "$DS_VERSION" --min-read "$MIN_READ" --min-write "$MIN_WRITE"
-		--budget "$BUDGET" --budget-t0 "$BUDGET_T0" --bwlog-msec "$BWLOG_MSEC") more=()
+		--bwlog-msec "$BWLOG_MSEC") more=()
 	exec_finish_args more
 	printf -v q '%q' "$RUN"
 	[ -z "$COMPARE" ] || args+=(--compare "$(abspath "$COMPARE")")

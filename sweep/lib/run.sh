@@ -56,7 +56,7 @@ readonly SCRIPT_DIR SWEEP_HOME
 . "$SWEEP_HOME/lib/meta.sh"
 
 # The state tswap/cli/sweep_main.py computed: the options, and a new run's
-# settings, grid, plan, the plan's facts, budget, fleet hosts and the run
+# settings, grid, plan, the plan's facts, fleet hosts and the run
 # directory's first documents, or a resumed run's settings, plan and
 # hosts (state.sh names them).
 # shellcheck disable=SC1090 # written by the package
@@ -100,7 +100,6 @@ fleet_setup() {
 	if [ -z "$RESUME" ]; then
 		new_run_dir # takes the lock before it writes in the run directory
 		exec_new_run
-		config_budget
 	fi
 	lock_run
 	# a run made before plan.json: its plan.tsv converted

@@ -6,7 +6,7 @@
 # end makes the run directory with the same rules and messages
 # (tswap/cli/sweep_local.py).
 #
-# Owns: out_empty, new_run_dir, default_out, save_config, config_budget.
+# Owns: out_empty, new_run_dir, default_out, save_config.
 # Reads: SWEEP_JSON, PLAN_JSON, TARGET_KIND, FLEET, HOSTS_FILE, OUT, ROOT.
 # Writes: RUN; RUN/sweep.json, RUN/plan.json, RUN/hosts.txt (fleet),
 # build/sweep/latest (checkout).
@@ -23,16 +23,6 @@ save_config() {
 	[ "$FLEET" = 0 ] || cp -- "$HOSTS_FILE" "$RUN/hosts.txt"
 	printf '%s\n' "$PLAN_JSON" >"$RUN/plan.json.tmp"
 	mv -f "$RUN/plan.json.tmp" "$RUN/plan.json"
-}
-
-# config_budget: a --budget run's budget in sweep.json, after the "meta"
-# that exec_new_run adds (SWEEP_JSON's third part: the front end's).
-config_budget() {
-	local s
-	[ -n "${SWEEP_JSON[2]:-}" ] || return 0
-	s=$(<"$RUN/sweep.json")
-	printf '%s,\n%s\n}\n' "${s%$'\n}'}" "${SWEEP_JSON[2]}" >"$RUN/sweep.json.tmp"
-	mv -f "$RUN/sweep.json.tmp" "$RUN/sweep.json"
 }
 
 # out_empty: exit 2 unless the existing --out directory RUN is empty but

@@ -9,8 +9,8 @@
 # finishes it once space is freed. RUN_SPACE_MIN covers one point's files
 # (fio.json, stats.json, result.json: tens of KiB) with a wide margin.
 #
-# Owns: run_dir_free, run_dir_full_exit. Reads: RUN,
-# TMP_POINT. Writes: removes TMP_POINT and RUN/*.tmp.
+# Owns: run_dir_free, run_dir_full_exit. Reads: RUN. Writes: removes
+# RUN/*.tmp and RUN/points/*.tmp.
 
 # shellcheck disable=SC2034 # read by pipeline.sh and run.sh
 readonly RUN_SPACE_MIN=$((1024 * 1024))
@@ -29,10 +29,6 @@ run_dir_free() {
 
 # run_dir_full_exit FREE: clean up what is half-written, one line, exit 3.
 run_dir_full_exit() {
-	if [ -n "$TMP_POINT" ]; then
-		rm -rf -- "$TMP_POINT"
-		TMP_POINT=
-	fi
 	rm -f -- "$RUN"/*.tmp "$RUN"/points/*.tmp 2>/dev/null || true
 	die "$EXIT_ERROR" "run directory full: $1 bytes free in $RUN (free space, then: $PROG --resume $(printf '%q' "$RUN"))"
 }

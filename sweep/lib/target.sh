@@ -2,9 +2,9 @@
 # target.sh - a fleet host's file rules (one host's targets are the front
 # end's: tswap/executor/targets.py, tswap/executor/target_rules.py).
 #
-# Whether a target may be used is decided before anything is written, in
-# one Python stage (ranks.sh check_targets: tswap/cli/targets_check.py;
-# the rules: tswap/executor/target_rules.py, docs/sweep.md "Targets").
+# Whether a target may be used is decided before anything is written
+# (fleet-target.sh on the hosts; the rules: tswap/executor/target_rules.py,
+# docs/sweep.md "Targets").
 # Owns: file_rules (an existing regular file the sweep did not create, on
 # a fleet host: fleet-target.sh; the same rules on this host:
 # target_rules.py file_rules).

@@ -3,9 +3,8 @@
 # module uses.
 #
 # Owns: say/warn/warn_once/die (stdout, stderr, exit codes),
-# note (the report's notes), need_tools, fio size notation (size_to_bytes,
-# szname), dirname_into, abspath, fmt_secs, py (a stage of the
-# Python package).
+# note (the report's notes), need_tools, fio size notation (szname),
+# dirname_into, abspath, fmt_secs, py (a stage of the Python package).
 # Reads: PROG, RUN. Writes: NOTES, RUN/notes.txt (note), WARNED (warn_once).
 
 say() { printf '%s\n' "$*"; }
@@ -59,27 +58,6 @@ PY_MAIN='import _signal
 _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
 _signal.pthread_sigmask(_signal.SIG_UNBLOCK, (_signal.SIGINT,))
 import sys; sys.path.insert(0, sys.argv.pop(1)); from tswap.__main__ import main; sys.exit(main())'
-
-# size_to_bytes STR: fio size notation (binary units: 1m = 1 MiB) to bytes.
-size_to_bytes() {
-	local s=${1,,} num unit mult
-	# at most 16 significant digits, and below 2^62 bytes (no wrap)
-	if [[ $s =~ ^0*([0-9]{1,16})([kmgt]?)(i?b?)$ ]]; then
-		num=${BASH_REMATCH[1]}
-		unit=${BASH_REMATCH[2]}
-	else
-		return 1
-	fi
-	case $unit in
-	'') mult=1 ;;
-	k) mult=1024 ;;
-	m) mult=$((1024 * 1024)) ;;
-	g) mult=$((1024 * 1024 * 1024)) ;;
-	t) mult=$((1024 * 1024 * 1024 * 1024)) ;;
-	esac
-	((10#$num <= (1 << 62) / mult)) || return 1
-	printf '%d\n' "$((10#$num * mult))"
-}
 
 # szname VAR N: the shortest exact fio notation of N bytes (1048576 -> 1m)
 # into VAR, without a subshell (hot loops; tswap.plan.values bytes_to_size).

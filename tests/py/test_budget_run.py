@@ -9,17 +9,15 @@ real runs: tests/sweep-budget.bats."""
 
 import json
 import os
-import subprocess
-from pathlib import Path
+import signal
 from types import SimpleNamespace
 
 import pytest
 
 from tswap.cli.budget_run import Rounds
+from tswap.executor import local
 from tswap.plan import budget_start as bs
 from tswap.stats import budget_run as br
-
-PIPELINE = Path(__file__).resolve().parents[2] / 'sweep' / 'lib' / 'pipeline.sh'
 
 
 def pts(n, ceilings=2, rw=('read', 'write'), ranks=1):
@@ -147,14 +145,6 @@ def test_dry_run_lines():
         '  0 fio run(s), about 0 s of the -3 s left for runs']
 
 
-def on_signal_rm():
-    """pipeline.sh on_signal's line that removes the half-written files."""
-    body = PIPELINE.read_text(encoding='utf-8').split('\non_signal() {\n', 1)[1].split('\n}\n', 1)[0]
-    lines = [x.strip() for x in body.split('\n') if x.strip().startswith('rm -f -- ')]
-    assert len(lines) == 1, lines
-    return lines[0]
-
-
 class _Signal(Exception):
     pass
 
@@ -172,15 +162,17 @@ def _round(tmp_path, keys):
 
 def test_to_final_leaves_no_tmp_that_on_signal_does_not_remove(tmp_path, monkeypatch):
     # a signal as a pruning round becomes the final round, at the moment a
-    # .tmp is there: on_signal's rm (run by bash as the sweep does) removes
-    # it, and points/ holds no half-made point
+    # .tmp is there: the executor's clean-up (tswap.executor.local
+    # interrupted) removes it, and points/ holds no half-made point
     run = _round(tmp_path, ['a', 'b'])
-    rm, replace = on_signal_rm(), os.replace
+    replace = os.replace
+    monkeypatch.setattr(local, 'ignore_signals', lambda: None)
+    x = SimpleNamespace(tmp='', s=SimpleNamespace(run=str(run)), warn=lambda msg: None)
 
     def signalled(src, dst):
         assert os.path.exists(src)
-        subprocess.run(['bash', '-c', 'RUN=$1; ' + rm, '_', str(run)], check=True)
-        assert not os.path.exists(src), '%s: not removed by on_signal: %s' % (src, rm)
+        local.Local.interrupted(x, signal.SIGTERM, True)
+        assert not os.path.exists(src), '%s: not removed by the clean-up' % src
         raise _Signal
     monkeypatch.setattr(os, 'replace', signalled)
     with pytest.raises(_Signal):
