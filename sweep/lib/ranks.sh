@@ -21,14 +21,11 @@
 # device it uses its own region (offset, size) of the sweep's --size. A
 # point of 1 rank reading or writing uses TARGET itself, as before.
 #
-# Owns: targets_json, facts_keep, plan_facts, plan_facts_into,
-# plan_writes (a point's job sections: tswap.plan.jobs rank_sections).
-# Reads: TARGET, TARGETS, TARGET_KINDS, DEFAULT_TARGET, PLAN_TEXT, SIZE_BYTES, RUN.
-# Writes: TARGETS, TARGET, TARGET_KIND, TARGET_KINDS, TARGET_OWNS,
-# TARGET_SEEN, TARGET_OWNED, PLAN_FACTS*,
-# TARGETS_JSON*; the rank files; RUN/prepare.rankR*/;
-# POINTDIR/stats.json (merged).
-# shellcheck disable=SC2034 # sets TARGET_OWNED (state.sh)
+# Owns: targets_json, targets_key, facts_keep, plan_facts,
+# plan_facts_into, plan_writes (a point's job sections: tswap.plan.jobs
+# rank_sections). Reads: TARGET, TARGETS, PLAN_TEXT.
+# Writes: PLAN_FACTS*, TARGETS_JSON*.
+# shellcheck disable=SC2034 # sets PLAN_FACTS_OF, TARGETS_JSON_OF (state.sh)
 # shellcheck disable=SC2153 # TARGETS: a global of state.sh (the front end declares it)
 # shellcheck disable=SC2016 # ${TSWAP_RANK*} is literal: fio expands it
 

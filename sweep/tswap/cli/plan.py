@@ -2,17 +2,15 @@
 """plan [--doc | --facts] < PLAN_TEXT: the plan text (tswap.plan.expand's lines)
 as plan.json's points, a JSON array on stdout; --doc: plan.json's
 document, {"points": [...]}; --facts: ranks.sh plan_facts' lines
-(tswap.plan.points.facts). plan --check PLAN.JSON: nothing when the run's
-plan.json is whole, else one line saying what is damaged, exit 3
-(tswap.plan.points.damage)."""
+(tswap.plan.points.facts)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from ..plan.points import damage, facts, parse
-from . import StageError, read_json, write_json
+from ..plan.points import facts, parse
+from . import StageError, write_json
 
 HELP = "plan.json's points from the plan text (tswap.plan.points)"
 
@@ -21,15 +19,9 @@ def setup(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument('--doc', action='store_true')
     g.add_argument('--facts', action='store_true')
-    g.add_argument('--check', metavar='PLAN.JSON')
 
 
 def run(a: argparse.Namespace) -> int:
-    if a.check:
-        why = damage(read_json(a.check, 'plan'))
-        if why:
-            raise StageError('%s: %s (damaged or edited by hand)' % (a.check, why))
-        return 0
     t = sys.stdin.read()
     if a.facts:
         sys.stdout.write(''.join(line + '\n' for line in facts(t)))

@@ -40,8 +40,8 @@ def _flag(v: Any) -> str:
 
 
 def _plan_text(run: str) -> str:
-    """The plan lines of the run: its plan.json (checked whole first: one
-    line and exit 3 as `python3 -m tswap plan --check` says it), or the
+    """The plan lines of the run: its plan.json (checked whole first:
+    tswap.plan.points.damage, one line and exit 3), or the
     plan.tsv of a run from before plan.json (pipeline.sh plan_load)."""
     path = run + '/plan.json'
     if not os.path.isfile(path):
