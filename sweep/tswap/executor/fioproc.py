@@ -100,18 +100,33 @@ def _kill(pid: int, sig: int, group: bool = False) -> None:
         pass
 
 
+def _start_time(pid: int) -> Optional[bytes]:
+    """pid's start time (/proc/PID/stat field 22), None when it is gone
+    or a zombie: with it a pid that ends and is reused is not the same
+    process."""
+    try:
+        with open('/proc/%d/stat' % pid, 'rb') as f:
+            st = f.read().rsplit(b')', 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return None if not st or st[0] == b'Z' or len(st) < 20 else st[19]
+
+
 def reap_tagged(tag: str, warn: Callable[[str], None], pause: float = 0.05) -> None:
     """SIGKILL the tagged processes until none is left (one look when
     there is none, the usual case); the warning of fioproc.sh
-    fio_reap_tagged after 200 rounds (10 s)."""
+    fio_reap_tagged after 200 rounds (10 s). A killed process counts as
+    left until it is a zombie or gone (its start time, so a reused pid is
+    not waited for): its environment reads empty as soon as it releases
+    its memory, before it has closed its files."""
     i = 0
+    killed: dict[int, Optional[bytes]] = {}
     while True:
-        ps = tagged(tag)
-        if not ps:
-            return
-        for p in ps:
+        for p in tagged(tag):
+            killed.setdefault(p, _start_time(p))
             _kill(p, signal.SIGKILL)
-        if not tagged(tag):
+        killed = {p: t for p, t in killed.items() if t is not None and _start_time(p) == t}
+        if not killed and not tagged(tag):
             return
         if i == 200:
             warn('processes of fio (TSWAP_FIO_GUARD=%s) still not gone 10 s after SIGKILL: waiting for them' % tag)
