@@ -17,6 +17,9 @@ from tswap.executor import fioproc
 SETSID_CHILD = '''d=$(dirname "$0")
 (trap '' INT TERM HUP; exec setsid sleep 1000) &
 job=$!
+# until the child runs sleep: mid-exec its environment reads empty, and
+# fio's job processes (forked, never exec'd) have no such window
+until IFS= read -r -d '' c </proc/$job/cmdline && [ "$c" = sleep ]; do :; done
 for p in $$ $job; do read -r s </proc/$p/stat; s=${s##*) }; set -- $s; echo "$p ${20}" >>"$d/procs"; done
 exit ${FAKE_RC:-0}
 '''
