@@ -66,28 +66,40 @@ def tagged(tag: str) -> list[int]:
     /proc directly (a zombie's environment reads empty; a process that
     ends while this reads is skipped)."""
     want = ('TSWAP_FIO_GUARD=' + tag).encode()
+    return _tagged_by(lambda v: v == want)
+
+
+def _tagged_by(match: Callable[[bytes], bool]) -> list[int]:
+    """The pids with an environment variable ("NAME=value") that match
+    accepts."""
     out = []
     for p in os.listdir('/proc'):
         if not p.isdigit():
             continue
         try:
             with open('/proc/%s/environ' % p, 'rb') as f:
-                if want in f.read().split(b'\0'):
+                if any(match(v) for v in f.read().split(b'\0')):
                     out.append(int(p))
         except OSError:
             pass
     return out
 
 
-def alive(pid: int) -> bool:
-    """pid exists and is not a zombie (/proc/PID/stat's state, the field
-    after the command name, which ends at the last ')')."""
+def _start_time(pid: int) -> Optional[bytes]:
+    """pid's start time (/proc/PID/stat field 22, after the command name,
+    which ends at the last ')'), None when it is gone or a zombie: with it
+    a pid that ends and is reused is not the same process."""
     try:
         with open('/proc/%d/stat' % pid, 'rb') as f:
-            st = f.read().rsplit(b')', 1)[1].split()[0]
+            st = f.read().rsplit(b')', 1)[1].split()
     except (OSError, IndexError):
-        return False
-    return st != b'Z'
+        return None
+    return None if len(st) < 20 or st[0] == b'Z' else st[19]
+
+
+def alive(pid: int) -> bool:
+    """pid exists and is not a zombie."""
+    return _start_time(pid) is not None
 
 
 def _kill(pid: int, sig: int, group: bool = False) -> None:
@@ -98,18 +110,6 @@ def _kill(pid: int, sig: int, group: bool = False) -> None:
             os.kill(pid, sig)
     except OSError:
         pass
-
-
-def _start_time(pid: int) -> Optional[bytes]:
-    """pid's start time (/proc/PID/stat field 22), None when it is gone
-    or a zombie: with it a pid that ends and is reused is not the same
-    process."""
-    try:
-        with open('/proc/%d/stat' % pid, 'rb') as f:
-            st = f.read().rsplit(b')', 1)[1].split()
-    except (OSError, IndexError):
-        return None
-    return None if not st or st[0] == b'Z' or len(st) < 20 else st[19]
 
 
 def reap_tagged(tag: str, warn: Callable[[str], None], pause: float = 0.05) -> None:
@@ -286,7 +286,7 @@ def guard(prefix: str) -> int:
                 pass
         want = ('TSWAP_FIO_GUARD=' + prefix).encode()
         for _ in range(200):
-            ps = [p for p in _tagged_by(want) if p != os.getpid()]
+            ps = [p for p in _tagged_by(lambda v: v.startswith(want)) if p != os.getpid()]
             if not ps:
                 break
             for p in ps:
@@ -294,18 +294,3 @@ def guard(prefix: str) -> int:
             time.sleep(0.05)
     finally:
         os._exit(0)
-
-
-def _tagged_by(want: bytes) -> list[int]:
-    """The pids whose environment has a variable starting with want."""
-    out = []
-    for p in os.listdir('/proc'):
-        if not p.isdigit():
-            continue
-        try:
-            with open('/proc/%s/environ' % p, 'rb') as f:
-                if any(v.startswith(want) for v in f.read().split(b'\0')):
-                    out.append(int(p))
-        except OSError:
-            pass
-    return out
