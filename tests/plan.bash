@@ -2,8 +2,7 @@
 # tests/plan.bash - plan lines for the tests that source sweep/lib/ and
 # need a run's plan (PLAN_TEXT) from a small grid: tswap.plan.grid and
 # tswap.plan.expand, as the sweep's front end (tswap/cli/sweep_setup.py)
-# makes them; aggregate_json, run_verdict and write_best_aio, the shell
-# helpers the sweep had for them. Needs SWEEP_HOME and TMP.
+# makes them. Needs SWEEP_HOME and TMP.
 
 # grid_from LINES...: a grid file of LINES, $TMP/t.grid.
 grid_from() {
@@ -33,26 +32,4 @@ expand_grid() {
 # add_ceilings PLAN: PLAN with its ceiling lines (CEILING_QD, CEILING_JOBS).
 add_ceilings() {
 	plan_py ceilings "$CEILING_QD" "$CEILING_JOBS" <<<"$1"
-}
-
-# aggregate_json RESULTS [per-run|across-hosts]: aggregate.json's document
-# of RESULTS (a results.json) over PLAN_TEXT's points, on stdout
-# (tswap.stats.aggregate, with the sweep's limits: state.sh).
-aggregate_json() {
-	local -a across=()
-	[ "${2:-}" != across-hosts ] || across=(--across-hosts)
-	plan_json | py aggregate "$1" - --cvflag "$CV_FLAG" --cvrel "$CV_REL" --cvmax "$CV_MAX" \
-		--cache "$CACHE_FACTOR" --costtol "$COST_TOL" "${across[@]}"
-}
-
-# run_verdict: "FAILED UNTRUSTED" of RUN's results.json, aggregate.json
-# and best-aio.json (tswap.report.verdict.run_verdict).
-run_verdict() {
-	py verdict "$RUN"
-}
-
-# write_best_aio: RUN/best-aio.json from RUN/aggregate.json, with the aio
-# keys DeepSpeed DS_VERSION reads (tswap.report.best_aio).
-write_best_aio() {
-	py best-aio "$RUN/aggregate.json" --ds-version "$DS_VERSION" >"$RUN/best-aio.json"
 }

@@ -1,10 +1,9 @@
 #!/usr/bin/env bats
 # tests/sweep-lib.bats - the sweep's pure functions, with the modules of
 # sweep/lib/ sourced directly (no fio, no target, no run directory): fio
-# size notation, a point's job, one run's result.json (tswap.results.result), and the
-# aggregation and best pick (tswap.stats.aggregate) and best-aio.json
-# (tswap.report.best_aio). The whole file runs
-# in about a second.
+# size notation, a point's job and one run's result.json
+# (tswap.results.result); the aggregation, best pick and best-aio.json are
+# tests/py/test_pick_grid.py. The whole file runs in about a second.
 
 # '$...' in single quotes are jq's.
 # shellcheck disable=SC2016
@@ -52,7 +51,7 @@ setup() {
 	PLAN_TEXT=$(grep -v write <<<"$PLAN_TEXT")
 	assert_equal "$(plan_writes)" 0
 }
-@test "a ceiling of several jobs: its job splits the queue over them, each on its own slice; the faster ceiling counts" {
+@test "a ceiling of several jobs: its job splits the queue over them, each on its own slice" {
 	# the number of jobs: tests/py/test_sweep_plan.py (tswap.plan.expand ceiling_jobs)
 	grid_from 'rw read write' 'tensor 16m' 'block 1m' 'qd 8' 'threads 1 4'
 	PLAN_TEXT=$(CEILING_QD=64 CEILING_JOBS=4 add_ceilings "$(expand_grid)")
@@ -70,112 +69,8 @@ setup() {
 	run -0 point_job "$(grep -m 1 -- -j4 <<<"$PLAN_TEXT")"
 	assert_output --partial "$(printf '[ceiling-read-fio-libaio-bs1m-qd64-j4]\nrw=read\nbs=1m\niodepth=16\nnumjobs=4\nsize=16m\noffset_increment=16m')"
 	assert_output --partial '; as 4 jobs (submitting threads) of iodepth 16, each on its own 1/4 of the target'
-	# the ceiling of a direction is its faster ceiling point
-	RUN=$BATS_TEST_TMPDIR
-	{
-		result ceiling-read-fio-libaio-bs1m-qd64.r1 ceiling-read-fio-libaio-bs1m-qd64 1 2.0
-		result ceiling-read-fio-libaio-bs1m-qd64-j4.r1 ceiling-read-fio-libaio-bs1m-qd64-j4 1 1.5
-		result ceiling-write-fio-libaio-bs1m-qd64.r1 ceiling-write-fio-libaio-bs1m-qd64 1 1.0
-		result ceiling-write-fio-libaio-bs1m-qd64-j4.r1 ceiling-write-fio-libaio-bs1m-qd64-j4 1 1.25
-	} | jq -s . >"$RUN/results.json"
-	run -0 jq -c .ceiling <<<"$(aggregate_json "$RUN/results.json")"
-	assert_output '{"read":2,"write":1.25}'
-}
-
-# result RUNKEY POINT REPEAT GBS [STATUS]: one result.json object of the plan
-# point POINT (its settings from PLAN_TEXT).
-result() {
-	jq -n --arg runkey "$1" --arg point "$2" --argjson repeat "$3" --argjson gbs "$4" \
-		--arg status "${5:-ok}" --slurpfile plan <(plan_json) '
-		($plan[0][] | select(.point == $point)) + {runkey: $runkey, repeat: $repeat,
-		 status: $status, error: (if $status == "ok" then "" else "boom" end),
-		 gbs: (if $status == "ok" then $gbs else null end),
-		 ops_per_s: 1, clat_p50_us: 10, clat_p99_us: 20, clat_p999_us: 30, submit_per_gb: 2}'
-}
-
-@test "aggregate_json: medians and CV over repeats, % of ceiling, flags, and the best read, write, combined and aio picks" {
-	grid_from 'rw read write' 'backend libaio io_uring' 'tensor 4m' 'qd 8 16'
-	PLAN_TEXT=$(add_ceilings "$(expand_grid)")
-	local rl8=read-libaio-t4m-b1m-q8-block-overlap-p1-d1 rl16=read-libaio-t4m-b1m-q16-block-overlap-p1-d1
-	local ru8=read-io_uring-t4m-b1m-q8-block-overlap-p1-d1 wl8=write-libaio-t4m-b1m-q8-block-overlap-p1-d1
-	local wl16=write-libaio-t4m-b1m-q16-block-overlap-p1-d1 wu16=write-io_uring-t4m-b1m-q16-block-overlap-p1-d1
-	{
-		result ceiling-read-fio-libaio-bs1m-qd64.r1 ceiling-read-fio-libaio-bs1m-qd64 1 2.0
-		result ceiling-write-fio-libaio-bs1m-qd64.r1 ceiling-write-fio-libaio-bs1m-qd64 1 1.0
-		# rl8: repeats 1.0, 1.2, 1.1 -> median 1.1, CV 0.0909 (flagged)
-		result "$rl8.r1" "$rl8" 1 1.0
-		result "$rl8.r2" "$rl8" 2 1.2
-		result "$rl8.r3" "$rl8" 3 1.1
-		result "$rl16.r1" "$rl16" 1 1.5
-		result "$rl16.r2" "$rl16" 2 1.5
-		# io_uring reads fastest, and above 1.1 x the ceiling (a cache)
-		result "$ru8.r1" "$ru8" 1 2.5
-		result "$wl8.r1" "$wl8" 1 0.9
-		result "$wl16.r1" "$wl16" 1 0.3
-		result "$wl16.r2" "$wl16" 2 0 error
-		result "$wu16.r1" "$wu16" 1 0.95
-	} | jq -s . >"$TMP/results.json"
-	aggregate_json "$TMP/results.json" >"$TMP/agg.json"
-	run -0 jq -c '.ceiling' "$TMP/agg.json"
-	assert_output '{"read":2,"write":1}'
-	run -0 jq -r --arg p "$rl8" '.points[] | select(.point == $p)
-		| "\(.gbs) \(.cv * 1e4 | round) \(.cv_flag) \(.pct_ceiling) \(.runs) \(.ok_runs) \(.status)"' "$TMP/agg.json"
-	assert_output '1.1 909 true 55.00000000000001 3 3 ok'
-	run -0 jq -r --arg p "$wl16" '.points[] | select(.point == $p) | "\(.gbs) \(.cv) \(.status) \(.errors)"' "$TMP/agg.json"
-	assert_output '0.3 null partial ["boom"]'
-	run -0 jq -r --arg p "$ru8" '.points[] | select(.point == $p) | "\(.above_ceiling) \(.pct_ceiling)"' "$TMP/agg.json"
-	assert_output 'true 125'
-	run -0 jq -r '.points[] | select(.status == "not run") | .point' "$TMP/agg.json"
-	assert_output "$(printf '%s\n' read-io_uring-t4m-b1m-q16-block-overlap-p1-d1 write-io_uring-t4m-b1m-q8-block-overlap-p1-d1)"
-	# flags: the reasons not to trust a point; a flagged point is never a pick
-	run -0 jq -c '[.points[] | select(.gbs != null) | {q: .qd, rw, b: .backend, flags, trusted}]' "$TMP/agg.json"
-	assert_output '[{"q":8,"rw":"read","b":"libaio","flags":["cv"],"trusted":false},{"q":16,"rw":"read","b":"libaio","flags":[],"trusted":true},{"q":8,"rw":"read","b":"io_uring","flags":["above ceiling"],"trusted":false},{"q":8,"rw":"write","b":"libaio","flags":[],"trusted":true},{"q":16,"rw":"write","b":"libaio","flags":["partial"],"trusted":false},{"q":16,"rw":"write","b":"io_uring","flags":[],"trusted":true}]'
-	# best read and write: the highest median among trusted points; the
-	# io_uring read above the ceiling (2.5) is skipped
-	run -0 jq -r '"\(.best.read.point) \(.best.write.point)"' "$TMP/agg.json"
-	assert_output "$rl16 $wu16"
-	# combined needs a trusted read and write of the same settings: libaio
-	# q8's read has a CV flag, q16's write is partial: none
-	run -0 jq -c '.best.combined' "$TMP/agg.json"
-	assert_output 'null'
-	# so best-aio.json comes from the best trusted libaio point of one
-	# direction, never from io_uring
-	run -0 jq -c '.best.aio_source | {backend, qd, why}' "$TMP/agg.json"
-	assert_output '{"backend":"libaio","qd":16,"why":"Best libaio read GB/s"}'
-	py best-aio "$TMP/agg.json" >"$TMP/best-aio.json"
-	run -0 jq -c . "$TMP/best-aio.json"
-	assert_output '{"deepspeed_versions":">=0.16.4","aio":{"block_size":1048576,"queue_depth":16,"intra_op_parallelism":1,"single_submit":false,"overlap_events":true,"use_gds":false},"reason":"'"$rl16"' is the only trustworthy point: nothing to compare it with (2 other read point(s) flagged: Warnings)"}'
-	run -0 jq -c '.trust' "$TMP/agg.json"
-	assert_output '{"trusted":3,"flagged":3,"libaio_with_result":4}'
-}
-
-@test "aggregate_json: with one direction only, best-aio.json takes the best libaio point of it; with none, {}" {
-	grid_from 'rw read' 'qd 8 16'
-	PLAN_TEXT=$(expand_grid)
-	{
-		result r1 read-libaio-t64m-b1m-q8-block-overlap-p1-d1 1 1.0
-		result r2 read-libaio-t64m-b1m-q16-block-overlap-p1-d1 1 1.4
-	} | jq -s . >"$TMP/results.json"
-	aggregate_json "$TMP/results.json" >"$TMP/agg.json"
-	run -0 jq -c '{c: .best.combined, w: .best.write, ceiling, a: (.best.aio_source | {qd, why})}' "$TMP/agg.json"
-	assert_output '{"c":null,"w":null,"ceiling":{},"a":{"qd":16,"why":"Best libaio read GB/s"}}'
-	printf '[]\n' >"$TMP/none.json"
-	aggregate_json "$TMP/none.json" >"$TMP/agg.json"
-	py best-aio "$TMP/agg.json" >"$TMP/best-aio.json"
-	run -0 jq -c . "$TMP/best-aio.json"
-	assert_output '{}'
-}
-
-@test "aggregate_json: an even number of runs without latencies (a 2-host fleet's ceiling rows) gives null medians, not a jq error" {
-	grid_from 'rw read' 'qd 8'
-	PLAN_TEXT=$(add_ceilings "$(expand_grid)")
-	{
-		result ceiling-read-fio-libaio-bs1m-qd64.h1 ceiling-read-fio-libaio-bs1m-qd64 1 2.0
-		result ceiling-read-fio-libaio-bs1m-qd64.h2 ceiling-read-fio-libaio-bs1m-qd64 2 1.0
-	} | jq -s 'map(.ops_per_s = null | .clat_p50_us = null | .clat_p99_us = null | .clat_p999_us = null)' >"$TMP/results.json"
-	run -0 aggregate_json "$TMP/results.json" across-hosts
-	run -0 jq -c '.ceiling' <<<"$output"
-	assert_output '{"read":1.5}'
+	# the ceiling of a direction is its faster ceiling point:
+	# tests/py/test_pick_grid.py
 }
 
 @test "result_json: fio's JSON after its notes becomes fio.json; no JSON is an error with fio's last stderr lines, a single one too" {
