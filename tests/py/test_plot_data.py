@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """tswap.results.plot_data: the plots' data from aggregate.json (docs/sweep.md
 "Outputs", plots/; tswap.report.plots draws them)."""
-from tswap.results.plot_data import beats, heat_lines, latency_rows, plot_data, threads_lines
+from tswap.results.plot_data import beats, heat_lines, latency_rows, records, threads_lines
 
 
 def pt(rw, block, qd, gbs, p99=1000.0, trusted=True, threads=1, **kw):
@@ -41,8 +41,7 @@ def test_threads_best_per_count():
 def test_records_and_bw_plots():
     agg = {'points': [pt('read', 1, 8, 2.0), pt('write', 1, 8, 1.0, drops=True, drop_pct=24.5)],
            'best': {'read': {'point': 'read-libaio-b1-q8-p1', 'rw': 'read'}, 'write': None}}
-    recs = plot_data(agg).split('\0')[:-1]
-    heads = [r.split('\n', 1)[0] for r in recs]
+    heads = ['\t'.join(h) for h, _ in records(agg)]
     assert heads == ['heat\tread\toverlap\tblock\t1\t8', 'heat\twrite\toverlap\tblock\t1\t8', 'threads',
                      'latency\tread', 'latency\twrite', 'bw\tread-libaio-b1-q8-p1\tbest read',
                      'bw\twrite-libaio-b1-q8-p1\tdrops 25% during the run']

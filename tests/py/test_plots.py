@@ -2,7 +2,7 @@
 """tswap.report.plots and tswap.report.gnuplot: which plots a run has
 for which data, their titles, tics and quoting, gnuplot's messages split
 per plot (docs/sweep.md "Outputs", plots/); tswap.cli.plots: gnuplot
-never outlives the stage. Every recorded run's plots/*.dat and *.gp:
+never outlives the process that draws. Every recorded run's plots/*.dat and *.gp:
 tests/py/test_rerender.py."""
 import os
 import signal
@@ -166,8 +166,8 @@ def test_links_latency_first_with_how_to_read_them_then_the_rest_in_order():
     assert LATENCY_NOTE.startswith('latency-DIR: p99 completion latency') and LATENCY_NOTE.endswith('.\n\n')
 
 
-def _stage(tmp_path, script, notes=None):
-    """The plots stage on a one-point run (notes: its notes.txt) with a
+def _drawing(tmp_path, script, notes=None):
+    """The plots drawn (tswap.cli.plots draw) on a one-point run (notes: its notes.txt) with a
     gnuplot that runs script (sh); its process and the file the fake
     gnuplot writes its pid to."""
     run = tmp_path / 'run'
@@ -182,9 +182,12 @@ def _stage(tmp_path, script, notes=None):
                                   % (tmp_path, tmp_path, tmp_path, script))
     (bin_ / 'gnuplot').chmod(0o755)
     env = dict(os.environ, PATH='%s:%s' % (bin_, os.environ.get('PATH', '')))
+    # the finish stage's drawing (tswap.cli.plots draw) in a process of its
+    # own, with tswap.__main__'s signal dispositions
     proc = subprocess.Popen([sys.executable, '-I', '-B', '-c',
-                             'import sys; sys.path.insert(0, sys.argv.pop(1)); from tswap.__main__ import main; '
-                             'sys.exit(main())', str(SWEEP), 'plots', str(run), '--bwlog-msec', '250'], env=env)
+                             'import signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); '
+                             'sys.path.insert(0, sys.argv.pop(1)); from tswap.cli.plots import draw; '
+                             'draw(sys.argv[1], "250", False)', str(SWEEP), str(run)], env=env)
     pid = tmp_path / 'pid'
     for _ in range(600):
         if pid.exists() or proc.poll() is not None:
@@ -206,22 +209,22 @@ def _gone(pid):
     return False
 
 
-def test_a_signal_to_the_stage_kills_gnuplot_then_the_stage(tmp_path):
-    proc, pid, _ = _stage(tmp_path, 'exec sleep 600')
+def test_a_signal_to_the_drawing_process_kills_gnuplot_then_it(tmp_path):
+    proc, pid, _ = _drawing(tmp_path, 'exec sleep 600')
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=60) == -signal.SIGTERM
-    assert _gone(pid), 'gnuplot outlived the stage'
+    assert _gone(pid), 'gnuplot outlived the drawing process'
 
 
-def test_gnuplot_dies_with_the_stage_even_by_sigkill(tmp_path):
-    proc, pid, _ = _stage(tmp_path, 'exec sleep 600')
+def test_gnuplot_dies_with_the_drawing_process_even_by_sigkill(tmp_path):
+    proc, pid, _ = _drawing(tmp_path, 'exec sleep 600')
     proc.kill()
     assert proc.wait(timeout=60) == -signal.SIGKILL
-    assert _gone(pid), 'gnuplot outlived the stage'
+    assert _gone(pid), 'gnuplot outlived the drawing process'
 
 
 def test_gnuplot_failing_draws_each_alone_with_a_note(tmp_path):
-    proc, _, run = _stage(tmp_path, 'echo "bad $*" >&2; exit 1')
+    proc, _, run = _drawing(tmp_path, 'echo "bad $*" >&2; exit 1')
     assert proc.wait(timeout=60) == 0
     assert (run / 'plots' / 'best-by-threads.log').read_text() == 'bad %s/plots/best-by-threads.gp\n' % run
     assert (run / 'notes.txt').read_text() == ''.join(
@@ -281,9 +284,9 @@ def test_clear_notes_keeps_the_points_runs_notes_byte_for_byte(tmp_path):
     assert not nt.exists()
 
 
-def test_a_plots_stage_replaces_the_notes_an_earlier_one_left(tmp_path):
-    # gnuplot fails on every plot: this stage's notes, the earlier ones gone
-    proc, _, run = _stage(tmp_path, 'exit 1', notes='a note of the points\ngnuplot is not installed: no plots\n'
+def test_a_drawing_replaces_the_notes_an_earlier_one_left(tmp_path):
+    # gnuplot fails on every plot: this drawing's notes, the earlier ones gone
+    proc, _, run = _drawing(tmp_path, 'exit 1', notes='a note of the points\ngnuplot is not installed: no plots\n'
                           'gnuplot failed for latency-read (see plots/latency-read.log)\n')
     assert proc.wait(timeout=60) == 0
     assert (run / 'notes.txt').read_text() == (
