@@ -96,6 +96,15 @@ stack_fails() {
 	assert_equal "$(xmllint --xpath 'string(/testsuites/@failures)' "$RD/junit.xml")" 4
 }
 
+# fleet_checks FLEET SETTINGS CHECK...: FLEET (a fleet.json) with each
+# host's stack checks (tswap-check's outputs CHECK..., in host order)
+# judged across the fleet against the aio SETTINGS (JSON), as the fleet's
+# finish judges them (tswap.stats.fleet_check with_checks).
+fleet_checks() {
+	fleet_py 'from tswap.stats.fleet_check import with_checks
+out(with_checks(doc(1), [doc(n) for n in range(3, len(sys.argv))], jqjson.loads(sys.argv[2])))' "$@"
+}
+
 @test "fleet checks (tswap.stats.fleet_check): a warn is a fail only when most hosts pass; firmware is compared within a model" {
 	local n
 	for n in 1 2 3; do
@@ -113,15 +122,13 @@ stack_fails() {
 	local settings='{"block_size": 1048576, "queue_depth": 8, "threads": 1, "backend": "libaio", "from": "test"}'
 	# two hosts: one ok of two is no majority, the warn stays a warn
 	printf '%s\n' '{"directions": [], "hosts": [{"label": "a"}, {"label": "b"}]}' >"$SCRATCH/fl2.json"
-	run -0 fleet_py_stage fleet-checks "$SCRATCH/fl2.json" --settings "$settings" \
-		< <(cat "$SCRATCH/c1.json" "$SCRATCH/c2.json")
+	run -0 fleet_checks "$SCRATCH/fl2.json" "$settings" "$SCRATCH/c1.json" "$SCRATCH/c2.json"
 	assert_equal "$(jq -r '.hosts[1].stack_checks[] | select(.id == "numa.node") | .verdict' <<<"$output")" warn
 	# three: the warn is a fail; r3's model warns, its firmware has no peer
 	printf '%s\n' '{"directions": ["read"], "hosts": [{"label": "a", "best": {"read": {"gbs": 2}}, "pct_of_median": {"read": 100}},
 			{"label": "b", "best": {"read": {"gbs": 1}}, "pct_of_median": {"read": 50}},
 			{"label": "c", "best": {"read": {"gbs": 2.2}}, "pct_of_median": {"read": 110}}]}' >"$SCRATCH/fl3.json"
-	run -0 fleet_py_stage fleet-checks "$SCRATCH/fl3.json" --settings "$settings" \
-		< <(cat "$SCRATCH/c1.json" "$SCRATCH/c2.json" "$SCRATCH/c3.json")
+	run -0 fleet_checks "$SCRATCH/fl3.json" "$settings" "$SCRATCH/c1.json" "$SCRATCH/c2.json" "$SCRATCH/c3.json"
 	local out=$output
 	assert_equal "$(jq -r '.hosts[1].stack_checks[] | select(.id == "numa.node") | "\(.verdict) \(.escalated)"' <<<"${out}")" "fail warn"
 	assert_equal "$(jq -r '.hosts[2].stack_checks[] | select(.id | startswith("fleet.")) | "\(.id) \(.verdict)"' <<<"${out}" | xargs)" \

@@ -32,7 +32,6 @@
 #   SMALL                  sweep options for small, fast points
 #   fleet_py CODE FILE...  python3 CODE with the checkout's tswap package,
 #                          doc(N): FILE N as JSON, out(DOC): DOC as jq prints it
-#   fleet_py_stage STAGE ARGS...  python3 -m tswap STAGE of the checkout
 
 setup_file() {
 	local g
@@ -257,8 +256,4 @@ from tswap import jqjson
 def doc(n): return jqjson.loads(open(sys.argv[n]).read())
 def out(d): print(jqjson.dumps(d))
 $code" "$@"
-}
-
-fleet_py_stage() {
-	PYTHONPATH=$REPO/sweep python3 -B -m tswap "$@"
 }

@@ -193,8 +193,15 @@ result_of() {
 	local d=(r/points/write-*.r1)
 	# replace the point's log by a cliff, then let --resume re-judge the run
 	bwlog "${d[0]}/bw_bw.1.log" 250 250 1953125 1953125 1953125 1953125 976563 976563 976563 976563
-	jq --argjson b "$(bash -c '. "$0"/lib/state.sh; . "$0"/lib/util.sh; SWEEP_HOME=$0
-		py bwlog summary "$1" --ms "$BWLOG_MSEC" --min "$BWLOG_MIN_SAMPLES" --lim "$DROP_PCT"' "$REPO/sweep" "${d[0]}")" \
+	# its bw_log as the sweep summarises a point's logs (tswap.cli.result)
+	jq --argjson b "$(/usr/bin/python3 -I -B -c 'import sys
+sys.path.insert(0, sys.argv[1])
+from tswap.cli.files import shell_glob
+from tswap.executor.local import BWLOG_MSEC, BWLOG_MIN_SAMPLES, DROP_PCT
+from tswap.results.bwlog import read_lines, summary_text
+lines = read_lines(shell_glob(sys.argv[2] + "/bw_bw.*.log"))
+print(summary_text([x for x, _ in lines], float(BWLOG_MSEC), float(BWLOG_MIN_SAMPLES), float(DROP_PCT)))' \
+		"$REPO/sweep" "${d[0]}")" \
 		'. + {bw_log: $b, drops: $b.drops, drop_pct: $b.drop_pct}' "${d[0]}/result.json" >res.tmp
 	mv res.tmp "${d[0]}/result.json"
 	sweep_ok --resume r -q

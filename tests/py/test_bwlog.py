@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """tswap.results.bwlog: GB/s over time and "drops during the run"
 (docs/sweep.md "Bandwidth over time"; fio HOWTO "Log File Formats")."""
+import os
+
 from tswap import jqjson
+from tswap.cli.files import shell_glob
 from tswap.results.bwlog import by_dir, intervals, read_lines, series, summary, summary_text
 
 
@@ -58,15 +61,14 @@ def test_files_run_on_and_dirs(tmp_path):
     assert [d for d, _ in by_dir(lines, 250)] == [str(tmp_path / 'a'), str(tmp_path / 'b')]
 
 
-def _stage(capsys, *argv):
-    # python3 -m tswap bwlog, in-process (what bwlog.sh bwlog_series and
-    # bwlog_summary ran; their bats tests, tests/sweep-steady.bats)
-    import argparse
-    from tswap.cli import bwlog as stage
-    p = argparse.ArgumentParser()
-    stage.setup(p)
-    assert stage.run(p.parse_args([*argv, '--ms', '250', '--min', '8', '--lim', '20'])) == 0
-    return capsys.readouterr().out
+def _logs(mode, d):
+    # a directory's bandwidth logs as the sweep reads them: a point's
+    # bw_log summary (tswap.cli.result), its GB/s over time by directory
+    # (tswap.cli.plots bw_plots)
+    lines = read_lines(shell_glob(os.path.join(d, 'bw_bw.*.log')))
+    if mode == 'summary':
+        return summary_text([x for x, _ in lines], 250, 8, 20) + '\n'
+    return dict(by_dir(lines, 250)).get(d, '')
 
 
 def _write(path, start, kibs, step=250):
@@ -74,28 +76,28 @@ def _write(path, start, kibs, step=250):
     path.write_text(''.join(x + '\n' for x in log(start, kibs, step)))
 
 
-def test_stage_summary_a_cliff_drops(tmp_path, capsys):
+def test_logs_summary_a_cliff_drops(tmp_path):
     # 12 samples of 250 ms: 2 GB/s for 1 s, then a cliff to 1 GB/s
     _write(tmp_path / 'd' / 'bw_bw.1.log', 250, [1953125] * 5 + [976563] * 7)
-    s = jqjson.loads(_stage(capsys, 'summary', str(tmp_path / 'd')))
+    s = jqjson.loads(_logs('summary', str(tmp_path / 'd')))
     assert s['drops'] is True and s['samples'] == 12 and 45 < s['drop_pct'] < 55
 
 
-def test_stage_summary_flat_short_none(tmp_path, capsys):
+def test_logs_summary_flat_short_none(tmp_path):
     _write(tmp_path / 'flat' / 'bw_bw.1.log', 250,
            [1953125, 1900000, 1953125, 2000000, 1953125, 1953125, 1900000, 1953125, 1953125, 2000000])
-    s = jqjson.loads(_stage(capsys, 'summary', str(tmp_path / 'flat')))
+    s = jqjson.loads(_logs('summary', str(tmp_path / 'flat')))
     assert s['drops'] is False and abs(s['drop_pct']) < 5
     # under BWLOG_MIN_SAMPLES (2 s): noise, not a trend
     _write(tmp_path / 'short' / 'bw_bw.1.log', 250, [1953125, 976563, 976563])
-    assert _stage(capsys, 'summary', str(tmp_path / 'short')) == 'null\n'
+    assert _logs('summary', str(tmp_path / 'short')) == 'null\n'
     (tmp_path / 'none').mkdir()
-    assert _stage(capsys, 'summary', str(tmp_path / 'none')) == 'null\n'
+    assert _logs('summary', str(tmp_path / 'none')) == 'null\n'
 
 
-def test_stage_series_sums_jobs_per_interval(tmp_path, capsys):
+def test_logs_series_sums_jobs_per_interval(tmp_path):
     # fio's sample times jitter by a few ms from job to job
     _write(tmp_path / 'd' / 'bw_bw.1.log', 250, [976563] * 3)
     _write(tmp_path / 'd' / 'bw_bw.2.log', 251, [976563] * 3)
-    out = _stage(capsys, 'series', str(tmp_path / 'd')).splitlines()
+    out = _logs('series', str(tmp_path / 'd')).splitlines()
     assert len(out) == 3 and out[0] == '0.250 2.000001' and out[2] == '0.750 2.000001'

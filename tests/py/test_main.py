@@ -26,8 +26,7 @@ def test_unreadable_document_is_one_line_exit_3(tmp_path):
     assert r.stderr.startswith('tswap: result %s: ' % (tmp_path / 'none.json'))
     bad = tmp_path / 'bad.json'
     bad.write_text('{"half":')
-    r = stage('aggregate', str(bad), '-', '--cvflag', '0.05', '--cvrel', '2', '--cvmax', '0.2',
-              '--cache', '1.1', '--costtol', '0.03', stdin='[]')
+    r = stage('fleet-progress', str(bad))
     assert r.returncode == 3 and 'Traceback' not in r.stderr and r.stderr.count('\n') == 1
 
 
