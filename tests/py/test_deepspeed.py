@@ -4,7 +4,7 @@ the DeepSpeed file and function it was read from (git tags v0.3.15 to
 v0.19.5) and the first release it holds in."""
 import pytest
 
-from tswap.plan.deepspeed import (NEWEST, TUNE_KEYS, ReleaseError, aio_block, facts,
+from tswap.plan.deepspeed import (NEWEST, TUNE_KEYS, ReleaseError, aio_block,
                                   handle_alignment, parse, pread_fits, release,
                                   swap_alignment)
 
@@ -136,10 +136,3 @@ def test_the_checkpoint_writer_reads_the_aio_section_from_0_17_1():
     # runtime/model_checkpointing/writer_factory.py _setup_for_aio (#7215)
     assert not release('0.17.0').checkpoint_writer
     assert release('0.17.1').checkpoint_writer
-
-
-def test_facts_document_for_a_shell_caller():
-    d = facts(release('0.16.4'))
-    assert d['version'] == '0.16.4' and d['newest'] == '0.19.5'
-    assert d['handle_alignment_per_thread'] is None and d['swap_alignment_per_thread'] == 1024
-    assert facts(release('0.15.1'))['tune_keys'] is None

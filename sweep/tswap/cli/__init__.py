@@ -9,16 +9,12 @@ and run(args) -> exit status. STAGES lists them in --help's order.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from typing import Any, Optional
 
 from .. import jqjson
 
-STAGES = ('aggregate', 'plan',
-          'best-aio', 'ds-release', 'summary', 'verdict',
-          'result', 'bwlog', 'meta', 'plot-data', 'plots', 'load-done', 'finish',
-          'fleet-checks', 'fleet-progress', 'point-jobs')
+STAGES = ('plan', 'result', 'meta', 'load-done', 'finish', 'fleet-progress', 'point-jobs')
 
 PROG = 'tswap'
 
@@ -61,20 +57,6 @@ def read_json_opt(path: Optional[str], what: str) -> Optional[Any]:
         raise StageError('%s %s: %s' % (what, path, e)) from None
 
 
-def write_json(doc: Any, compact: bool = False) -> None:
-    """doc on stdout, as jq prints it (compact: as jq -c), with a newline."""
-    sys.stdout.write(jqjson.dumps(doc, compact=compact) + '\n')
-
-
-def json_value(s: str) -> Any:
-    """An argument that is a JSON text (as jq's --argjson takes it)."""
-    try:
-        return jqjson.loads(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError('not JSON: %r' % s[:80]) from None
-
-
-def json_args(p: argparse.ArgumentParser, *names: str) -> None:
-    """Required options --NAME JSON, one per name (jq's --argjson NAME)."""
-    for n in names:
-        p.add_argument('--' + n, type=json_value, required=True, metavar='JSON')
+def write_json(doc: Any) -> None:
+    """doc on stdout, as jq prints it, with a newline."""
+    sys.stdout.write(jqjson.dumps(doc) + '\n')

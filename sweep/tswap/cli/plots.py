@@ -1,13 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""plots RUN --bwlog-msec MS | plots RUN --hosts: the run's plots, RUN/plots/
-NAME.{dat,gp,png,log} (tswap.report.plots lists them), drawn by one
-gnuplot.
+"""The run's plots, RUN/plots/NAME.{dat,gp,png,log} (tswap.report.plots
+lists them), drawn by one gnuplot, for the finish stage (draw).
 
-Without --hosts (the finish stage, one host or a fleet): plots/ made
-anew from RUN/aggregate.json, and the bandwidth plots from the points'
-fio bandwidth logs (RUN/points/POINT.rN/bw_bw.*.log, MS: their
-log_avg_msec). --hosts (a fleet, after its checks): plots/hosts.* from
-RUN/fleet.json, plots/ otherwise kept.
+write_plots: plots/ made anew from RUN/aggregate.json, and the bandwidth
+plots from the points' fio bandwidth logs (RUN/points/POINT.rN/
+bw_bw.*.log, MS: their log_avg_msec). write_hosts (a fleet, after its
+checks): plots/hosts.* from RUN/fleet.json, plots/ otherwise kept.
 
 gnuplot draws every plot in one run, each after a reset, and its
 messages are split per plot into NAME.log (what it says before the first
@@ -16,26 +14,25 @@ plot into gnuplot.log); when it fails, each plot is drawn again alone
 its PNG (gnuplot leaves an empty or partial one) and gets a note in
 RUN/notes.txt ("gnuplot failed for NAME (see plots/NAME.log)"). A plot
 without a point to draw is not made (tswap.report.plots has_point).
-Without gnuplot on PATH (without --hosts): plots/ is made as with it,
+Without gnuplot on PATH (undrawn): plots/ is made as with it,
 NAME.dat and NAME.gp anew, nothing drawn; a PNG drawn before is kept
 only when its .dat and .gp are unchanged, the others are removed (they
 would show other numbers than the report's), and one note says which
 (tswap.report.plots no_gnuplot_note: "gnuplot is not installed: no
-plots" when there were none). With --hosts and without gnuplot:
-nothing.
+plots" when there were none).
 
-These notes are the outputs' own: without --hosts the stage first
-removes from notes.txt those an earlier render left (clear_notes;
+These notes are the outputs' own: draw first removes from notes.txt
+those an earlier render left (clear_notes;
 tswap.report.plots run_notes), keeping the points' run's notes, so that
 report.md says what this render did.
 
-gnuplot never outlives this stage: SIGINT, SIGTERM or SIGHUP to the stage
-kills it and then ends the stage by the same signal; the stage's death
-(even by SIGKILL) kills it too (PR_SET_PDEATHSIG)."""
+gnuplot never outlives the process that draws: SIGINT, SIGTERM or SIGHUP
+to it kills gnuplot and then ends it by the same signal (or runs the
+sweep's own handler); its death (even by SIGKILL) kills gnuplot too
+(PR_SET_PDEATHSIG)."""
 
 from __future__ import annotations
 
-import argparse
 import glob
 import os
 import shutil
@@ -52,16 +49,8 @@ from ..results.plot_data import records
 from . import StageError, read_json
 from .files import shell_glob
 
-HELP = "the run's plots, drawn by gnuplot (tswap.report.plots)"
-
 _PR_SET_PDEATHSIG = 1
 _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
-def setup(p: argparse.ArgumentParser) -> None:
-    p.add_argument('rundir', metavar='RUN')
-    p.add_argument('--bwlog-msec', metavar='MS')
-    p.add_argument('--hosts', action='store_true')
 
 
 def _write(path: str, text: str) -> None:
@@ -328,19 +317,3 @@ def pngs(run_dir: str, key: Any = None) -> list[str]:
         return []
     return sorted((n for n in names if n.endswith('.png') and not n.startswith('.')
                    and os.path.isfile(os.path.join(d, n))), key=key)
-
-
-def run(a: argparse.Namespace) -> int:
-    has: Optional[str] = shutil.which('gnuplot')
-    if a.hosts:
-        if has:
-            write_hosts(a.rundir)
-    elif a.bwlog_msec is None:
-        raise StageError('plots: --bwlog-msec is needed without --hosts')
-    else:
-        clear_notes(a.rundir)
-        if has:
-            write_plots(a.rundir, a.bwlog_msec)
-        else:
-            undrawn(a.rundir, a.bwlog_msec, False)
-    return 0

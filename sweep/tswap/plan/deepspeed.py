@@ -2,8 +2,8 @@
 """What each DeepSpeed release does that tswap models, 0.3.15 to 0.19.5.
 
 Pure facts, no I/O: best-aio.json (tswap.report.best_aio) takes its keys
-from here, tswap-sweep's --ds-version is checked here (`python3 -m tswap
-ds-release`), and tswap-zero can take its rules from release() too.
+from here, tswap-sweep's --ds-version is checked here, and tswap-zero
+can take its rules from release() too.
 Every fact names the DeepSpeed file and function it was read from, and
 the release (git tag) it first holds in; docs/deepspeed.md has the table.
 
@@ -178,16 +178,3 @@ def aio_block(r: Release, block: Any, qd: Any, threads: Any, single: bool,
     vals = {'block_size': block, 'queue_depth': qd, r.threads_key: threads,
             'single_submit': single, 'overlap_events': overlap, 'use_gds': False}
     return {k: vals[k] for k in r.keys}
-
-
-def facts(r: Release) -> dict[str, Any]:
-    """r as a JSON document (`python3 -m tswap ds-release`): a shell
-    caller (tswap-zero) reads its rules from here."""
-    return {'version': show(r.version), 'newest': show(NEWEST), 'aio_keys': list(r.keys),
-            'deepspeed_versions': r.key_range, 'threads_key': r.threads_key,
-            'swap_alignment_per_thread': AIO_ALIGNED_BYTES,
-            'handle_alignment_per_thread': O_DIRECT_ALIGNMENT if r.handle_alignment else None,
-            'pread_bound': r.pread_bound, 'locked_swap_buffers': r.locked_swap_buffers,
-            'pin_memory': r.pin_memory, 'tune_grid': r.tune_grid or None,
-            'tune_keys': list(TUNE_KEYS) if r.tune_grid else None,
-            'checkpoint_writer': r.checkpoint_writer}

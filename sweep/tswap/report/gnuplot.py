@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """gnuplot script text: strings quoted so that gnuplot runs nothing of
 them, titles that fit their PNG, tic lists, the heat maps' palette, and
-gnuplot's messages split per plot (the plots stage, tswap.cli.plots,
-draws every plot of a run in one gnuplot)."""
+gnuplot's messages split per plot (tswap.cli.plots draws every plot
+of a run in one gnuplot)."""
 
 from __future__ import annotations
 

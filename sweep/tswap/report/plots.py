@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The plots of a run (RUN/plots/NAME.dat, the data, and NAME.gp, the
 gnuplot script that draws NAME.png; docs/sweep.md "Outputs", plots/):
-which plots a run has and their text, as pure functions. The plots
-stage (tswap.cli.plots) writes them and draws them with gnuplot.
+which plots a run has and their text, as pure functions.
+tswap.cli.plots writes them and draws them with gnuplot.
 
 - heat-RW-WINDOW-SUBMIT: a heat map per direction and window/submit pair,
   best GB/s per block size and queue depth (900x650).
@@ -232,7 +232,7 @@ def still_drawn(plots: list[Plot], drawn: list[tuple[str, Optional[str], Optiona
     return kept, [png for png, _, _ in drawn if png not in kept]
 
 
-# The first words of every note the plots stage writes into notes.txt
+# The first words of every note tswap.cli.plots writes into notes.txt
 # (failed_note, no_gnuplot_note); no note of the points' run (util.sh
 # note, tswap.cli.budget_run) starts so.
 NOTES = ('gnuplot failed for ', 'gnuplot is not installed: ')

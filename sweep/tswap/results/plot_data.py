@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The data of every plot of a run (tswap.report.plots makes the plots
-of them, the plots stage draws them with gnuplot), from its
-aggregate.json, as records: a header, then the lines of the plot's data
-file (records(); plot_data(): as NUL-terminated text, a header line of
-tab-separated fields first).
+of them, tswap.cli.plots draws them with gnuplot), from its
+aggregate.json, as records (records()): a header of fields, then the
+lines of the plot's data file.
 
 - "heat\\tRW\\tWINDOW\\tSUBMIT\\tBLOCKS\\tQDS" per direction (read, write)
   and window/submit pair of its points; BLOCKS and QDS the direction's
@@ -33,11 +32,6 @@ from typing import Any
 from .. import jqjson
 
 _text = jqjson.text
-
-
-def record(head: str, lines: list[str]) -> str:
-    """One record: head, its lines, each newline-terminated, then NUL."""
-    return head + '\n' + ''.join(x + '\n' for x in lines) + '\0'
 
 
 def heat_lines(points: list[dict], rw: str, w: Any, s: Any) -> list[str]:
@@ -138,9 +132,3 @@ def records(agg: dict) -> list[tuple[tuple[str, ...], list[str]]]:
     for g in jqjson.group_by(bw, lambda r: r[0]):
         out.append((('bw', _text(g[0][0]), g[0][1]), []))
     return out
-
-
-def plot_data(agg: dict) -> str:
-    """Every record of aggregate.json agg (the module's list), in order,
-    as the text the module's docstring describes."""
-    return ''.join(record('\t'.join(h), lines) for h, lines in records(agg))
