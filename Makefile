@@ -298,7 +298,7 @@ $(BUILD)/man/tswap-sweep.1: sweep/tswap-sweep sweep/tswap/cli/sweep_args.py
 	@mkdir -p $(BUILD)/man
 	$(HELP2MAN) --name='find the best DeepSpeed aio settings for a drive with fio and tswap' \
 		--output=$@ sweep/tswap-sweep
-$(BUILD)/man/tswap-zero.1: sweep/tswap-zero sweep/tswap/cli/zero_main.py
+$(BUILD)/man/tswap-zero.1: sweep/tswap-zero sweep/tswap/cli/zero_args.py
 	@mkdir -p $(BUILD)/man
 	$(HELP2MAN) --name='plan and replay one ZeRO-Infinity training step from a ds_config' \
 		--output=$@ sweep/tswap-zero

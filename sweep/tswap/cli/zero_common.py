@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """What tswap-zero's command line modules share: the exit codes, one-line
-errors, the engine's place, --version."""
+errors, the checked options (ZeroArgs, from zero_args), the plan they make
+(make_plan), the engine's place, --version."""
 
 from __future__ import annotations
 
@@ -8,10 +9,20 @@ import os
 import re
 import subprocess
 import sys
-from typing import Optional
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from .. import jqjson
+from ..plan.zero_config import PlanError
+from ..plan.zero_plan import build
+from ..plan.zero_release import ZeroRelease
+from .files import write_text
 
 PROG = 'tswap-zero'
 EXIT_USAGE, EXIT_ERROR = 2, 3
+# Replay size unit, bytes: the DIO offset alignment the replay rounds each
+# tensor up to (4096: NVMe's usual logical block; tswap checks the real one).
+DIO_UNIT = 4096
 
 
 class Exit(Exception):
@@ -27,6 +38,54 @@ def usage_error(msg: str) -> Exit:
     """A usage error: one line, exit 2 (tswap-zero's carry no "(see
     --help)" suffix, unlike tswap-sweep's)."""
     return Exit(EXIT_USAGE, msg)
+
+
+@dataclass(frozen=True)
+class ZeroArgs:
+    """The command line once checked (zero_args.check): what the plan,
+    the job files and the replay are made from."""
+    cfg_path: str                         # --ds-config FILE
+    params: int                           # model parameters (--params, or the sum of --param-numels)
+    world: int                            # data-parallel world size (--world, default --ranks)
+    ranks: int                            # GPU ranks on this node, 1 to 1024
+    pnumel: int                           # elements per parameter tensor (--param-numel, default 5e7)
+    numels: Optional[tuple[float, ...]]   # --param-numels' elements per tensor, None without it
+    steps: int                            # replays of the step (--steps)
+    scale: int                            # every tensor size divided by it (--scale)
+    step: str                             # steady, first or init (--step)
+    dtype: str                            # fp32, fp16, bf16, or '' (the ds_config's)
+    release: ZeroRelease                  # --ds-version's rules
+    targets: tuple[str, ...]              # absolute target folders, each once (('CWD/emit',) for --emit-jobs)
+    aio: str                              # --aio FILE, or ''
+    aio_doc: Any                          # its "aio" block, None without --aio
+    out: str                              # --out, or its default (build/zero/RUNID, ./tswap-zero-RUNID)
+    runid: str                            # YYYYmmdd-HHMMSS-PID: names --out's default and the run folders
+    emit: str                             # --emit-jobs FILE, or ''
+    dry: bool                             # --dry-run
+    keep: bool                            # --keep
+    ceiling: bool                         # not --no-ceiling
+
+
+def make_plan(label: str, cfg: Any, a: ZeroArgs, out: str) -> dict[str, Any]:
+    """The plan of a's step for ds_config cfg, written to out as plan.json
+    (through out.tmp; out "": not written); a refused plan: one line naming
+    the option or the ds_config key (as label's: "--ds-config FILE",
+    "--aio FILE"), exit 2."""
+    try:
+        plan = build(cfg, float(a.params), float(a.world), float(a.ranks), float(a.pnumel), a.step, a.dtype,
+                     a.numels, a.release)
+    except PlanError as e:
+        m = str(e)
+        raise usage_error(m if m.startswith('--') else '%s: %s' % (label, m[len('ds_config: '):]
+                                                                   if m.startswith('ds_config: ') else m))
+    if out:
+        write_plan(plan, out)
+    return plan
+
+
+def write_plan(plan: dict[str, Any], out: str) -> None:
+    """plan.json written to out through out.tmp."""
+    write_text(out, jqjson.dumps(plan) + '\n')
 
 
 def say(line: str) -> None:

@@ -24,10 +24,9 @@ from ..jqjson import jround
 from ..jqjson import number as num
 from ..plan.zero_fiojob import folders, job_text, too_many_jobs, totals
 from ..results.zero_figures import against_ceiling, ceiling_figures, step_figures
-from .zero_common import EXIT_ERROR, Exit, dirname, say, usage_error, warn
+from .zero_common import DIO_UNIT, EXIT_ERROR, Exit, ZeroArgs, dirname, make_plan, say, usage_error, warn
 from .zero_fio import Fio, Interrupted
 
-DIO_UNIT = 4096
 # The ceiling: seconds per direction (fio runtime); bs; the least and the
 # most iodepth (as tswap-sweep's ceiling points); the least region per rank.
 CEILING_SECONDS = 2
@@ -279,12 +278,13 @@ def _on_signal(name: str, code: int) -> Any:
     return h
 
 
-def run_replay(home: str, o: dict[str, Any], out: str, plan: dict[str, Any], cfg: Any, aio: str, aio_doc: Any,
-               params: int, world: int, ranks: int, pnumel: int, steps: int, scale: int, tmap: list[str],
-               dirs: list[str], runid: str, engine: str) -> int:
+def run_replay(home: str, a: ZeroArgs, plan: dict[str, Any], cfg: Any, tmap: list[str], dirs: list[str],
+               engine: str) -> int:
     """Lay out the swap files, run the ceiling and the steps (and the
-    --aio ones); remove the run folders at the end unless --keep."""
-    from .zero_main import make_plan
+    --aio ones) of plan (cfg's: the ds_config) with engine; tmap: each
+    rank's target, dirs: its run folder there; remove the run folders at
+    the end unless --keep."""
+    out, aio, scale, steps = a.out, a.aio, a.scale, a.steps
     tot = totals(plan, DIO_UNIT, scale)
     need = [tot['per_rank_layout'] for _ in tmap]
     plans, fios = [plan], [out + '/step.fio', out + '/layout.fio']
@@ -292,10 +292,9 @@ def run_replay(home: str, o: dict[str, Any], out: str, plan: dict[str, Any], cfg
     aiod = [d + '/aio' for d in dirs]
     based = [d + '/base' for d in dirs]
     if aio:
-        acfg = merge_aio(cfg, aio_doc)
+        acfg = merge_aio(cfg, a.aio_doc)
         _write_json(out + '/ds_config.aio.json', acfg)
-        aplan = make_plan('--aio ' + aio, acfg, params, world, ranks, pnumel, o['step'], o['dtype'],
-                          out + '/plan.aio.json', o['numels'], o['release'])
+        aplan = make_plan('--aio ' + aio, acfg, a, out + '/plan.aio.json')
         with open(out + '/step.aio.fio', 'w', encoding='utf-8') as f:
             f.write(job_text(aplan, 'step', aiod, DIO_UNIT, scale, engine, '; tswap-zero: the step with --aio ' + aio))
         with open(out + '/layout.aio.fio', 'w', encoding='utf-8') as f:
@@ -310,26 +309,26 @@ def run_replay(home: str, o: dict[str, Any], out: str, plan: dict[str, Any], cfg
         if m:
             raise usage_error('%s: needs %s' % (f.rsplit('/', 1)[-1], m))
     qd, cbytes = CEILING_QD_MIN, CEILING_MIN_BYTES
-    if o['ceiling']:
-        qd, cbytes = ceiling_size(ranks, plans)
+    if a.ceiling:
+        qd, cbytes = ceiling_size(a.ranks, plans)
         need = [n + cbytes for n in need]
     uniq = sorted(set(tmap))
     for t in uniq:
         target_dir(t)
     check_room(need, tmap)
-    rp = Replay(o['keep'])
+    rp = Replay(a.keep)
     for name, sig, code in (('INT', signal.SIGINT, 130), ('TERM', signal.SIGTERM, 143), ('HUP', signal.SIGHUP, 129)):
         signal.signal(sig, _on_signal(name, code))
     # stdout closed (`| head`): a write fails with EPIPE, and the run ends
     # as on a signal, its folders removed, exit 141 (128 + SIGPIPE)
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     try:
-        rp.make_dirs(runid, uniq)
+        rp.make_dirs(a.runid, uniq)
         for d in folders(plan, based) + (folders(aplan, aiod) if aplan else []):
             os.makedirs(d, exist_ok=True)
         _layout(rp.fio, out + '/layout.fio', tot)
         c = None
-        if o['ceiling']:
+        if a.ceiling:
             c = _ceiling(rp.fio, out, dirs, qd, cbytes)
         base = run_steps(rp.fio, 'base', out + '/step.fio', steps, out, tot, c)
         if aplan is not None and atot is not None:
@@ -354,7 +353,7 @@ def run_replay(home: str, o: dict[str, Any], out: str, plan: dict[str, Any], cfg
         try:
             warn('interrupted (SIG%s%s): fio stopped, %s; partial results in --out'
                  % (e.name, ': standard output closed' if e.name == 'PIPE' else '',
-                    'swap files kept' if o['keep'] else 'swap files removed'))
+                    'swap files kept' if a.keep else 'swap files removed'))
         except OSError:
             pass
         return e.code
