@@ -1,19 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """A point's pieces (tswap/executor/point.py) and fio's process control
 (tswap/executor/fioproc.py; issue 36 item 3, docs/sweep.md "Stopping"),
-with fake fios: one that ignores SIGTERM, one that forks a setsid child
-carrying the tag (as fio's job processes do: fio backend.c thread_main),
-one that writes fio's JSON. Processes are checked by pid and start time;
-every wait is a bounded poll, never an assertion on the clock. And the
+with fake fios (fakefio.py): one that ignores SIGTERM, one that forks a
+setsid child carrying the tag (as fio's job processes do: fio backend.c
+thread_main), one that writes fio's JSON. Processes are checked by pid
+and start time; every wait is a bounded poll, never an assertion on the
+clock. And the
 pure parts: bash's printf %q, fio_path, the rank files, run.sh,
 drop_caches (exec-local.sh, jobs.sh, ranks.sh before)."""
 import os
 import signal
 import subprocess
-import time
 
 import pytest
 
+from fakefio import SETSID_CHILD, fake, gone, recorded
 from tswap.executor import fioproc
 from tswap.executor.local import status_text, wall_text
 from tswap.executor.point import (DROP_ROOT, DROP_WRITE, Targets, bash_q, drop_caches, fio_env, fio_path,
@@ -98,58 +99,10 @@ def test_status_lines_and_wall():
 
 # --- process control ---------------------------------------------------------
 
-def start_time(pid):
-    """pid's start time (stat field 22), None when gone or a zombie."""
-    try:
-        with open('/proc/%d/stat' % pid, 'rb') as f:
-            st = f.read().rsplit(b')', 1)[1].split()
-    except OSError:
-        return None
-    return None if st[0] == b'Z' else st[19]
-
-
-def wait_for(pred, what, rounds=600):
-    for _ in range(rounds):
-        if pred():
-            return
-        time.sleep(0.05)
-    pytest.fail('not within %d polls: %s' % (rounds, what))
-
-
-def fake(where, body):
-    """A fake fio: bash running body, in where; it records "PID START"
-    lines of its processes into where/procs."""
-    p = where / 'fio'
-    p.write_text('#!/bin/bash\n' + body)
-    p.chmod(0o755)
-    return str(p)
-
-
-IGNORES_TERM = '''d=$(dirname "$0")
-trap 'echo TERM >>"$d/signals"' TERM
-read -r s </proc/$$/stat; s=${s##*) }; set -- $s; echo "$$ ${20}" >"$d/procs.tmp"
-mv "$d/procs.tmp" "$d/procs"
+IGNORES_TERM = '''trap 'echo TERM >>"$d/signals"' TERM
+record $$
 while :; do sleep 1000 & wait $! || true; done
 '''
-
-SETSID_CHILD = '''d=$(dirname "$0")
-(trap '' INT TERM HUP; exec setsid sleep 1000) &
-job=$!
-for p in $$ $job; do read -r s </proc/$p/stat; s=${s##*) }; set -- $s; echo "$p ${20}" >>"$d/procs.tmp"; done
-mv "$d/procs.tmp" "$d/procs"
-exit ${FAKE_RC:-0}
-'''
-
-
-def recorded(tmp_path):
-    f = tmp_path / 'procs'
-    wait_for(f.exists, 'the fake fio recorded its processes')
-    return [(int(p), s.encode()) for p, s in (x.split() for x in f.read_text().split('\n') if x)]
-
-
-def gone(procs):
-    return all(start_time(p) != s for p, s in procs)
-
 
 @pytest.fixture
 def blocked():
