@@ -100,34 +100,49 @@ reopen_trace() {
 	STATS=$SCRATCH/$name.stats.json
 	rm -f "$F"
 	psync_ok --filename="$F" --size=8m --bs=1m --rw=write
-	STRACE_SYSCALLS=open,openat,stat,newfstatat,statx,close,io_submit \
+	STRACE_SYSCALLS=open,openat,stat,newfstatat,statx,close,io_submit STRACE_PATHS=1 \
 		strace_fio "$LOG" --filename="$F" --size=8m --bs=2m --rw="$rw" \
 		--tswap_block_size=1m --tswap_queue_depth=2 --tswap_reopen="$reopen" \
 		--tswap_stats="$STATS"
 	JOB_TID=$(jq -r .pid "$STATS")
 }
 
-# file_calls LOG PATH - per thread, the opens (with flags), stats and closes
-# of PATH: "tid open FLAGS fd", "tid stat", "tid close fd" (closes of a
-# descriptor opened on PATH, matched by fd number), and "tid submit FD" for
-# each io_submit's first iocb.
+# file_calls LOG PATH - per thread, in trace order, the opens (with flags),
+# stats and closes of PATH: "tid open FLAGS fd", "tid stat", "tid close fd",
+# and "tid submit FD" for each io_submit's first iocb (FD "other" when its
+# descriptor is not on PATH). LOG is traced with -y (STRACE_PATHS=1): a
+# descriptor is PATH's by the path strace prints with it, never by its
+# number alone, which is per process (fio's main process has a descriptor
+# of that number too: its disk-util thread opens and closes
+# /sys/block/DEV/stat every 250 ms, between a job's open and its first
+# io_submit on a busy machine).
 file_calls() {
-	strace_join "$1" | awk -F '\t' -v path="$2" '
+	local real
+	real=$(readlink -f -- "$2")
+	strace_join "$1" | awk -F '\t' -v path="$2" -v tag="<$real>" '
+	# "N" when s begins with "N<PATH>" (a descriptor of PATH), else ""
+	function fd_of(s) {
+		if (!match(s, /^[0-9]+</) || substr(s, RLENGTH, length(tag)) != tag)
+			return ""
+		return substr(s, 1, RLENGTH - 1)
+	}
 	{
 		tid = $1; line = $2
 		q = "\"" path "\""
 		if (line ~ /^(open|openat)\(/ && index(line, q)) {
 			flags = line; sub(/.*" *, */, "", flags); sub(/[,)].*/, "", flags)
-			fd = line; sub(/.*\) += /, "", fd); sub(/ .*/, "", fd)
-			if (fd + 0 >= 0) { mine[fd] = 1; print tid, "open", flags, fd }
+			ret = line; sub(/.*\) += /, "", ret)
+			fd = fd_of(ret)
+			if (fd != "") print tid, "open", flags, fd
 		} else if (line ~ /^(stat|newfstatat|statx)\(/ && index(line, q)) {
 			print tid, "stat"
 		} else if (line ~ /^close\(/) {
-			fd = line; sub(/^close\(/, "", fd); sub(/\).*/, "", fd)
-			if (fd in mine) { delete mine[fd]; print tid, "close", fd }
-		} else if (line ~ /^io_submit\(/) {
-			fd = line; sub(/.*aio_fildes=/, "", fd); sub(/[^0-9].*/, "", fd)
-			print tid, "submit", fd
+			arg = line; sub(/^close\(/, "", arg)
+			fd = fd_of(arg)
+			if (fd != "") print tid, "close", fd
+		} else if (line ~ /^io_submit\(/ && match(line, /aio_fildes=[^,}]*/)) {
+			fd = fd_of(substr(line, RSTART + 11, RLENGTH - 11))
+			print tid, "submit", (fd == "" ? "other" : fd)
 		}
 	}'
 }
@@ -159,11 +174,11 @@ per_op_fds() {
 	reopen_trace w0 write 0
 	local calls0
 	calls0=$(file_calls "$LOG" "$F")
-	# Without it every operation uses fio's own descriptor (one descriptor
-	# for all four; which thread fio closes it on is fio's business, and
-	# varies from run to run).
+	# Without it every operation uses fio's own descriptor: one for all
+	# four, opened and closed by fio in the job thread (file_calls tells
+	# it from fio's main process's descriptor of the same number).
 	run -0 per_op_fds "$calls0" "$JOB_TID"
-	assert_output --regexp '^1 1 '
+	assert_output "1 1 ok"
 	reopen_trace w1 write 1
 	run -0 file_calls "$LOG" "$F"
 	local calls=$output
@@ -214,6 +229,38 @@ per_op_fds() {
 	fio_ok --filename="$LOOPDEV" --size=12m --bs=1m --iodepth=2 --rw=write "${v[@]}" \
 		--do_verify=1 --tswap_block_size=256k --tswap_threads=2 --tswap_reopen=1
 	psync_ok --filename="$LOOPDEV" --size=12m --bs=1m --rw=write "${v[@]}" --verify_only
+}
+
+@test "file_calls: a descriptor is the file's by the path strace -y prints, not by its number alone" {
+	# fio's main process and the job process each have a descriptor 8: the
+	# job's on the file, and the one fio's disk-util thread opens and closes
+	# every 250 ms on /sys/block/DEV/stat. A close of the main process's 8
+	# between the job's open and its first io_submit (a busy machine) once
+	# made the swap-out test read "0 0 submit-on-fd-8". Tids: 100 fio's
+	# main process, 101 its helper thread, 200 the job thread, 201 the worker.
+	local f=$SCRATCH/w.file log=$SCRATCH/canned.strace real sys=/sys/devices/virtual/block/loop0/stat i
+	: >"$f"
+	real=$(readlink -f -- "$f")
+	{
+		printf '200  openat(AT_FDCWD<%s>, "%s", O_WRONLY|O_CREAT|O_DIRECT, 0600) = 8<%s>\n' "$SCRATCH" "$f" "$real"
+		printf '101  openat(AT_FDCWD</>, "/sys/block/loop0/stat", O_RDONLY) = 8<%s>\n' "$sys"
+		printf '101  close(8<%s>)  = 0\n' "$sys"
+		for i in 0 1 2 3; do
+			printf '201  io_submit(0x7f0000001000, 2, [{aio_data=0, aio_lio_opcode=IOCB_CMD_PWRITE, aio_fildes=8<%s>, aio_buf="\\0"..., aio_nbytes=1048576, aio_offset=%d}, {aio_data=0, aio_lio_opcode=IOCB_CMD_PWRITE, aio_fildes=8<%s>, aio_buf="\\0"..., aio_nbytes=1048576, aio_offset=%d}]) = 2\n' \
+				"$real" $((i * 2097152)) "$real" $((i * 2097152 + 1048576))
+		done
+		printf '200  close(8<%s>)  = 0\n' "$real"
+	} >"$log"
+	run -0 file_calls "$log" "$f"
+	assert_equal "$(grep -c ' submit 8$' <<<"$output")" 4
+	run -0 per_op_fds "$output" 200
+	assert_output "1 1 ok"
+	# a submit on another file's descriptor of the same number is no use of it
+	printf '201  io_submit(0x7f0000001000, 1, [{aio_data=0, aio_lio_opcode=IOCB_CMD_PWRITE, aio_fildes=8<%s>, aio_buf="\\0"..., aio_nbytes=4096, aio_offset=0}]) = 1\n' \
+		"$sys" >>"$log"
+	run -0 file_calls "$log" "$f"
+	run -0 per_op_fds "$output" 200
+	assert_output "1 1  submit-on-fd-other"
 }
 
 @test "bad input: tswap_handoff=bogus, tswap_reopen=1 with tswap_registerfiles=1" {

@@ -7,7 +7,7 @@
 # file has it.
 #
 #   strace_fio LOG ARGS...     run_fio under strace -f, tracing the AIO calls
-#                              (or $STRACE_SYSCALLS)
+#                              (or $STRACE_SYSCALLS; STRACE_PATHS=1: -y)
 #   strace_join LOG            "tid<TAB>call" lines, interrupted calls joined
 #   aio_records LOG            one TSV record per AIO call
 #   iocb_records LOG           one TSV record per accepted iocb (op, buf,
@@ -24,12 +24,20 @@
 AIO_SYSCALLS=io_setup,io_submit,io_getevents,io_pgetevents
 
 # strace_fio LOG ARGS... - run_fio under strace -f, to LOG; traces the
-# AIO calls, or the calls listed in $STRACE_SYSCALLS.
+# AIO calls, or the calls listed in $STRACE_SYSCALLS. STRACE_PATHS=1
+# adds -y: every descriptor printed with its path ("8</dir/file>"), as
+# a descriptor number alone is per process (fio's main process and its
+# job processes each have a descriptor 8, and fio's disk-util thread
+# opens and closes /sys/block/DEV/stat every 250 ms).
 strace_fio() {
 	local log=$1
+	local -a paths=()
 	shift
+	if [ "${STRACE_PATHS:-0}" = 1 ]; then
+		paths=(-y)
+	fi
 	fio_argv "$ENGINE" "$@"
-	FIO_ARGV=(strace -f -qq -e signal=none -e "trace=${STRACE_SYSCALLS:-$AIO_SYSCALLS}"
+	FIO_ARGV=(strace -f -qq "${paths[@]}" -e signal=none -e "trace=${STRACE_SYSCALLS:-$AIO_SYSCALLS}"
 		-o "$log" "${FIO_ARGV[@]}")
 	run --separate-stderr "${FIO_ARGV[@]}"
 	if [ "$status" -ne 0 ]; then
