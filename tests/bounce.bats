@@ -36,7 +36,7 @@ bounce_trace() {
 	STATS=$SCRATCH/$name.stats.json
 	rm -f "$F"
 	psync_ok --filename="$F" --size=8m --bs=1m --rw=write
-	STRACE_SYSCALLS=openat,newfstatat,stat,statx,close,mlock,munlock,io_submit,io_getevents,io_pgetevents \
+	STRACE_SYSCALLS=openat,newfstatat,stat,statx,close,mlock,munlock,io_submit,io_getevents,io_pgetevents STRACE_PATHS=1 \
 		strace_fio "$LOG" --filename="$F" --size=8m --bs=2m --rw="$rw" \
 		--tswap_block_size=512k --tswap_queue_depth=2 --tswap_reopen=1 \
 		--tswap_bounce=1 --tswap_stats="$STATS" "$@"
@@ -44,21 +44,27 @@ bounce_trace() {
 }
 
 # bounce_calls LOG PATH - in trace order: "tid stat", "tid open FD",
-# "tid close FD" (of descriptors opened on PATH), "tid mlock ADDR LEN",
+# "tid close FD" (of descriptors on PATH), "tid mlock ADDR LEN",
 # "tid munlock ADDR LEN", "tid submit BUF..." (every iocb's aio_buf),
-# "tid wait".
+# "tid wait". LOG is traced with -y (STRACE_PATHS=1): a descriptor is
+# PATH's by the path strace prints with it, not by its number, which is
+# per process (fio's main process has a descriptor of that number too:
+# its disk-util thread opens and closes /sys/block/DEV/stat every 250 ms;
+# handle.bats file_calls).
 bounce_calls() {
-	strace_join "$1" | awk -F '\t' -v path="$2" '
+	local real
+	real=$(readlink -f -- "$2")
+	strace_join "$1" | awk -F '\t' -v path="$2" -v tag="<$real>" '
 	{
 		tid = $1; line = $2; q = "\"" path "\""
 		if (line ~ /^openat\(/ && index(line, q)) {
-			fd = line; sub(/.*\) += /, "", fd); sub(/ .*/, "", fd)
-			if (fd + 0 >= 0) { mine[fd] = 1; print tid, "open", fd }
+			fd = line; sub(/.*\) += /, "", fd)
+			if (index(fd, tag) && match(fd, /^[0-9]+</)) print tid, "open", substr(fd, 1, RLENGTH - 1)
 		} else if (line ~ /^(stat|newfstatat|statx)\(/ && index(line, q)) {
 			print tid, "stat"
-		} else if (line ~ /^close\(/) {
-			fd = line; sub(/^close\(/, "", fd); sub(/\).*/, "", fd)
-			if (fd in mine) { delete mine[fd]; print tid, "close", fd }
+		} else if (line ~ /^close\(/ && index(line, tag)) {
+			fd = line; sub(/^close\(/, "", fd); sub(/<.*/, "", fd)
+			print tid, "close", fd
 		} else if (line ~ /^(mlock|munlock)\(/) {
 			call = line; sub(/\(.*/, "", call)
 			args = line; sub(/^[a-z]+\(/, "", args); sub(/\).*/, "", args)
@@ -315,4 +321,32 @@ open mlock munlock close"
 	run -0 jq -r '.jobs[0].read.total_ios' "$out"
 	assert_output --regexp '^[1-9][0-9]*$'
 	assert_equal "$(jq -r '"\(.operations) \(.op_errors)"' "$st")" "$output $output"
+}
+
+@test "bounce_calls: a descriptor is the file's by the path strace -y prints, not by its number alone" {
+	# fio's main process (tid 100, its disk-util thread 101) opens and
+	# closes a descriptor 8 on /sys/block/DEV/stat every 250 ms; the job
+	# thread (200) has its own descriptor 8 on the file. Matched by number,
+	# the helper's close read as the job's and the job's own close went
+	# missing ("stat open mlock munlock" without "close").
+	local f=$SCRATCH/b.file log=$SCRATCH/canned.strace real sys=/sys/devices/virtual/block/loop0/stat
+	: >"$f"
+	real=$(readlink -f -- "$f")
+	{
+		printf '200  newfstatat(AT_FDCWD<%s>, "%s", {st_mode=S_IFREG|0644, st_size=8388608, ...}, 0) = 0\n' "$SCRATCH" "$f"
+		printf '200  openat(AT_FDCWD<%s>, "%s", O_RDONLY|O_DIRECT) = 8<%s>\n' "$SCRATCH" "$f" "$real"
+		printf '101  openat(AT_FDCWD</>, "/sys/block/loop0/stat", O_RDONLY) = 8<%s>\n' "$sys"
+		printf '101  close(8<%s>)  = 0\n' "$sys"
+		printf '200  mlock(0x7f0000200000, 2097152) = 0\n'
+		printf '200  munlock(0x7f0000200000, 2097152) = 0\n'
+		printf '200  close(8<%s>)  = 0\n' "$real"
+	} >"$log"
+	run -0 bounce_calls "$log" "$f"
+	assert_output "200 stat
+200 open 8
+200 mlock 0x7f0000200000 2097152
+200 munlock 0x7f0000200000 2097152
+200 close 8"
+	run -0 op_order "$output" 200
+	assert_output "stat open mlock munlock close"
 }
