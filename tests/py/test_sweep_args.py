@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """tswap.cli.sweep_args: tswap-sweep's options, each value's rule and
-which options go together (docs/sweep.md "Options"); the hand-over's
-declarations (tswap.cli.sweep_main) read back by bash."""
-import subprocess
+which options go together (docs/sweep.md "Options"); the run's state
+(tswap.cli.sweep_main) gives each value back as given."""
 from dataclasses import replace
 
 import pytest
@@ -59,15 +58,13 @@ def test_options_that_exclude_or_need_each_other():
     assert refused('--emit-jobs', 'd', '--hosts', 'h').startswith('--emit-jobs writes')
 
 
-def test_the_declarations_are_bash_that_gives_back_every_value():
-    # a newline is refused on the command line (parse), not in the hand-over
+def test_the_state_gives_back_every_value():
+    # a newline is refused on the command line (parse), not in the state
     o = replace(parse(['--min-read-gbs', '2', '--destructive']), target="a b'c\n$(x)")
     h = Home('/s', '/s', '', '/w')
-    text = sweep_main.declarations(h, o, None, '1.5')
-    out = subprocess.run(['bash', '-c', 'eval "$1"; printf "%s|" "$TARGET" "$MIN_READ" '
-                          '"$DESTRUCTIVE" "$BUDGET_T0" "$DEFAULT_TARGET" "$FLEET"', 'x', text],
-                         stdout=subprocess.PIPE, check=True).stdout.decode()
-    assert out == "a b'c\n$(x)|2|1|1.5|/w/tswap-scratch.swap|0|"
+    v = sweep_main.state(h, o, None, '1.5')
+    assert [v[k] for k in ('TARGET', 'MIN_READ', 'DESTRUCTIVE', 'BUDGET_T0', 'DEFAULT_TARGET', 'FLEET')] == [
+        "a b'c\n$(x)", '2', '1', '1.5', '/w/tswap-scratch.swap', '0']
 
 
 def resume(tmp_path, cfg, plan=None, tsv=None, **opts):

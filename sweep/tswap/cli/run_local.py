@@ -16,13 +16,15 @@ import os
 import sys
 import time
 import traceback
-from typing import Mapping, Optional, Union
+from typing import Callable, Mapping, Optional, Union
 
 from .. import jqjson
 from ..executor import fioproc
+from ..executor.fleet import Fleet
 from ..executor.local import (BWLOG_MSEC, DROP_PCT, PROG, SS_CRIT, SS_DUR, Exit, Hooks, Interrupted, Local,
-                              Settings, _remove, _write, handle_signals, ignore_signals, q, run_dir_free, RUN_SPACE_MIN,
-                              BWLOG_MIN_SAMPLES, point_label)
+                              Settings, _remove, _write, handle_signals, ignore_signals, interrupted, q, run_dir_free,
+                              RUN_SPACE_MIN, BWLOG_MIN_SAMPLES, point_label)
+from ..executor.loop import Executor, run_points
 from ..executor.locks import Locks
 from ..executor.point import fio_path
 from ..plan import points
@@ -252,19 +254,25 @@ def precondition_line(run: str, v: Mapping[str, Value], writes: bool) -> str:
 
 
 def finish(v: Mapping[str, Value], s: Settings, pwd: str) -> int:
-    """pipeline.sh finish_run: tswap.cli.finish in this process; a
-    status of 3 from a full run directory says so."""
-    from . import finish as fin
+    """pipeline.sh finish_run for a run on this host: its report lines
+    (exec-local.sh exec_finish_args) among the finish stage's options."""
     args = [s.run, *FINISH_LIMITS, '--ds-version', _s(v, 'DS_VERSION'), '--min-read', _s(v, 'MIN_READ'),
             '--min-write', _s(v, 'MIN_WRITE'), '--budget', _s(v, 'BUDGET'), '--budget-t0', _s(v, 'BUDGET_T0'),
             '--bwlog-msec', BWLOG_MSEC, '--steady=' + steady_line(v, s.runtime, s.ramp),
             '--bwlog=' + bwlog_line(), '--precondition=' + precondition_line(s.run, v, s.writes)]
     if _s(v, 'COMPARE'):
         args += ['--compare', abspath(_s(v, 'COMPARE'), pwd)]
-    args += ['--rerun', q(s.run)]
+    return finish_stage(s.run, args)
+
+
+def finish_stage(run: str, args: list[str]) -> int:
+    """pipeline.sh finish_run: tswap.cli.finish with args (the run
+    directory first) in this process, --rerun added; a status of 3 from a
+    full run directory says so (space.sh run_dir_full_exit)."""
+    from . import finish as fin
     p = argparse.ArgumentParser(prog='python3 -m tswap finish')
     fin.setup(p)
-    a = p.parse_args(args)
+    a = p.parse_args(args + ['--rerun', q(run)])
     try:
         status = fin.run(a)
     except StageError as e:
@@ -275,12 +283,12 @@ def finish(v: Mapping[str, Value], s: Settings, pwd: str) -> int:
         status = EXIT_ERROR
     sys.stderr.flush()
     if status == EXIT_ERROR:
-        free = run_dir_free(s.run)
+        free = run_dir_free(run)
         if free is not None and free < RUN_SPACE_MIN:
             sys.stderr.write('%s: run directory full: %d bytes free in %s (free space, then: %s --resume %s)\n'
-                             % (PROG, free, s.run, PROG, q(s.run)))
+                             % (PROG, free, run, PROG, q(run)))
             for pat in ('/*.tmp', '/points/*.tmp'):
-                for f in glob.glob(glob.escape(s.run) + pat):
+                for f in glob.glob(glob.escape(run) + pat):
                     try:
                         os.unlink(f)
                     except OSError:
@@ -288,7 +296,7 @@ def finish(v: Mapping[str, Value], s: Settings, pwd: str) -> int:
     return status
 
 
-def internal_error(x: Optional[Local], e: Exception) -> int:
+def internal_error(x: Optional[Union[Local, Fleet]], e: Exception) -> int:
     """run.sh on_err, the last resort: an exception nothing expected.
     A full run directory says so (space.sh run_dir_full_exit, exit 3);
     anything else is one line, `tswap-sweep: internal error: TYPE: TEXT
@@ -312,37 +320,25 @@ def internal_error(x: Optional[Local], e: Exception) -> int:
     return EXIT_ERROR
 
 
-def run(v: Mapping[str, Value], locks: Optional[Locks], pwd: str) -> int:
-    """The run from the state v (after sweep_local.setup): its exit
-    status."""
-    if _s(v, 'DRY_RUN') == '1':
-        try:
-            return dry_run(v)
-        except Exception as e:
-            return internal_error(None, e)
-    s = settings(v)
-    assert locks is not None
-    progress = os.open(os.devnull, os.O_WRONLY) if s.quiet else 2
-    x = Local(s, Hooks(_result, _recheck(s)), progress, locks.target_inode)
+def loop(x: Executor, run: str, lines: list[str], repeat: int, progress: int) -> None:
+    """The points (tswap.executor.loop run_points) after the head line."""
+    _write(progress, x.head() + '\n')
+    run_points(x, run, lines, repeat, progress)
+
+
+def execute(x: Union[Local, Fleet], run: str, body: Callable[[], None], fin: Callable[[], int],
+            budget: bool) -> int:
+    """The run of executor x under the signal handlers (pipeline.sh
+    run_all, on_signal; run.sh on_err): body (the points), then fin (the
+    outputs): the exit status. A stop signal stops what runs (x.stop),
+    removes this run's unfinished points and half-written outputs and
+    says how to finish it (exit 130, 143, 129)."""
     handle_signals()
     try:
         try:
-            x.say('%s: grid %s on %s (%s, %s); run directory %s'
-                  % (PROG, s.grid, s.targets[0], _s(v, 'TARGET_KIND'), s.size, s.run))
             fioproc.guard('%d.' % os.getpid())
-            x.prepare_targets()
-            lines = _s(v, 'PLAN_LINES')
-            if not lines:
-                from .sweep_main import plan_lines
-                with open(s.run + '/plan.json', encoding='utf-8') as f:
-                    lines = plan_lines(jqjson.loads(f.read()))
-            fin = v.get('FINISHED', {})
-            assert not isinstance(fin, (str, tuple))
-            if _s(v, 'BUDGET'):
-                run_budget(x, v)
-            else:
-                x.run_points(lines.split('\n'), fin)
-            return finish(v, s, pwd)
+            body()
+            return fin()
         except Exit as e:
             return e.code
         except Refusal as r:
@@ -358,7 +354,38 @@ def run(v: Mapping[str, Value], locks: Optional[Locks], pwd: str) -> int:
                     f.flush()
                 except OSError:
                     pass
-        return x.interrupted(i.sig, bool(_s(v, 'BUDGET')))
+        ignore_signals()
+        x.stop(i.sig)
+        return interrupted(run, i.sig, budget, x.warn)
     finally:
         ignore_signals()
 
+
+def run(v: Mapping[str, Value], locks: Optional[Locks], pwd: str) -> int:
+    """The run on this host from the state v (after sweep_local.setup):
+    its exit status."""
+    if _s(v, 'DRY_RUN') == '1':
+        try:
+            return dry_run(v)
+        except Exception as e:
+            return internal_error(None, e)
+    s = settings(v)
+    assert locks is not None
+    progress = os.open(os.devnull, os.O_WRONLY) if s.quiet else 2
+    fin = v.get('FINISHED', {})
+    assert not isinstance(fin, (str, tuple))
+    x = Local(s, Hooks(_result, _recheck(s)), progress, locks.target_inode, fin, _s(v, 'TARGET_KIND'))
+
+    def body() -> None:
+        x.say(x.head())
+        x.prepare_targets()
+        lines = _s(v, 'PLAN_LINES')
+        if not lines:
+            from .sweep_main import plan_lines
+            with open(s.run + '/plan.json', encoding='utf-8') as f:
+                lines = plan_lines(jqjson.loads(f.read()))
+        if _s(v, 'BUDGET'):
+            run_budget(x, v)
+        else:
+            run_points(x, s.run, lines.split('\n'), s.repeat, progress)
+    return execute(x, s.run, body, lambda: finish(v, s, pwd), bool(_s(v, 'BUDGET')))

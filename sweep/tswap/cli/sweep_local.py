@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The set-up of a run on this host (not --hosts), before the bash
-executor (sweep/lib/run.sh) takes over: the targets checked
+"""The set-up of a run on this host (not --hosts), before its executor
+runs (tswap.cli.run_local): the targets checked
 (tswap.cli.targets_check), the tools and the engine, the targets locked
 (tswap.executor.locks), then a new run's directory made and locked with
 its sweep.json, plan.json and meta.json, or a resumed run's directory
@@ -67,13 +67,18 @@ def _subst(out: bytes) -> str:
 def tswap_version(h: host.Home, bg: Background) -> str:
     """The release and, in a git checkout, the commit: "V (commit C)"
     (meta.sh tswap_version; git describe from bg)."""
+    return tswap_version_of(h, bg.read('git') if h.root else None)
+
+
+def tswap_version_of(h: host.Home, git: Optional[tuple[int, bytes]]) -> str:
+    """tswap_version with git describe's (status, output), None when it
+    did not run."""
     v, c = 'unknown', ''
     if h.root:
         text = host.read_text(h.root + '/Makefile')
         v = '\n'.join(re.findall(r'^TSWAP_VERSION[ \t\r\v\f]*:=[ \t\r\v\f]*(.*)$', text, re.M))
-        r = bg.read('git')
-        if r is not None and r[0] == 0:
-            c = _subst(r[1])
+        if git is not None and git[0] == 0:
+            c = _subst(git[1])
     elif os.path.isfile(h.sweep_home + '/VERSION'):
         v = host.read_text(h.sweep_home + '/VERSION').rstrip('\n')
     return '%s%s' % (v or 'unknown', ' (commit %s)' % c if c else '')
@@ -181,6 +186,23 @@ def _collected(bg: Background) -> str:
     return (r[1].replace(b'\0', b'').rstrip(b'\n') + b'\n').decode('utf-8', 'replace')
 
 
+def latest_link(h: host.Home, run: str) -> None:
+    """A checkout's build/sweep/latest pointing at run (ln -sfn, best
+    effort)."""
+    if not h.root:
+        return
+    latest = h.root + '/build/sweep/latest'
+    try:
+        tmp = '%s.tmp.%d' % (latest, os.getpid())
+        os.symlink(os.path.basename(run), tmp)
+        try:
+            os.replace(tmp, latest)
+        except OSError:
+            os.unlink(tmp)
+    except OSError:
+        pass
+
+
 def first_documents(h: host.Home, run: str, v: Mapping[str, Value], kind: str,
                     bg: Background) -> None:
     """run/sweep.json and plan.json (settings.sh save_config: the front
@@ -192,17 +214,8 @@ def first_documents(h: host.Home, run: str, v: Mapping[str, Value], kind: str,
     assert isinstance(sj, tuple)
     _write(run + '/sweep.json', '%s"%s"%s\n' % (sj[0], kind, sj[1]))
     _write(run + '/plan.json', '%s\n' % v['PLAN_JSON'])
-    if h.root and not v.get('OUT'):
-        latest = h.root + '/build/sweep/latest'
-        try:
-            tmp = '%s.tmp.%d' % (latest, os.getpid())
-            os.symlink(os.path.basename(run), tmp)
-            try:
-                os.replace(tmp, latest)
-            except OSError:
-                os.unlink(tmp)
-        except OSError:
-            pass
+    if not v.get('OUT'):
+        latest_link(h, run)
     ver = tswap_version(h, bg)
     kv = _collected(bg)
     if not meta.write_into(run, str(v['TARGET']), str(v.get('ENGINE') or ''), ver, kv):

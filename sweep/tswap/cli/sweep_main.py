@@ -3,20 +3,17 @@
 refusal before anything runs, --help, --version, --list-grids and
 --emit-jobs; for a run (or a dry run), a new run's settings and plan,
 its fleet hosts and budget, and the text of its sweep.json and plan.json.
-Then it hands over to the run's orchestration, sweep/lib/run.sh, by
-exec'ing bash on it with the state computed here as bash declarations in
-an inherited memory file: run.sh sources them and goes on where the
-settings end (docs/design.md "The sweep").
+Then the run itself, in this process: on this host tswap.cli.sweep_local
+and run_local, on the hosts of --hosts tswap.cli.run_fleet (docs/design.md
+"The sweep").
 
 Exit codes (docs/sweep.md): 0 done (help, version, grids, job files); 2
 usage error; 3 a run error (fio or jq missing, an engine fio cannot
-read); the run's own once handed over."""
+read); the run's own after that."""
 
 from __future__ import annotations
 
 import os
-import shlex
-import shutil
 import signal
 import sys
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Union
@@ -44,28 +41,6 @@ def _out(stream: object, text: str) -> None:
     buf = getattr(stream, 'buffer')
     buf.write(text.encode('utf-8', 'surrogateescape'))
     buf.flush()
-
-
-def declarations(h: host.Home, o: Options, run: Optional[Run], t0: str,
-                 resumed: Optional[Resumed] = None) -> str:
-    """The state handed to run.sh (state()) as bash declarations (render())."""
-    return render(state(h, o, run, t0, resumed))
-
-
-def render(v: Mapping[str, Value]) -> str:
-    """The state as bash declarations, one `declare -g` a global (arrays
-    with -a, associative arrays with -A), every value quoted for bash
-    (shlex.quote)."""
-    out = []
-    for name, val in v.items():
-        if isinstance(val, tuple):
-            out.append('declare -ga %s=(%s)\n' % (name, ' '.join(shlex.quote(x) for x in val)))
-        elif isinstance(val, str):
-            out.append('declare -g -- %s=%s\n' % (name, shlex.quote(val)))
-        else:
-            out.append('declare -gA %s=(%s)\n' % (name, ' '.join(
-                '[%s]=%s' % (shlex.quote(k), shlex.quote(x)) for k, x in val.items())))
-    return ''.join(out)
 
 
 def state(h: host.Home, o: Options, run: Optional[Run], t0: str,
@@ -190,27 +165,6 @@ def name_process() -> None:
         pass
 
 
-def hand_over(h: host.Home, state: str, script: str, argv: list[str]) -> int:
-    """exec bash on sweep/lib/run.sh with the state in an inherited
-    memory file (its fd the third argument); returns only when bash
-    cannot be run (exit 3). bash's argv[0] is the entry script and the
-    options follow the fd: its command line reads as the sweep's
-    (`pgrep -f tswap-sweep`, `pkill -f 'tswap-sweep.*--target X'`);
-    run.sh ignores them."""
-    bash = shutil.which('bash')
-    if bash is None:
-        raise Refusal(EXIT_ERROR, 'bash is not installed (make deps)')
-    fd = os.memfd_create('tswap-sweep-state', 0)
-    os.write(fd, state.encode('utf-8', 'surrogateescape'))
-    os.set_inheritable(fd, True)
-    for f in (sys.stdout, sys.stderr):
-        if f is not None:
-            f.flush()
-    os.execv(bash, [script, h.sweep_home + '/lib/run.sh', h.script_dir, h.sweep_home, str(fd)]
-             + argv)
-    return EXIT_ERROR
-
-
 def main(script: str, sweep_home: str, argv: list[str], bg: Optional[Background] = None) -> int:
     """The whole front end of `tswap-sweep ARGS` (script: the entry's
     path, symlinks resolved; argv: ARGS); exits with its status, or
@@ -282,7 +236,9 @@ def _main(h: host.Home, script: str, argv: list[str], t0: str, bg: Background) -
             bg.stop()
             return run_local.run(v, held[0] if held else None, h.pwd)
         bg.stop()
-        return hand_over(h, render(v), script, argv)
+        # a fleet's run, in this process too (tswap.cli.run_fleet)
+        from . import run_fleet
+        return run_fleet.run(h, v)
     except Refusal as r:
         # one line, whatever value it quotes
         _out(sys.stderr, '%s: %s\n' % (r.prog or PROG, r.message.replace('\n', '\\n')))

@@ -1,13 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The run of a sweep on this host, in the front end's own process
-(issue 36): the targets prepared (a target file written in full once,
-the rank files), the preconditioning, the points' loop with its
-progress lines, each point's fio (tswap.executor.fioproc) and the
-signals that stop it. The bash it replaces: pipeline.sh run_points,
-point_label, on_signal; exec-local.sh run_point, run_fio, ceiling_prep;
-ranks.sh prepare_targets, target_recheck; target.sh prepare_target;
-precondition.sh. Every progress line, message, exit status and file is
-the same (tests/sweep*.bats).
+"""The executor of a run on this host, in the front end's own process
+(issue 36): the hooks of tswap.executor.loop.Executor, each point's fio
+(tswap.executor.fioproc) and the signals that stop it; the targets'
+preparation and the preconditioning are tswap.executor.local_prepare's.
+The bash it replaces: exec-local.sh run_point, run_fio, ceiling_prep;
+pipeline.sh on_signal. Every progress line, message, exit status and
+file is the same (tests/sweep*.bats).
 
 A signal (INT, TERM, HUP) raises Interrupted (a BaseException: no
 handler of a stage takes it for an error) once the handlers are in
@@ -21,63 +19,26 @@ from __future__ import annotations
 
 import glob
 import os
-import shutil
 import signal
 import time
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Callable, Mapping, Optional
+from typing import Callable, Mapping, Optional, Sequence
 
-from .. import jqjson
 from ..plan.jobs import JobSettings
-from ..plan.values import EXIT_ERROR, EXIT_USAGE, Refusal, bytes_to_size
+from ..plan.values import EXIT_ERROR, EXIT_USAGE, Refusal
 from . import fioproc
+from .base import (BWLOG_MIN_SAMPLES, BWLOG_MSEC, DROP_PCT, PROG, RUN_SPACE_MIN, SIGNALS, SS_CRIT, SS_DUR,
+                   STATUS_EVERY, Exit, Interrupted, _lines, _remove, _write, fmt_secs, handle_signals,
+                   ignore_signals, point_label, q, run_dir_free, status_text, wall_text)
+from .local_prepare import Prepare
 from .point import FIO_ARGV, Targets, fio_env
-from .targets import Held, allocate, identity, scratch_create
+from .targets import Held
 
-PROG = 'tswap-sweep'
-# state.sh's constants
-SS_CRIT, SS_DUR = 'bw_slope:2%', 5
-BWLOG_MSEC, DROP_PCT, BWLOG_MIN_SAMPLES = '250', '20', '8'
-PRECOND_BS, PRECOND_BS_BYTES, PRECOND_QD, PRECOND_LOOPS = '1m', 1 << 20, 32, 2
-STATUS_EVERY = 10
-RUN_SPACE_MIN = 1 << 20
-SIGNALS = MappingProxyType({signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129})
-PREPARE_JOB = ('[global]\nioengine=libaio\nfilename=${TSWAP_TARGET}\nsize=${TSWAP_SIZE}\ndirect=1\nbs=1m\n'
-               'iodepth=16\n\n[prepare]\nrw=write\nend_fsync=1\n')
-
-
-class Interrupted(BaseException):
-    """A stop signal: its number; the run cleans up and exits 128 + it."""
-
-    def __init__(self, sig: int) -> None:
-        super().__init__(sig)
-        self.sig = sig
-
-
-class Exit(BaseException):
-    """The run stops with this status; its message (if any) was said."""
-
-    def __init__(self, code: int) -> None:
-        super().__init__(code)
-        self.code = code
-
-
-def _on_signal(sig: int, _frame: object) -> None:
-    ignore_signals()
-    raise Interrupted(sig)
-
-
-def ignore_signals() -> None:
-    """trap '' INT TERM HUP."""
-    for s in SIGNALS:
-        signal.signal(s, signal.SIG_IGN)
-
-
-def handle_signals() -> None:
-    """INT, TERM and HUP raise Interrupted from here on (run_all's traps)."""
-    for s in SIGNALS:
-        signal.signal(s, _on_signal)
+# what tswap.cli.run_local and the tests take from here
+__all__ = ('BWLOG_MIN_SAMPLES', 'BWLOG_MSEC', 'DROP_PCT', 'PROG', 'RUN_SPACE_MIN', 'SS_CRIT', 'SS_DUR', 'Exit',
+           'Hooks', 'Interrupted', 'Local', 'Settings', '_remove', '_write', 'fmt_secs', 'handle_signals',
+           'ignore_signals', 'interrupted', 'point_label', 'q', 'run_dir_free', 'status_text', 'wall_text')
 
 
 @dataclass(frozen=True)
@@ -118,65 +79,16 @@ class Hooks:
     recheck: Callable[[str], tuple[int, str]]
 
 
-def q(s: str) -> str:
-    """bash's printf %q."""
-    from .point import bash_q
-    return bash_q(s)
-
-
-def fmt_secs(s: int) -> str:
-    """util.sh fmt_secs: M:SS or H:MM:SS."""
-    if s >= 3600:
-        return '%d:%02d:%02d' % (s // 3600, s % 3600 // 60, s % 60)
-    return '%d:%02d' % (s // 60, s % 60)
-
-
-def point_label(line: str) -> str:
-    """pipeline.sh point_label: a point's progress label."""
-    f = line.split('\t')
-    f += [''] * (12 - len(f))
-    _, kind, rw, be, t, b, qd, s, w, p, d, n = f[:12]
-    tn = bytes_to_size(int(t))
-    if kind == 'ceiling':
-        label = '%-5s ceiling (fio libaio bs=%s iodepth=%s%s)' % (
-            rw, tn, qd, ' over %s jobs' % p if int(p or 0) > 1 else '')
-    elif kind == 'checkpoint':
-        label = 'checkpoint io_buffer=%s %s b=%s q=%s %s/%s p=%s' % (
-            tn, 'double' if int(d or 0) == 2 else 'single', bytes_to_size(int(b)), qd, s, w, p)
-    else:
-        label = '%-5s %-8s t=%s b=%s q=%s %s/%s p=%s d=%s' % (rw, be, tn, bytes_to_size(int(b)), qd, s, w, p, d)
-    return label if (n or '1') == '1' else '%s n=%s' % (label, n)
-
-
-def _remove(path: str) -> None:
-    if os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path, ignore_errors=True)
-    elif os.path.lexists(path):
-        os.unlink(path)
-
-
-def run_dir_free(run: str) -> Optional[int]:
-    """space.sh run_dir_free: bytes available on run's filesystem."""
-    try:
-        st = os.statvfs(run)
-    except OSError:
-        return None
-    return st.f_bavail * st.f_frsize
-
-
-def wall_text(ns: int) -> str:
-    ms = (ns // 1000 + 500) // 1000
-    return '%d.%03d' % (ms // 1000, ms % 1000)
-
-
-class Local:
+class Local(Prepare):
     """One run on this host: its settings, the target of now and its
     owner, the held targets, the point being written (tmp) and the
     progress stream (fd)."""
 
-    def __init__(self, s: Settings, hooks: Hooks, progress: int, target_lock: Callable[[str], None]) -> None:
+    def __init__(self, s: Settings, hooks: Hooks, progress: int, target_lock: Callable[[str], None],
+                 finished: Mapping[str, str] = MappingProxyType({}), kind: str = '') -> None:
         self.s, self.hooks, self.progress = s, hooks, progress
         self.target_lock = target_lock
+        self.finished, self.kind_text = finished, kind
         self.target = s.targets[0]
         self.kind = s.kinds[0]
         self.owned = ''
@@ -259,155 +171,6 @@ class Local:
             return self.fio(d, depth)[0]
         finally:
             self.held.close()
-
-    # targets
-    def prepare_target(self, d: str) -> None:
-        """target.sh prepare_target."""
-        s = self.s
-        if self.kind != 'file':
-            return
-        have = alloc = 0
-        need = s.size_bytes
-        ident = ''
-        if self.owned == 'new':
-            scratch_create(self.target, s.run, self.warn)
-            ident = 'x'
-            self.owned = 'ours'
-        if not ident and os.path.isfile(self.target):
-            try:
-                st = os.stat(self.target)
-            except OSError:
-                self.die(EXIT_ERROR, 'cannot stat target %s for its lock' % self.target)
-            have, alloc = st.st_size, st.st_blocks * 512
-        self.target_lock(self.target)
-        if self.owned == 'theirs' and not s.destructive:
-            if have < need:
-                self.die(EXIT_USAGE, 'refusing target %s: an existing file the sweep did not create, shorter'
-                         ' than --size %s' % (self.target, s.size))
-        elif os.path.isdir(d) and not os.path.isfile(d + '/done'):
-            have = 0
-        if have >= need:
-            if alloc < need:
-                self.note('the target file has holes (%d of %d bytes allocated): reads of a hole never'
-                          ' reach the device; write the file first' % (alloc, need))
-                self.say('note: %s has holes: reads of holes never reach the device' % self.target)
-            return
-        self.say('preparing %s: writing %s with fio (O_DIRECT) so reads hit the device' % (self.target, s.size))
-        if os.path.lexists(d):
-            _remove(d)
-        os.makedirs(d)
-        if not allocate(self.target, need):
-            self.die(EXIT_ERROR, 'cannot create %s' % self.target)
-        with open(d + '/job.fio', 'w') as f:
-            f.write(PREPARE_JOB)
-        rc = self.run_fio(d, 1)
-        if rc != 0:
-            tail = _lines(d + '/fio.stderr')[-3:]
-            self.die(EXIT_ERROR, 'could not write %s with O_DIRECT (fio exit %d): %s'
-                     % (self.target, rc, ' '.join(tail)))
-        open(d + '/done', 'w').close()
-
-    def recheck(self) -> None:
-        """ranks.sh target_recheck."""
-        self.owned = self.s.owns.get(self.target, '')
-        if identity(self.target) == self.s.seen.get(self.target, ''):
-            return
-        rc, owned = self.hooks.recheck(self.target)
-        if rc:
-            raise Exit(rc)
-        self.owned = owned
-
-    def rank_file(self, r: int, h: str) -> str:
-        return self.targets_now().rank_file(r, h)
-
-    def prepare_targets(self) -> None:
-        """ranks.sh prepare_targets."""
-        s = self.s
-        if s.single:
-            if self.kind == 'file':
-                self.recheck()
-            self.prepare_target(s.run + '/prepare')
-        for r, h in s.slots:
-            if s.kinds[r % len(s.targets)] != 'file':
-                continue
-            self.target = self.rank_file(r, h)
-            self.kind = 'file'
-            self.recheck()
-            self.prepare_target('%s/prepare.rank%d%s' % (s.run, r, '.write' if h == 'write' else ''))
-        self.target, self.kind = s.targets[0], s.kinds[0]
-        self.held.keep(self.precondition_targets())
-
-    # preconditioning
-    def precondition_wanted(self) -> bool:
-        p = self.s.precondition
-        return p == 'on' or (p != 'off' and 'block' in self.s.kinds)
-
-    def precondition_targets(self) -> list[str]:
-        out = [self.target] if self.s.single else []
-        out += [self.rank_file(r, h) for r, h in self.s.slots]
-        return list(dict.fromkeys(out))
-
-    def precondition_before(self, rw: str) -> None:
-        """precondition.sh precondition_before."""
-        s = self.s
-        d = s.run + '/precondition'
-        if rw not in ('write', 'readwrite') or os.path.isfile(d + '/done') or not self.precondition_wanted():
-            return
-        paths = self.precondition_targets()
-        size = s.size_bytes // PRECOND_BS_BYTES * PRECOND_BS_BYTES
-        if size <= 0:
-            self.die(EXIT_USAGE, '--precondition: --size %s is smaller than one %s block'
-                     % (bytes_to_size(s.size_bytes), PRECOND_BS))
-        sz = bytes_to_size(size)
-        _remove(d)
-        _remove(s.run + '/precondition.json')
-        os.makedirs(d)
-        main = self.target
-        sums = []
-        for n, t in enumerate(paths, 1):
-            dn = '%s/%d' % (d, n)
-            os.makedirs(dn)
-            self.say('preconditioning %s: %d sequential passes of %s (fio libaio, bs=%s, iodepth=%d, O_DIRECT)'
-                     % (t, PRECOND_LOOPS, sz, PRECOND_BS, PRECOND_QD))
-            with open(dn + '/job.fio', 'w') as f:
-                f.write('; tswap-sweep preconditioning: %d sequential passes over the target (SNIA SSS PTS)\n'
-                        '[global]\nioengine=libaio\nfilename=${TSWAP_TARGET}\nsize=%d\ndirect=1\nbs=%s\n'
-                        'iodepth=%d\nloops=%d\nend_fsync=1\n\n[precondition]\nrw=write\n'
-                        % (PRECOND_LOOPS, size, PRECOND_BS, PRECOND_QD, PRECOND_LOOPS))
-            self.target = t
-            try:
-                rc = self.run_fio(dn, 2)
-            finally:
-                self.target = main
-            try:
-                with open(dn + '/fio.stdout', encoding='utf-8') as f:
-                    doc = jqjson.loads(f.read())
-                nbytes = jqjson.add([j['write']['io_bytes'] for j in doc['jobs']])
-                nbytes = 0 if nbytes is None else nbytes
-            except (OSError, ValueError, KeyError, TypeError):
-                doc, nbytes = None, 0
-            want = size * PRECOND_LOOPS
-            if rc != 0 or nbytes != want:
-                err = [x for x in _lines(dn + '/fio.stderr') if x.strip()][-2:]
-                self.die(EXIT_ERROR, 'preconditioning %s failed (fio exit %d, %s of %d bytes written): %s'
-                         % (t, rc, jqjson.text(nbytes), want, ''.join(x + ' ' for x in err)))
-            os.replace(dn + '/fio.stdout', dn + '/fio.json')
-            secs = jqjson.jmax([j['job_runtime'] for j in doc['jobs']]) / 1000
-            summ = {'path': t, 'bytes': nbytes, 'seconds': secs}
-            summ['gbs'] = nbytes / secs / 1e9
-            with open(dn + '/summary.json', 'w', encoding='utf-8', errors='surrogateescape') as f:
-                f.write(jqjson.dumps(summ, compact=True) + '\n')
-            sums.append(summ)
-            self.say('preconditioned %s: %s bytes in %s s, %s GB/s' % (
-                t, jqjson.text(nbytes), jqjson.text(secs), jqjson.text(jqjson.jround(summ['gbs'] * 1000) / 1000)))
-        tb = jqjson.add([x['bytes'] for x in sums])
-        ts = jqjson.add([x['seconds'] for x in sums])
-        doc = {'passes': PRECOND_LOOPS, 'bs': PRECOND_BS, 'iodepth': PRECOND_QD, 'size_bytes': size,
-               'targets': sums, 'bytes': tb, 'seconds': ts, 'gbs': tb / ts / 1e9}
-        with open(s.run + '/precondition.json.tmp', 'w', encoding='utf-8', errors='surrogateescape') as f:
-            f.write(jqjson.dumps(doc) + '\n')
-        os.replace(s.run + '/precondition.json.tmp', s.run + '/precondition.json')
-        open(d + '/done', 'w').close()
 
     # a point
     def run_point(self, line: str, runkey: str, rep: int, sub: str, label: str,
@@ -501,79 +264,68 @@ class Local:
         self.note('the first write into the new target file ran before the write ceiling as preparation,'
                   ' not a repeat: %s in %s s (ceiling-prep/)' % (res, wall))
 
-    def run_points(self, lines: list[str], finished: Mapping[str, str]) -> None:
-        """pipeline.sh run_points: every point REPEAT times in whole
-        passes; runs done earlier skipped; progress on the stream."""
-        repeat = self.s.repeat
-        total = len(lines) * repeat
-        os.makedirs(self.s.run + '/points', exist_ok=True)
+    # the executor interface (tswap.executor.loop)
+    def head(self) -> str:
+        """exec-local.sh exec_head."""
+        s = self.s
+        return '%s: grid %s on %s (%s, %s); run directory %s' % (PROG, s.grid, s.targets[0], self.kind_text, s.size,
+                                                                 s.run)
+
+    def begin(self, total: int) -> None:
+        """Points left unfinished by an earlier run are removed."""
         for t in glob.glob(glob.escape(self.s.run) + '/points/.tmp-*'):
             _remove(t)
-        idx = spent = ran = 0
-        for rep in range(1, repeat + 1):
-            for line in lines:
-                idx += 1
-                runkey = '%s.r%d' % (line.split('\t', 1)[0], rep)
-                label = point_label(line)
-                if repeat != 1:
-                    label += ' r%d' % rep
-                pre = '[%*d/%d] %s' % (len(str(total)), idx, total, label)
-                if runkey in finished:
-                    _write(self.progress, '%s  done earlier: %s GB/s\n' % (pre, finished[runkey]))
-                    continue
-                self.ceiling_prep(line, rep, pre)
-                wall = self.run_point(line, runkey, rep, 'points', pre)
-                ran += 1
-                spent += int(wall.replace('.', ''))
-                eta = fmt_secs((total - idx) * ((spent + 500 * ran) // (1000 * ran)))
-                got = _lines('%s/points/%s/progress.txt' % (self.s.run, runkey))
-                res = got[0].replace('\t', '  ', 1) if got else ''
-                _write(self.progress, '%s  %s  (eta %s)\n' % (pre, res, eta))
 
-    def interrupted(self, sig: int, budget: bool) -> int:
-        """pipeline.sh on_signal after fio stopped: this run's unfinished
-        points and half-written outputs removed, the message; the status."""
-        ignore_signals()
+    def todo(self, runkey: str) -> tuple[str, ...]:
+        return () if runkey in self.finished else ('',)
+
+    def done_text(self, runkey: str) -> str:
+        return 'done earlier: %s GB/s' % self.finished[runkey]
+
+    def run(self, line: str, runkey: str, rep: int, label: str, places: Sequence[object]) -> str:
+        """A write ceiling's preparation first (ceiling_prep), then the run."""
+        self.ceiling_prep(line, rep, label)
+        return self.run_point(line, runkey, rep, 'points', label)
+
+    def result_text(self, runkey: str, label: str, eta: str, places: Sequence[object]) -> str:
+        got = _lines('%s/points/%s/progress.txt' % (self.s.run, runkey))
+        res = got[0].replace('\t', '  ', 1) if got else ''
+        return '%s  %s  (eta %s)\n' % (label, res, eta)
+
+    def stop(self, sig: int) -> None:
+        """fio was stopped as the signal came (fioproc); its point's
+        directory goes."""
         if self.tmp:
             _remove(self.tmp)
             self.tmp = ''
-        r = glob.escape(self.s.run)
-        pid = os.getpid()
-        for p in glob.glob('%s/points/.tmp-*.%d' % (r, pid)) + glob.glob('%s/rounds/.tmp-*.%d' % (r, pid)):
-            _remove(p)
-        for pat in ('/*.tmp', '/plots/*.tmp', '/hosts/*/*.tmp', '/rounds/*/*.tmp', '/points/*/*.tmp'):
-            for p in glob.glob(r + pat):
-                _remove(p)
-        if budget:
-            self.warn('interrupted: a --budget run cannot be resumed (its rounds are planned for one run\'s'
-                      ' wall time); start a new run')
-        else:
-            self.warn('interrupted: finished points are kept; finish with: %s --resume %s' % (PROG, q(self.s.run)))
-        return SIGNALS[signal.Signals(sig)]
 
-
-def status_text(label: str, el: int, total: Optional[int]) -> str:
-    """status.sh: the status line of a running point."""
-    if total is None:
-        return '    %s: %d s, --io-size: no estimate\n' % (label, el)
-    if el <= total:
-        return '    %s: %d s of %d s, %d s left\n' % (label, el, total, total - el)
-    return '    %s: %d s of %d s, winding down\n' % (label, el, total)
-
-
-def _lines(path: str) -> list[str]:
-    try:
-        with open(path, encoding='utf-8', errors='surrogateescape') as f:
-            return f.read().splitlines()
-    except OSError:
+    def finish_args(self) -> list[str]:
+        """The report's lines are the front end's (tswap.cli.run_local finish)."""
         return []
 
+    def interrupted(self, sig: int, budget: bool) -> int:
+        """stop, then the clean-up after a signal (interrupted): the status."""
+        if self.tmp:
+            _remove(self.tmp)
+            self.tmp = ''
+        return interrupted(self.s.run, sig, budget, self.warn)
 
-def _write(fd: int, text: str) -> None:
-    data = text.encode('utf-8', 'surrogateescape')
-    try:
-        while data:
-            n = os.write(fd, data)
-            data = data[n:]
-    except OSError:
-        pass
+
+def interrupted(run: str, sig: int, budget: bool, warn: Callable[[str], None]) -> int:
+    """pipeline.sh on_signal after what ran was stopped (the executor's
+    stop): this run's unfinished points and half-written outputs removed,
+    the message; the status (130, 143, 129)."""
+    ignore_signals()
+    r = glob.escape(run)
+    pid = os.getpid()
+    for p in glob.glob('%s/points/.tmp-*.%d' % (r, pid)) + glob.glob('%s/rounds/.tmp-*.%d' % (r, pid)):
+        _remove(p)
+    for pat in ('/*.tmp', '/plots/*.tmp', '/hosts/*/*.tmp', '/rounds/*/*.tmp', '/points/*/*.tmp'):
+        for p in glob.glob(r + pat):
+            _remove(p)
+    if budget:
+        warn('interrupted: a --budget run cannot be resumed (its rounds are planned for one run\'s'
+             ' wall time); start a new run')
+    else:
+        warn('interrupted: finished points are kept; finish with: %s --resume %s' % (PROG, q(run)))
+    return SIGNALS[signal.Signals(sig)]
