@@ -277,10 +277,10 @@ check-valgrind: all
 	@bash tests/sanitize valgrind
 check-sanitizers: check-asan check-tsan check-valgrind
 
-# Every shell script and sweep module (sweep/lib/*.sh are sourced by
-# sweep/lib/run.sh; each is also checked on its own).
+# Every shell script (the sweep is the Python package but its entry and
+# the collector it ships to fleet hosts, sweep/lib/meta-collect.sh).
 lint:
-	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run tests/drive/refdrive $(wildcard sweep/tswap-sweep sweep/*.sh sweep/lib/*.sh tests/bench/tswap-bench tests/bench/lib/*.bash tests/bench/tswap-bench-deepspeed tests/bench/tswap-bench-sweep tests/bench/fastpersist-compare tests/bench/fastpersist-ratio jobs/fastpersist-plan tests/*.bash)
+	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run tests/drive/refdrive $(wildcard sweep/tswap-sweep sweep/*.sh tests/bench/tswap-bench tests/bench/lib/*.bash tests/bench/tswap-bench-deepspeed tests/bench/tswap-bench-sweep tests/bench/fastpersist-compare tests/bench/fastpersist-ratio jobs/fastpersist-plan tests/*.bash)
 	shellcheck -x -o all sweep/tswap-check sweep/tswap-zero jobs/run-grid sweep/lib/meta-collect.sh
 	shellcheck -x -P SCRIPTDIR tests/*.bats
 	pyflakes3 sweep/tswap tests/py tests/bench/ds-driver/fastpersist_driver.py tests/bench/sweep-overhead
@@ -346,7 +346,7 @@ install: all man
 	install -D -m 0644 $(BUILD)/VERSION $(DESTDIR)$(PREFIX)/share/tswap/VERSION
 	@for f in sweep/grids/*.grid; do \
 		install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/grids/$${f##*/}"; done
-	@for f in sweep/lib/*.sh sweep/tswap/*.py sweep/tswap/*/*.py; do \
+	@for f in sweep/lib/meta-collect.sh sweep/tswap/*.py sweep/tswap/*/*.py; do \
 		install -D -m 0644 "$$f" "$(DESTDIR)$(PREFIX)/share/tswap/$${f#sweep/}"; done
 	@if [ "$(PYCOMPILE)" = 1 ]; then set -x; \
 		$(PYTHON3) -m compileall -q -d $(PREFIX)/share/tswap/tswap $(DESTDIR)$(PREFIX)/share/tswap/tswap >/dev/null; fi

@@ -119,7 +119,7 @@ teardown() { common_teardown; }
 		assert_file_executable "$prefix/bin/tswap-sweep"
 		# The installed sweep finds its modules, Python package and grids,
 		# also through a symlink from elsewhere.
-		assert_file_exists "$prefix/share/tswap/lib/state.sh"
+		assert_file_exists "$prefix/share/tswap/lib/meta-collect.sh"
 		assert_file_exists "$prefix/share/tswap/tswap/stats/aggregate.py"
 		# with the bytecode of the python3 the tools start (-B writes none)
 		local tag

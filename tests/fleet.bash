@@ -41,7 +41,7 @@ setup_file() {
 	for g in "$REPO"/sweep/grids/*.grid; do
 		install -D -m 0644 "$g" "$FLEET_PREFIX/share/tswap/grids/${g##*/}"
 	done
-	for g in "$REPO"/sweep/lib/*.sh "$REPO"/sweep/tswap/*.py "$REPO"/sweep/tswap/*/*.py; do
+	for g in "$REPO"/sweep/lib/meta-collect.sh "$REPO"/sweep/tswap/*.py "$REPO"/sweep/tswap/*/*.py; do
 		install -D -m 0644 "$g" "$FLEET_PREFIX/share/tswap/${g#"$REPO"/sweep/}"
 	done
 	install -D -m 0755 "$ENGINE" "$FLEET_PREFIX/lib/fio/tswap.so"

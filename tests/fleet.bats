@@ -132,11 +132,7 @@ load fleet
 	# one real meta.json of this machine, varied per host: 4 fast hosts at
 	# PCIe x4, 3 slow at x2 (one also with another scheduler), 1 without
 	# metadata
-	SCRIPT_DIR=$REPO/sweep SWEEP_HOME=$REPO/sweep bash -c '
-		set -euo pipefail
-		. "$SWEEP_HOME/lib/state.sh"; . "$SWEEP_HOME/lib/util.sh"
-		. "$SWEEP_HOME/lib/meta.sh"
-		ENGINE=/x meta_json "$1"' meta "$SCRATCH/t.swap" >"$SCRATCH/meta.json"
+	meta_of /x "$SCRATCH/t.swap" >"$SCRATCH/meta.json"
 	jq -s '.[0] as $m | [range(0; 8) as $i | $m
 		| .pcie = {address: "0000:01:00.0", current_link_speed: "16.0 GT/s PCIe", max_link_speed: "16.0 GT/s PCIe",
 			   current_link_width: (if $i >= 4 and $i < 7 then 2 else 4 end), max_link_width: 4}

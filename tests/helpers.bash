@@ -418,3 +418,19 @@ fresh_target() {
 
 load devices
 load strace
+
+# meta_of ENGINE TARGET: TARGET's metadata object (meta.json) as a run on
+# this host makes it: lib/meta-collect.sh's lines read by the package
+# (tswap.results.meta), with the sweep's version; no fio run.
+meta_of() {
+	local kv
+	kv=$(TSWAP_FIO_VERSION='' sh "$REPO/sweep/lib/meta-collect.sh" "$2")
+	/usr/bin/python3 -I -B -c 'import sys
+sys.path.insert(0, sys.argv[1])
+from tswap import jqjson
+from tswap.cli.run_fleet import version
+from tswap.cli.sweep_host import home
+from tswap.results.meta import kv_lines, meta
+print(jqjson.dumps(meta(sys.argv[3], sys.argv[2], version(home(sys.argv[1], sys.argv[1])),
+                        kv_lines(sys.stdin.read()))))' "$REPO/sweep" "$1" "$2" <<<"$kv"
+}

@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
-# meta.bats - what a sweep records about what it measured (sweep/lib/meta.sh,
+# meta.bats - what a sweep records about what it measured (lib/meta-collect.sh,
 # sweep/tswap/results/meta.py), and the command-line conventions: --version, exit
 # status 128 + signal, progress on stderr and results on stdout, --quiet.
 #
-# meta_json runs sourced (no fio run) on a file and on a loop device; one
+# meta_of (tests/helpers.bash, no fio run) reads a file and a loop device; one
 # small real sweep checks that meta.json reaches sweep.json, aggregate.json
 # and report.md.
 
@@ -25,13 +25,10 @@ teardown() {
 	common_teardown
 }
 
-# meta TARGET: meta_json TARGET from the sourced modules, into $SCRATCH/meta.json.
+# meta TARGET: TARGET's metadata object as a run makes it (the collector's
+# lines, tswap.results.meta), into $SCRATCH/meta.json.
 meta() {
-	SCRIPT_DIR=$REPO/sweep SWEEP_HOME=$REPO/sweep bash -c '
-		set -euo pipefail
-		. "$SWEEP_HOME/lib/state.sh"; . "$SWEEP_HOME/lib/util.sh"
-		. "$SWEEP_HOME/lib/meta.sh"
-		ENGINE=$1 meta_json "$2"' meta "$ENGINE" "$1" >"$SCRATCH/meta.json"
+	meta_of "$ENGINE" "$1" >"$SCRATCH/meta.json"
 }
 
 # types JQPATH...: "path=type" for each path of $SCRATCH/meta.json.
@@ -104,13 +101,16 @@ host_and_version_types() {
 }
 
 @test "meta: a fleet host's collector is one fio job line under 8 KiB (fio's OPT_LEN_MAX) and prints what the file does" {
-	# fleet-meta.sh ships lib/meta-collect.sh on one exec_prerun line; a
+	# the fleet ships lib/meta-collect.sh on one exec_prerun line; a
 	# longer line than fio reads crashes fio --client (exit 139). With a
 	# target path of 2 KiB:
 	local long line code
 	long=/$(printf 'd%.0s' {1..2048})/t.dat
-	line=$(SWEEP_HOME=$REPO/sweep bash -c 'set -euo pipefail; . "$SWEEP_HOME/lib/fleet-meta.sh"
-		fleet_meta_job "$1" tswap-meta-1-h01' job "$long" | grep '^exec_prerun=')
+	line=$(/usr/bin/python3 -I -B -c 'import sys
+sys.path.insert(0, sys.argv[1])
+from tswap.executor.fleet_jobs import meta_job
+with open(sys.argv[1] + "/lib/meta-collect.sh", "rb") as f:
+    print(meta_job(sys.argv[2], "tswap-meta-1-h01", f.read()), end="")' "$REPO/sweep" "$long" | grep '^exec_prerun=')
 	((${#line} < 8192)) || fail "the exec_prerun line is ${#line} characters"
 	code=${line#*echo }
 	code=${code%% *}

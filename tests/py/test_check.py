@@ -158,7 +158,7 @@ def test_table_and_junit():
 
 
 def test_command_line_sizes():
-    # sweep/lib/util.sh size_to_bytes: fio notation, binary units
+    # util.sh size_to_bytes: fio notation, binary units
     assert size_to_bytes('1m') == 1048576 and size_to_bytes('4KiB') == 4096
     assert size_to_bytes('1x') is None and size_to_bytes('99999999999999999') is None
     assert dirname('f') == '.' and dirname('/a/b/') == '/a' and dirname('/f') == '/'

@@ -22,7 +22,7 @@ LIMITS = ('--cvflag', '0.05', '--cvrel', '2', '--cvmax', '0.2', '--cache', '1.1'
 
 
 def finish(run, *more, env=None):
-    """The finish stage as sweep/lib/util.sh py runs it."""
+    """The finish stage as util.sh py runs it."""
     boot = ('import sys; sys.path.insert(0, sys.argv.pop(1)); '
             'from tswap.__main__ import main; sys.exit(main())')
     return subprocess.run([sys.executable, '-I', '-B', '-c', boot, str(SWEEP), 'finish', str(run),

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """tswap.executor.locks: one sweep per run directory and per target, with
-sweep/lib/lock.sh's rules (lock_dir, target_lock_file, lock_take,
+lock.sh's rules (lock_dir, target_lock_file, lock_take,
 lock_target_inode, lock_run, lock_busy, lock_probe) and settings.sh
 out_empty's; tswap.cli.sweep_local's run directory and its children."""
 import fcntl

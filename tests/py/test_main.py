@@ -13,7 +13,7 @@ SWEEP = Path(__file__).resolve().parents[2] / 'sweep'
 
 
 def stage(*args, stdin=''):
-    """A stage run as sweep/lib/util.sh py runs it."""
+    """A stage run as util.sh py runs it."""
     boot = ('import sys; sys.path.insert(0, sys.argv.pop(1)); '
             'from tswap.__main__ import main; sys.exit(main())')
     return subprocess.run([sys.executable, '-I', '-B', '-c', boot, str(SWEEP), *args],

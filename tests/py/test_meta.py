@@ -49,7 +49,7 @@ def test_nvme_link_downgraded_and_trimmed_model():
 
 
 def test_into_dir_writes_meta_json_and_sweep_json_meta(tmp_path):
-    # lib/meta.sh write_meta: meta.json as the stage prints it, and
+    # meta.sh write_meta: meta.json as the stage prints it, and
     # sweep.json as jq --slurpfile m meta.json '.meta = $m[0]' wrote it
     # (a key replaced in place, else added last; numbers as jq prints them)
     import subprocess

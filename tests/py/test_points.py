@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""tswap.plan.points: the plan text (sweep/lib/grid.sh's lines) as
+"""tswap.plan.points: the plan text (grid.sh's lines) as
 plan.json's points, and the facts the sweep asks of them (grid.sh
 plan_facts, ranks.sh rank_slots)."""
 import pytest

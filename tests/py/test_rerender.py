@@ -14,7 +14,6 @@ left out.
 from __future__ import annotations
 
 import fnmatch
-import re
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -36,7 +35,6 @@ from tswap.stats.aggregate import Limits, aggregate
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / 'tests' / 'fixtures' / 'runs'
-STATE_SH = REPO / 'sweep' / 'lib' / 'state.sh'
 
 # What a run writes that a re-render must reproduce (text only: no PNGs,
 # no gnuplot logs); each fixture holds those its run wrote.
@@ -67,16 +65,16 @@ def index() -> dict[str, dict[str, str]]:
 
 
 def limits(across_hosts: bool = False) -> Limits:
-    """The run's trust limits, as sweep/lib/state.sh sets them (the runs
+    """The run's trust limits, as the sweep passes them to its finish
+    stage (tswap.cli.run_local FINISH_LIMITS, state.sh's values; the runs
     were recorded with them: a change there must show here)."""
-    text = STATE_SH.read_text(encoding='utf-8')
+    from tswap.cli.run_local import FINISH_LIMITS
+    opts = dict(zip(FINISH_LIMITS[::2], FINISH_LIMITS[1::2]))
 
     def val(name: str) -> float:
-        m = re.search(r'\b%s=([0-9.]+)' % name, text)
-        assert m, '%s not found in %s' % (name, STATE_SH)
-        return float(m.group(1))
-    return Limits(cvflag=val('CV_FLAG'), cvrel=val('CV_REL'), cvmax=val('CV_MAX'),
-                  cache=val('CACHE_FACTOR'), costtol=val('COST_TOL'),
+        return float(opts['--' + name])
+    return Limits(cvflag=val('cvflag'), cvrel=val('cvrel'), cvmax=val('cvmax'),
+                  cache=val('cache'), costtol=val('costtol'),
                   cvtrust=not across_hosts)
 
 
@@ -218,10 +216,9 @@ def render_plot(run: Path, rel: str) -> str:
         dat, plot = hosts_plot(orig, load(run / 'fleet.json'))
         assert plot is not None
         return dat if ext == 'dat' else plot.gp
-    msec = re.search(r'\bBWLOG_MSEC=([0-9]+)', STATE_SH.read_text(encoding='utf-8'))
-    assert msec
+    from tswap.executor.base import BWLOG_MSEC
     plots, bw = run_plots(orig, records(load(run / 'aggregate.json')))
-    plots += bw_plots(orig, bw, msec.group(1), root=str(run))
+    plots += bw_plots(orig, bw, BWLOG_MSEC, root=str(run))
     got = {p.name: p for p in plots}
     assert name in got, '%s: not among the plots rendered: %s' % (rel, sorted(got))
     return got[name].dat if ext == 'dat' else got[name].gp

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """tswap.results.result: one fio run into result.json and its progress
-line (docs/sweep.md "Outputs"; sweep/lib/results.sh result_json)."""
+line (docs/sweep.md "Outputs"; results.sh result_json)."""
 import pytest
 
 from tswap.results.result import (Run, done_entry, error_tail, error_text, fio_json_text, fio_used,

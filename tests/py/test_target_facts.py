@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """tswap.executor.target_facts: what the target rules are decided on,
-read as lib/scratch.sh and lib/target.sh read it (docs/sweep.md
+read as scratch.sh and target.sh read it (docs/sweep.md
 "Targets": the mark DEV:INODE:BIRTH in user.tswap.scratch or the sidecar
 TARGET.tswap-scratch; kernel pseudo-filesystems are not storage)."""
 

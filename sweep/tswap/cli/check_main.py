@@ -105,7 +105,7 @@ def usage_error(msg: str) -> Exit:
 
 def size_to_bytes(s: str) -> Optional[int]:
     """fio size notation (binary units: 1m = 1 MiB) to bytes, as
-    sweep/lib/util.sh size_to_bytes: at most 16 significant digits, below
+    util.sh size_to_bytes: at most 16 significant digits, below
     2^62 bytes; None otherwise."""
     m = _SIZE.fullmatch(s.lower())
     if not m:

@@ -3,7 +3,7 @@
 lib/meta-collect.sh's "key<TAB>value" lines on stdin (tswap.results.meta).
 TARGET: the path as the sweep names it; ENGINE: the engine it loads;
 TSWAP: its version. With --into DIR, nothing on stdout: DIR/meta.json is
-written, and DIR/sweep.json gets it as its "meta" (what lib/meta.sh
+written, and DIR/sweep.json gets it as its "meta" (what meta.sh
 write_meta did with mv and jq's `.meta = $m[0]`: the key replaced in
 place, else added last), each file through FILE.tmp and a rename.
 Exit status 1 (nothing printed or written) when stdin is not the

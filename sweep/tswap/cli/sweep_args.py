@@ -2,7 +2,7 @@
 """tswap-sweep's command line: --help's text and the options, each value's
 syntax and which options go together (docs/sweep.md "Options"). A bad
 option is a Refusal (exit 2) naming the option and the rule, as the shell
-sweep said it (sweep/lib/args.sh before the port)."""
+sweep said it (args.sh before the port)."""
 
 from __future__ import annotations
 
@@ -408,7 +408,7 @@ _HANDED_NOT = frozenset(('action', 'grid', 'rw_opt', 'backend_opt', 'tensor_opt'
 
 
 def declared(o: Options) -> tuple[tuple[str, str], ...]:
-    """The options the run reads as the shell's globals (sweep/lib/state.sh),
+    """The options the run reads as the shell's globals (state.sh),
     NAME and text, for the hand-over (flags "1"/"0")."""
     return tuple((f.name.upper(), ('1' if v else '0') if isinstance(v, bool) else v)
                  for f in fields(o) if f.name not in _HANDED_NOT

@@ -23,7 +23,7 @@ from .sweep_args import Options
 @dataclass(frozen=True)
 class Run:
     """A new run's resolved settings, as the shell's globals name them
-    (sweep/lib/state.sh): runtime and ramp in s ("" with --io-size),
+    (state.sh): runtime and ramp in s ("" with --io-size),
     io_size its notation ("" without), size its shortest notation and
     size_bytes the bytes used; targets absolute; plan the plan lines with
     the ceilings; ceiling_qd and ceiling_jobs the ceiling's iodepth and

@@ -1,11 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """One sweep per run directory, and one per target (the rules of
-sweep/lib/lock.sh, whose lock_target_inode, lock_take and lock_fds_close
-the bash executor keeps for what it does later).
+lock.sh).
 
-RUN/.lock is held with flock(2) on fd 9 for the whole run: the bash
-executor this process becomes and the fio processes it starts inherit
-it, so a killed sweep's fio still holds it until its point ends; it
+RUN/.lock is held with flock(2) on fd 9 for the whole run: the fio
+processes of a run on this host inherit it, so a killed sweep's fio still holds it until its point ends; it
 names the holder's pid. It is taken before anything else is written in
 the run directory, so two sweeps on one directory never interleave: the
 second exits 2 with one line naming the holder (lock_busy).

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """What the target rules (target_rules) are decided on, read from the
 kernel: os.stat and statx (the birth time), statfs (the filesystem type),
-xattrs and the sidecar mark (lib/scratch.sh), /proc/swaps,
+xattrs and the sidecar mark (scratch.sh), /proc/swaps,
 /proc/self/mountinfo, /sys/class/block/*/holders, /sys/block/loop*/loop/
 backing_file; and from the tools where the kernel gives no file to read:
 lsblk (a device's tree of partitions and holders, their mountpoints, as
@@ -28,7 +28,7 @@ from .target_rules import SCRATCH_SIDECAR, BlockFacts, NewPath, Options, Probe, 
 SCRATCH_XATTR = 'user.tswap.scratch'
 
 # kernel pseudo-filesystems, by statfs f_type, named as GNU stat -f -c %T
-# names them (lib/scratch.sh PSEUDO_FS_TYPES)
+# names them (scratch.sh PSEUDO_FS_TYPES)
 PSEUDO_FS = {0x9fa0: 'proc', 0x62656572: 'sysfs', 0x64626720: 'debugfs', 0x74726163: 'tracefs',
              0x73636673: 'securityfs', 0x62656570: 'configfs', 0x27e0eb: 'cgroupfs',
              0x63677270: 'cgroup2fs', 0x1cd1: 'devpts', 0xcafe4a11: 'bpf_fs', 0x6165676c: 'pstorefs',
@@ -92,7 +92,7 @@ def _dirname(p: str) -> str:
 
 def scratch_mark(path: str) -> Optional[str]:
     """The mark path would carry: DEV:INODE:BIRTH, or DEV:INODE without a
-    birth time (lib/scratch.sh scratch_mark)."""
+    birth time (scratch.sh scratch_mark)."""
     try:
         st = os.stat(path)
     except OSError:
@@ -103,7 +103,7 @@ def scratch_mark(path: str) -> Optional[str]:
 
 def scratch_owned(path: str, want: Optional[str] = None) -> bool:
     """path is a file the sweep created: its xattr, or its sidecar (a
-    regular file, a mark with a birth time), holds its mark (lib/scratch.sh
+    regular file, a mark with a birth time), holds its mark (scratch.sh
     scratch_owned)."""
     want = want or scratch_mark(path)
     if not want:
@@ -132,7 +132,7 @@ _SIDE_MARK = re.compile(r'[0-9]+:[0-9]+:[1-9][0-9]*(\.[0-9]+)?')
 
 def sidecar_free(path: str) -> bool:
     """path's sidecar name is free, or holds an earlier sidecar mark (one
-    DEV:INODE:BIRTH line: a deleted target's) (lib/scratch.sh
+    DEV:INODE:BIRTH line: a deleted target's) (scratch.sh
     scratch_sidecar_free)."""
     side = path + SCRATCH_SIDECAR
     if not os.path.lexists(side):
@@ -151,7 +151,7 @@ def sidecar_free(path: str) -> bool:
 
 
 def identity(path: str) -> str:
-    """What path names now, as lib/target.sh target_identity says it:
+    """What path names now, as target.sh target_identity says it:
     "block device MAJ:MIN", "file DEV:INODE[, born BIRTH][, the sweep's
     mark]", "no file", else its type."""
     try:

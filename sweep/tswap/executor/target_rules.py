@@ -187,7 +187,7 @@ def file_rules(what: str, name: str, writes: bool, big: bool, have: str, o: Opti
     long (big; fio lays out, i.e. writes, a shorter one) (docs/sweep.md
     "Targets" rule 2). what names it in a refusal, name in the warning,
     have is its size, said. The same rules on fleet hosts:
-    lib/target.sh file_rules."""
+    target.sh file_rules."""
     if o.destructive:
         if writes or not big:
             return ('overwriting %s, a file the sweep did not create, because of --destructive' % name,), None

@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 @dataclass(frozen=True)
 class Settings:
-    """A run's settings, as the shell sweep has them (sweep/lib/state.sh).
+    """A run's settings, as the shell sweep has them (state.sh).
 
     Strings as given (runtime, ramp and io_size are the option's text, ""
     when unset); size_bytes, repeat, ceiling_qd, ceiling_jobs and ss_dur

@@ -20,7 +20,7 @@ from .values import bytes_to_size, is_uint, size_to_bytes
 
 # The device ceiling: fio's libaio at bs CEILING_BS (bytes: 1m), iodepth
 # at least CEILING_QD_MIN, at most CEILING_QD_MAX; at most CEILING_JOBS_MAX
-# fio jobs per handle (sweep/lib/state.sh).
+# fio jobs per handle (state.sh).
 CEILING_BS = 1 << 20
 CEILING_QD_MIN, CEILING_QD_MAX, CEILING_JOBS_MAX = 64, 4096, 64
 # Steady state (tswap steady.sh): fio's window in seconds

@@ -3,7 +3,7 @@
 whole numbers, lists, and the refusal that ends the sweep before anything
 runs (docs/sweep.md "Options", "Grid files", "Exit codes").
 
-Every rule here is the one the shell sweep had (sweep/lib/util.sh), to
+Every rule here is the one the shell sweep had (util.sh), to
 the byte: the messages and what is accepted are the sweep's interface."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """fio's bandwidth logs: GB/s over time and the "drops during the run" check
-(docs/sweep.md "Bandwidth over time"; sweep/lib/bwlog.sh).
+(docs/sweep.md "Bandwidth over time"; bwlog.sh).
 
 A log line is "msec, KiB/s, direction, bs, offset" (fio HOWTO "Log File
 Formats"), one per log_avg_msec (ms) of the measured run; a point of

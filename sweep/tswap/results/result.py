@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """One run of a point: fio's JSON, the engine's tswap_stats and the
 bandwidth logs into result.json and its progress line (docs/sweep.md
-"Files"; sweep/lib/results.sh result_json).
+"Files"; results.sh result_json).
 
 A point of several handles (ranks, readwrite: one fio job each, job name
 KEY.rankR[.read|.write]) is summed over its jobs; handles lists each job,

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Steady state of one fio run (docs/sweep.md "Steady state"; fio HOWTO
-"Steady state", fio steadystate.c steadystate_check; sweep/lib/steady.sh).
+"Steady state", fio steadystate.c steadystate_check; steady.sh).
 
 fio fits a least-squares line through the last ss_dur one-second samples
 of a job and ends the job when the slope is within the criterion. Its

@@ -26,7 +26,7 @@ Doc = dict[str, Any]
 
 @dataclass(frozen=True)
 class Limits:
-    """The run's trust limits (sweep/lib/state.sh; docs/sweep.md).
+    """The run's trust limits (state.sh; docs/sweep.md).
 
     cvflag: a point's CV is never flagged below it (fraction, 0.05);
     cvrel: ... nor below cvrel x the median CV of the run's other points;
