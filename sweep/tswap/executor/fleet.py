@@ -186,7 +186,9 @@ class Fleet:
         fioproc.block_signals()
 
     def split(self, d: str) -> None:
-        """fleet_split: fio.text, fio.client.json and fio.stdout of d."""
+        """fleet_split: fio.text, and when fio's client JSON has
+        client_stats, fio.client.json and fio.stdout (the single-host
+        shape) of d."""
         out = d + '/fio.client.out'
         if not os.path.isfile(out):
             write(d + '/fio.text', '')
@@ -196,6 +198,8 @@ class Fleet:
             f.write(text)
         shaped = rules.single_shape(text_of(js)) if js is not None else None
         if shaped is not None:
+            with open(d + '/fio.client.json', 'wb') as f:
+                f.write(js or b'')
             write(d + '/fio.stdout', shaped)
 
     def classify(self, d: str, rc: int, limit: str, h: FleetHost) -> str:
