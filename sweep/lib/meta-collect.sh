@@ -1,9 +1,9 @@
 # shellcheck shell=sh
 # meta-collect.sh - read what a target is and what host it is on, read-only,
 # in POSIX sh with standard tools only (no jq, no bash, no tswap): the one
-# collector of the metadata, run by meta.sh on this machine and shipped to
-# each fleet host inside the probe job (fleet-meta.sh), where /bin/sh may be
-# dash and jq may be absent.
+# collector of the metadata, run by the sweep on this machine and shipped
+# to each fleet host inside the probe job (tswap/executor/fleet_jobs.py),
+# where /bin/sh may be dash and jq may be absent.
 #
 #   sh meta-collect.sh TARGET
 #       "key<TAB>value" lines on stdout, the first "tswap-meta<TAB>1". JSON
@@ -13,13 +13,14 @@
 #       but cannot be read adds "unreadable.PATH<TAB>1" (PATH without
 #       TSWAP_SYSROOT). A value is one line (newlines and CRs become
 #       blanks), of at most 64 KiB of each file (reading stops at the
-#       first line end past 64 KiB). meta.sh meta_from_kv turns the lines
-#       into meta.json (tswap.results.meta).
+#       first line end past 64 KiB). tswap/results/meta.py turns the lines
+#       into meta.json.
 #   sh meta-collect.sh --fio-job NAME TARGET
 #       the same lines, gzip'd and base64'd, as a fio job file: one job
 #       NAME-NNN per 240 characters, each with the chunk as its description
 #       (fio sends a job's description back to the client: "desc" in
-#       client_stats). fleet-meta.sh reads it back with --remote-config.
+#       client_stats). tswap/executor/fleet_probe.py reads it back with
+#       --remote-config.
 #
 # The device's serial number never leaves the host: only its SHA-256 (first
 # 12 hex digits) does; it is blanked in the nvme id-ctrl JSON. Nothing is
@@ -27,8 +28,8 @@
 # cannot read is empty, and meta.json says why).
 #
 # Fleet hosts get this file without its comment lines on one line of a fio
-# job file, gzip'd and base64'd (fleet-meta.sh), which fio reads up to 8
-# KiB: the code must stay small.
+# job file, gzip'd and base64'd (tswap/executor/fleet_jobs.py), which fio
+# reads up to 8 KiB: the code must stay small.
 #
 # It runs at the start of every sweep: each tool is run once, and every
 # file is read by the one awk that prints the lines (about 14 processes
