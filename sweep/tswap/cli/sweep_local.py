@@ -6,8 +6,7 @@ runs (tswap.cli.run_local): the targets checked
 its sweep.json, plan.json and meta.json, or a resumed run's directory
 locked (and its plan.json made from an older run's plan.tsv), and the
 runs done earlier (load-done). What the executor needs of it comes back
-as its state: RUN, RUN_LOCKED, LOCK_DIR, TARGET_LOCK_FDS (the lock fds
-it inherits), the targets' kinds and owners, FINISHED.
+as its state: RUN, the targets' kinds and owners, FINISHED.
 
 The metadata collector (sh lib/meta-collect.sh TARGET) and git describe
 run as child processes (tswap.early.Background: git describe from the
@@ -279,8 +278,7 @@ def setup(h: host.Home, v: Mapping[str, Value], bg: Background,
             # a run made before plan.json: its plan.tsv converted
             from .sweep_start import plan_doc
             _write(run + '/plan.json', plan_doc(str(v['PLAN_TEXT'])) + '\n')
-    out.update(RUN=run, RUN_LOCKED='1', LOCK_DIR=locks.dir, TARGET_LOCK_FDS=dict(
-        (f, str(fd)) for f, fd in locks.fds.items()), FINISHED=done(run), FINISHED_LOADED='1')
+    out.update(RUN=run, FINISHED=done(run))
     return out
 
 

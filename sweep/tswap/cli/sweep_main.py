@@ -19,8 +19,6 @@ import sys
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Union
 
 from .. import jqjson
-from ..jqjson import dumps
-from ..plan import points
 from ..plan.values import EXIT_ERROR, EXIT_OK, Refusal
 from ..early import Background
 from . import sweep_host as host
@@ -46,12 +44,11 @@ def _out(stream: object, text: str) -> None:
 def state(h: host.Home, o: Options, run: Optional[Run], t0: str,
           resumed: Optional[Resumed] = None, fio: Optional[list[Optional[str]]] = None
           ) -> dict[str, Value]:
-    """The state handed to run.sh, a value per global: the options, and for
-    a new run its settings, grid and plan, with the plan's facts kept
-    (ranks.sh facts_keep: run.sh does not ask the package again), its
-    hosts, budget and first documents (_start); for
-    --resume the run's own (tswap.cli.sweep_resume). fio: fio --version's
-    text when already read ([text], [None]: fio failed)."""
+    """The run's state, a value per setting (state.sh's names): the
+    options, and for a new run its settings, grid and plan, its hosts,
+    budget and first documents (_start); for --resume the run's own
+    (tswap.cli.sweep_resume). fio: fio --version's text when already read
+    ([text], [None]: fio failed)."""
     v: dict[str, Value] = dict(declared(o))
     v['BUDGET_T0'] = t0
     v['DEFAULT_TARGET'] = host.default_target(h)
@@ -63,7 +60,7 @@ def state(h: host.Home, o: Options, run: Optional[Run], t0: str,
                  SIZE_BYTES=str(run.size_bytes), RUNTIME=run.runtime, RAMP=run.ramp,
                  IO_SIZE=run.io_size, REPEAT=run.repeat, CEILING='1' if run.ceiling else '0',
                  CEILING_QD=str(run.ceiling_qd), CEILING_JOBS=str(run.ceiling_jobs),
-                 PLAN_TEXT=plan, PLAN_FACTS='\n'.join(points.facts(plan)), PLAN_FACTS_OF=plan,
+                 PLAN_TEXT=plan,
                  STEADY='on' if run.steady else 'off', NOTES=run.notes,
                  G_NAME=g.name, G_DESC=g.desc)
     if resumed is not None:
@@ -72,9 +69,6 @@ def state(h: host.Home, o: Options, run: Optional[Run], t0: str,
         if os.path.isfile(str(v['RUN']) + '/plan.json'):
             # its plan text is plan.json's lines (sweep_resume._plan_text)
             v['PLAN_LINES'] = v['PLAN_TEXT']
-        v.update(PLAN_FACTS='\n'.join(points.facts(str(v['PLAN_TEXT']))), PLAN_FACTS_OF=v['PLAN_TEXT'])
-    if run is not None or resumed is not None:
-        v.update(_targets_json(v))
     if run is not None:
         v.update(_start(h, o, run, t0, v, fio if fio is not None else []))
     return v
@@ -110,9 +104,7 @@ def _start(h: host.Home, o: Options, run: Run, t0: str, v: dict[str, Value],
                    H_ID=tuple(x.id for x in fleet.hosts),
                    H_TARGET=tuple(x.target for x in fleet.hosts),
                    H_ENGINE=tuple(x.engine for x in fleet.hosts),
-                   H_OPTS=tuple('\n'.join(x.opts) for x in fleet.hosts),
-                   H_WHERE=tuple(x.where for x in fleet.hosts),
-                   H_LOST=('',) * len(fleet.hosts))
+                   H_OPTS=tuple('\n'.join(x.opts) for x in fleet.hosts))
     budget, auto = sweep_start.budget(run, o.budget, o.exhaustive, run.fleet, t0)
     out.update(BUDGET=budget, BUDGET_AUTO='1' if auto else '0')
     if not o.dry_run:
@@ -120,8 +112,6 @@ def _start(h: host.Home, o: Options, run: Run, t0: str, v: dict[str, Value],
                                                   fleet.config() if fleet else None, budget, auto)
         out['PLAN_JSON'] = sweep_start.plan_doc(str(v['PLAN_TEXT']))
         out['PLAN_LINES'] = plan_lines(jqjson.loads(out['PLAN_JSON']))
-        if fio and fio[0] is not None:
-            out['FIO_VERSION_TEXT'] = fio[0]
     return out
 
 
@@ -142,22 +132,9 @@ def plan_lines(doc: dict[str, Any]) -> str:
     return '\n'.join(out)
 
 
-def _targets_json(v: dict[str, Value]) -> dict[str, Value]:
-    """ranks.sh targets_json's answer kept (TARGETS_JSON and its key
-    TARGETS_JSON_OF: the targets joined by US), so that run.sh runs no jq
-    for it; nothing when a path is not UTF-8 (jq would replace bytes)."""
-    targets = v.get('TARGETS') or (v['TARGET'],)
-    assert isinstance(targets, tuple)
-    try:
-        ''.join(targets).encode('utf-8')
-    except UnicodeEncodeError:
-        return {}
-    return {'TARGETS_JSON': dumps(list(targets), compact=True), 'TARGETS_JSON_OF': '\x1f'.join(targets)}
-
-
 def name_process() -> None:
     """This process's name (comm: ps, top, pgrep -x) set to tswap-sweep,
-    as run.sh sets bash's after the hand-over; best effort."""
+    best effort."""
     try:
         with open('/proc/self/comm', 'w') as f:
             f.write(PROG)

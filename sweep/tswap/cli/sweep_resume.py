@@ -173,12 +173,11 @@ def _fleet(o: Options, cfg: str, doc: dict[str, Any]) -> Resumed:
     if not hosts:
         raise Refusal(EXIT_ERROR, '%s: no hosts in the fleet settings' % cfg)
     cols = (('H_ID', 'id'), ('H_LABEL', 'label'), ('H_ADDR', 'address'), ('H_TARGET', 'target'),
-            ('H_ENGINE', 'engine'), ('H_OPTS', 'options'), ('H_WHERE', 'where'))
+            ('H_ENGINE', 'engine'), ('H_OPTS', 'options'))
     # jq's `null + "\u0000"`: a missing field is empty
     arrays = [(name, tuple('\n'.join(map(jqjson.text, h.get(k) or [])) if k == 'options'
                            else '' if h.get(k) is None else jqjson.text(h.get(k))
                            for h in hosts)) for name, k in cols]
-    arrays.append(('H_LOST', ('',) * len(hosts)))
     return Resumed(tuple(vals), tuple(arrays))
 
 
