@@ -19,8 +19,9 @@ import glob
 import os
 import signal
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 from .. import jqjson
 from ..plan.checkpoint import CheckpointError, job_file
@@ -156,9 +157,6 @@ class Fleet:
         text, err = job_or_exit(line, self.s.jobs, h)
         write(path, head + text)
         if err:
-            # the clients started already stopped first: none outlives the sweep
-            self.clients.stop(signal.SIGTERM)
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, fioproc.TAKEN)
             _write(2, err[1] + '\n')
             raise Exit(err[0])
 
@@ -166,24 +164,29 @@ class Fleet:
         """fleet_launch: h's fio client in d, stopped after limit seconds."""
         self.clients.start(d, h.addr, args, limit, grace)
 
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Clients started and waited for (wait) inside: the stop signals
+        are blocked from the first start on and wait for the wait, and
+        whatever ends the block, no client is left running."""
+        fioproc.block_signals()
+        try:
+            yield
+        finally:
+            if self.clients.running:
+                self.clients.stop(signal.SIGTERM)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, fioproc.TAKEN)
+
     def wait(self) -> list[Optional[int]]:
         """Every client's status, in the order they started; a stop signal
         stops them (Interrupted)."""
         started = list(self.clients.running)
-        fioproc.block_signals()
         try:
-            try:
-                self.clients.wait()
-            except fioproc.Stopped as st:
-                ignore_signals()
-                raise Interrupted(st.sig) from None
-        finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, fioproc.TAKEN)
+            self.clients.wait()
+        except fioproc.Stopped as st:
+            ignore_signals()
+            raise Interrupted(st.sig) from None
         return [c.rc for c in started]
-
-    def start_block(self) -> None:
-        """Signals wait for the clients' wait from the first start on."""
-        fioproc.block_signals()
 
     def split(self, d: str) -> None:
         """fleet_split: fio.text, and when fio's client JSON has
@@ -249,15 +252,14 @@ class Fleet:
         --connect-timeout; one that fails is lost for this run."""
         from .fleet_probe import meta_lost
         s = self.s
-        first = s.first
-        self.start_block()
-        for h in hosts:
-            d = '%s/preflight/%s' % (s.run, h.id)
-            _remove(d)
-            os.makedirs(d)
-            self.write_job(d + '/job.fio', first, h, jobs.preflight_head(h.label))
-            self.launch(d, h, int(s.connect_timeout), 2, '--parse-only', 'job.fio')
-        rcs = self.wait()
+        with self.batch():
+            for h in hosts:
+                d = '%s/preflight/%s' % (s.run, h.id)
+                _remove(d)
+                os.makedirs(d)
+                self.write_job(d + '/job.fio', s.first, h, jobs.preflight_head(h.label))
+                self.launch(d, h, int(s.connect_timeout), 2, '--parse-only', 'job.fio')
+            rcs = self.wait()
         for h, rc in zip(hosts, rcs):
             assert rc is not None
             d = '%s/preflight/%s' % (s.run, h.id)
@@ -292,19 +294,19 @@ class Fleet:
         self.tmps, self.ran = [], []
         hosts = [s.hosts[i] for i in places if isinstance(i, int)]
         t0 = time.monotonic_ns()
-        self.start_block()
-        for h in hosts:
-            tmp = '%s/.tmp-%s.%d' % (pd, h.id, os.getpid())
-            _remove(tmp)
-            os.makedirs(tmp)
-            self.tmps.append(tmp)
-            self.write_job(tmp + '/job.fio', line, h)
-            write_exec(tmp + '/run.sh', jobs.run_sh(h.label, s.grid, h.addr))
-            if self.lost[h.index]:
-                continue
-            self.launch(tmp, h, limit, 5, '--output-format=json', 'job.fio')
-            self.ran.append(h.index)
-        rcs = dict(zip(self.ran, self.wait()))
+        with self.batch():
+            for h in hosts:
+                tmp = '%s/.tmp-%s.%d' % (pd, h.id, os.getpid())
+                _remove(tmp)
+                os.makedirs(tmp)
+                self.tmps.append(tmp)
+                self.write_job(tmp + '/job.fio', line, h)
+                write_exec(tmp + '/run.sh', jobs.run_sh(h.label, s.grid, h.addr))
+                if self.lost[h.index]:
+                    continue
+                self.launch(tmp, h, limit, 5, '--output-format=json', 'job.fio')
+                self.ran.append(h.index)
+            rcs = dict(zip(self.ran, self.wait()))
         wall = wall_text(time.monotonic_ns() - t0)
         for h in hosts:
             tmp = '%s/.tmp-%s.%d' % (pd, h.id, os.getpid())

@@ -53,26 +53,26 @@ def probe_targets(x: Fleet, hosts: list[FleetHost]) -> None:
     passed."""
     from .fleet import text_of, write
     s = x.s
-    names = {}
-    x.start_block()
-    for h in hosts:
-        d = '%s/preflight/%s/target' % (s.run, h.id)
-        _remove(d)
-        os.makedirs(d)
-        names[h.index] = jobs.meta_name(os.getpid(), h.index)
-        with open(s.collector, 'rb') as f:
-            meta = jobs.meta_job(h.target, names[h.index], f.read())
-        write(d + '/probe.fio', jobs.probe_job(h.target, s.jobs.size_bytes, meta))
-        x.launch(d, h, int(s.connect_timeout), 2, '--output-format=json', 'probe.fio')
-    rcs = x.wait()
-    # the metadata the probe left on the hosts that answered in time
-    x.start_block()
-    for h, rc in zip(hosts, rcs):
-        if rc not in (124, 137):
+    names = {h.index: jobs.meta_name(os.getpid(), h.index) for h in hosts}
+    with open(s.collector, 'rb') as f:
+        collector = f.read()
+    with x.batch():
+        for h in hosts:
             d = '%s/preflight/%s/target' % (s.run, h.id)
-            x.clients.start(d, h.addr, ('--output-format=json', '--remote-config', names[h.index] + '.prerun.txt'),
-                            int(s.connect_timeout), 2, 'meta.client.out', 'meta.stderr')
-    x.wait()
+            _remove(d)
+            os.makedirs(d)
+            meta = jobs.meta_job(h.target, names[h.index], collector)
+            write(d + '/probe.fio', jobs.probe_job(h.target, s.jobs.size_bytes, meta))
+            x.launch(d, h, int(s.connect_timeout), 2, '--output-format=json', 'probe.fio')
+        rcs = x.wait()
+    # the metadata the probe left on the hosts that answered in time
+    with x.batch():
+        for h, rc in zip(hosts, rcs):
+            if rc not in (124, 137):
+                x.clients.start('%s/preflight/%s/target' % (s.run, h.id), h.addr,
+                                ('--output-format=json', '--remote-config', names[h.index] + '.prerun.txt'),
+                                int(s.connect_timeout), 2, 'meta.client.out', 'meta.stderr')
+        x.wait()
     fresh = []
     for h, rc in zip(hosts, rcs):
         d = '%s/preflight/%s/target' % (s.run, h.id)
@@ -105,15 +105,15 @@ def create_targets(x: Fleet, hosts: list[FleetHost]) -> None:
     is created by fio, unmarked, and said."""
     from .fleet import text_of
     s = x.s
-    x.start_block()
-    for h in hosts:
-        d = '%s/preflight/%s/target/create' % (s.run, h.id)
-        _remove(d)
-        os.makedirs(d)
-        with open(d + '/create.fio', 'w', encoding='utf-8', errors='surrogateescape') as f:
-            f.write(jobs.create_job(h.target, s.jobs.size_bytes))
-        x.launch(d, h, int(s.connect_timeout) + int(s.host_timeout), 2, '--output-format=json', 'create.fio')
-    x.wait()
+    with x.batch():
+        for h in hosts:
+            d = '%s/preflight/%s/target/create' % (s.run, h.id)
+            _remove(d)
+            os.makedirs(d)
+            with open(d + '/create.fio', 'w', encoding='utf-8', errors='surrogateescape') as f:
+                f.write(jobs.create_job(h.target, s.jobs.size_bytes))
+            x.launch(d, h, int(s.connect_timeout) + int(s.host_timeout), 2, '--output-format=json', 'create.fio')
+        x.wait()
     for h in hosts:
         d = '%s/preflight/%s/target/create' % (s.run, h.id)
         js = json_part(d + '/fio.client.out')
