@@ -263,20 +263,34 @@ refused() {
 }
 
 @test "sweep hostile: a signal that comes inside a command whose stderr is /dev/null (drop_caches' write) still prints the resume hint" {
-	# bash runs a trap inside the redirections of the command the signal
-	# came in: here a stand-in for the points that signals the sweep's
-	# shell inside { ...; } 2>/dev/null, as drop_caches writes
-	# /proc/sys/vm/drop_caches
-	run --separate-stderr bash -c '
-		SCRIPT_DIR=$1 SWEEP_HOME=$1
-		for m in state util exec-fleet pipeline; do . "$1/lib/$m.sh"; done
-		RUN=$2 BUDGET=
-		mkdir -p "$RUN/points"
-		exec 8>/dev/null
-		exec_head() { :; }
-		run_points() { { kill -TERM "$$"; sleep 1; } 2>/dev/null; }
-		run_all
-		echo "run_all returned" >&2' _ "$REPO/sweep" "$SCRATCH/run"
+	# the run's loop (tswap.cli.run_local execute) with points that signal
+	# the sweep while its stderr is /dev/null, as drop_caches' write was
+	run --separate-stderr /usr/bin/python3 -I -B -c 'import os, signal, sys, time
+sys.path.insert(0, sys.argv[1])
+from tswap.cli import run_local
+from tswap.executor.base import PROG, _write
+
+class Points:
+    s = type("S", (), {"run": sys.argv[2]})
+
+    def warn(self, msg):
+        _write(2, "%s: %s\n" % (PROG, msg))
+
+    def stop(self, sig):
+        pass
+
+def points():
+    err, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 2)
+    try:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(1)
+    finally:
+        os.dup2(err, 2)
+    sys.stderr.write("the points returned\n")
+
+os.makedirs(sys.argv[2] + "/points")
+sys.exit(run_local.execute(Points(), sys.argv[2], points, lambda: 0, False))' "$REPO/sweep" "$SCRATCH/run"
 	assert_equal "$status" 143
 	[[ $stderr == "tswap-sweep: interrupted: finished points are kept; finish with: tswap-sweep --resume $SCRATCH/run" ]] ||
 		fail "stderr: $stderr"

@@ -41,17 +41,6 @@ teardown() {
 	common_teardown
 }
 
-# lib: the modules the unit tests call, sourced as the entry point does.
-lib() {
-	SCRIPT_DIR=$REPO/sweep
-	SWEEP_HOME=$SCRIPT_DIR
-	local m
-	for m in state util jobs ranks results; do
-		# shellcheck disable=SC1090
-		. "$SWEEP_HOME/lib/$m.sh"
-	done
-}
-
 # bwlog FILE START_MS STEP_MS KIBS...: a fio bandwidth log, one sample each.
 bwlog() {
 	local f=$1 t=$2 step=$3 v
@@ -78,14 +67,17 @@ needs_engine() {
 }
 
 # result_of FIO_JSON: result.json of a point directory whose fio output is
-# FIO_JSON (jq text), through results.sh result_json.
+# FIO_JSON (jq text), as the executors write it (tswap.cli.result
+# write_result, once results.sh result_json).
 result_of() {
-	lib
-	# shellcheck disable=SC2034 # read by the sourced modules
-	TARGETS=(t) RUN=''
 	mkdir -p p
 	printf '%s\n' "$1" >p/fio.stdout
-	result_json p write-x.r1 1 0 1.0 "$(printf 'write-x\ttswap\twrite\tlibaio\t4194304\t1048576\t8\tblock\toverlap\t1\t2\t1')"
+	/usr/bin/python3 -I -B -c 'import sys
+sys.path.insert(0, sys.argv[1])
+from tswap.cli.result import write_result
+from tswap.executor.local import BWLOG_MIN_SAMPLES, BWLOG_MSEC, DROP_PCT
+write_result("p", sys.argv[2], "write-x.r1", "1", "0", "1.0", ["t"], float(BWLOG_MSEC), float(BWLOG_MIN_SAMPLES),
+             float(DROP_PCT))' "$REPO/sweep" "$(printf 'write-x\ttswap\twrite\tlibaio\t4194304\t1048576\t8\tblock\toverlap\t1\t2\t1')"
 	cat p/result.json
 }
 
