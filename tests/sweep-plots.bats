@@ -14,12 +14,9 @@ bats_load_library bats-support
 bats_load_library bats-assert
 bats_load_library bats-file
 
-# Before state.sh, which has an ENGINE of its own.
 SWEEP_ENGINE=${TSWAP_ENGINE:-$(cd "$BATS_TEST_DIRNAME/.." && pwd)/build/tswap.so}
 SCRIPT_DIR=$(cd "$BATS_TEST_DIRNAME/../sweep" && pwd)
 SWEEP_HOME=$SCRIPT_DIR
-# shellcheck source=../sweep/lib/state.sh
-. "$SWEEP_HOME/lib/state.sh"
 
 # hide_gnuplot: PATH without gnuplot: every other command of PATH's
 # directories (the first of a name) linked into one directory, PATH that.
