@@ -1,32 +1,41 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""python3 -m tswap finish (tswap/cli/finish.py) on a run directory a
-user damaged, and tswap.cli.files.write_text when the write fails: one
-line and exit 3, never a traceback nor Python's 1 (the run's 1 is "a
---min-*-gbs bar missed"), and no half-written FILE.tmp left."""
+"""The finish (tswap/cli/finish.py), as the sweep runs it in its process
+(tswap.cli.run_local finish_stage), on a run directory a user damaged,
+and tswap.cli.files.write_text when the write fails: one line and exit 3,
+never a traceback nor Python's 1 (the run's 1 is "a --min-*-gbs bar
+missed"), and no half-written FILE.tmp left."""
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from tswap.cli.files import write_text
+from tswap.cli.run_local import finish_stage
 
 REPO = Path(__file__).resolve().parents[2]
-SWEEP = REPO / 'sweep'
 SINGLE = REPO / 'tests' / 'fixtures' / 'runs' / 'single'
 # state.sh's CV_FLAG, CV_REL, CV_MAX, CACHE_FACTOR, COST_TOL
 LIMITS = ('--cvflag', '0.05', '--cvrel', '2', '--cvmax', '0.2', '--cache', '1.1', '--costtol', '0.03',
           '--bwlog-msec', '250')
 
 
-def finish(run, *more, env=None):
-    """The finish stage as util.sh py runs it."""
-    boot = ('import sys; sys.path.insert(0, sys.argv.pop(1)); '
-            'from tswap.__main__ import main; sys.exit(main())')
-    return subprocess.run([sys.executable, '-I', '-B', '-c', boot, str(SWEEP), 'finish', str(run),
-                           *LIMITS, *more], capture_output=True, text=True, env=env)
+@pytest.fixture
+def finish(capfd, monkeypatch):
+    """finish(RUN, *OPTIONS, path=PATH): the finish on RUN with the
+    limits and OPTIONS (PATH: the PATH it runs gnuplot from); its exit
+    status, stdout and stderr (their file descriptors: gnuplot's too)."""
+    def finish(run, *more, path=None):
+        if path is not None:
+            monkeypatch.setenv('PATH', path)
+        capfd.readouterr()
+        rc = finish_stage(str(run), [str(run), *LIMITS, *more])
+        sys.stdout.flush()
+        out, err = capfd.readouterr()
+        return SimpleNamespace(returncode=rc, stdout=out, stderr=err)
+    return finish
 
 
 @pytest.fixture
@@ -56,12 +65,12 @@ def test_write_text_failing_write_leaves_no_tmp_and_names_the_path(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_the_recorded_run_finishes(run):
+def test_the_recorded_run_finishes(run, finish):
     r = finish(run)
     assert r.returncode == 0 and r.stderr == ''
 
 
-def test_a_rerender_replaces_the_outputs_notes_and_keeps_the_points_runs(run, tmp_path):
+def test_a_rerender_replaces_the_outputs_notes_and_keeps_the_points_runs(run, tmp_path, finish):
     # an earlier render without gnuplot, and one gnuplot failed on, left
     # their notes; this one has a gnuplot (that draws nothing, quietly)
     (run / 'notes.txt').write_text('gnuplot is not installed: no plots\na note of the points\n'
@@ -70,26 +79,26 @@ def test_a_rerender_replaces_the_outputs_notes_and_keeps_the_points_runs(run, tm
     bin_.mkdir()
     (bin_ / 'gnuplot').write_text('#!/bin/sh\nexit 0\n')
     (bin_ / 'gnuplot').chmod(0o755)
-    r = finish(run, env=dict(os.environ, PATH='%s:%s' % (bin_, os.environ.get('PATH', ''))))
+    r = finish(run, path='%s:%s' % (bin_, os.environ.get('PATH', '')))
     assert r.returncode == 0 and r.stderr == ''
     report = (run / 'report.md').read_text()
     assert [x for x in report.split('\n') if x.startswith('- note: ')] == ['- note: a note of the points']
     assert (run / 'notes.txt').read_text() == 'a note of the points\n'
     # again without gnuplot: its one note, the points' run's kept
-    r = finish(run, env=dict(os.environ, PATH=str(tmp_path / 'nothing')))
+    r = finish(run, path=str(tmp_path / 'nothing'))
     assert r.returncode == 0 and r.stderr == ''
     assert (run / 'notes.txt').read_text() == 'a note of the points\ngnuplot is not installed: no plots\n'
 
 
 @pytest.mark.parametrize('text', ['[1]', '"x"', '\udcff'])
-def test_a_meta_json_not_an_object_or_not_utf8_is_one_line_exit_3(run, text):
+def test_a_meta_json_not_an_object_or_not_utf8_is_one_line_exit_3(run, text, finish):
     (run / 'meta.json').write_bytes(text.encode('utf-8', 'surrogateescape'))
     r = finish(run)
     one_line_3(r)
     assert r.stderr.startswith('tswap: meta %s: ' % (run / 'meta.json')), r.stderr
 
 
-def test_notes_not_utf8_is_one_line_exit_3(run):
+def test_notes_not_utf8_is_one_line_exit_3(run, finish):
     (run / 'notes.txt').write_bytes(b'\xff\xfe note\n')
     r = finish(run)
     one_line_3(r)
@@ -97,7 +106,7 @@ def test_notes_not_utf8_is_one_line_exit_3(run):
 
 
 @pytest.mark.parametrize('text', ['[]', '1', '"x"', 'null', '{}', '{"runkey": "zz.r1", "point": 5}'])
-def test_a_stray_result_json_not_a_runs_result_is_one_line_exit_3(run, text):
+def test_a_stray_result_json_not_a_runs_result_is_one_line_exit_3(run, text, finish):
     (run / 'points' / 'zz.r1').mkdir()
     (run / 'points' / 'zz.r1' / 'result.json').write_text(text)
     r = finish(run)
@@ -107,7 +116,7 @@ def test_a_stray_result_json_not_a_runs_result_is_one_line_exit_3(run, text):
 
 
 @pytest.mark.parametrize('doc', ['{"points": [{}]}', '{"points": [{"point": "x", "rw": "read", "gbs": "abc"}]}'])
-def test_compare_with_a_damaged_aggregate_is_exit_3_not_1(run, tmp_path, doc):
+def test_compare_with_a_damaged_aggregate_is_exit_3_not_1(run, tmp_path, doc, finish):
     other = tmp_path / 'other'
     other.mkdir()
     (other / 'aggregate.json').write_text(doc)
@@ -127,7 +136,7 @@ def fleet(tmp_path):
     return d
 
 
-def test_junit_into_a_directory_is_copied_into_it_as_cp_did(fleet, tmp_path):
+def test_junit_into_a_directory_is_copied_into_it_as_cp_did(fleet, tmp_path, finish):
     ci = tmp_path / 'ci'
     ci.mkdir()
     base = finish(fleet, '--fleet')
@@ -139,7 +148,7 @@ def test_junit_into_a_directory_is_copied_into_it_as_cp_did(fleet, tmp_path):
 
 
 @pytest.mark.parametrize('where', ['/dev/full', 'afile/x.xml', 'fifo.xml'])
-def test_junit_that_cannot_be_written_is_one_line_naming_it(fleet, tmp_path, where):
+def test_junit_that_cannot_be_written_is_one_line_naming_it(fleet, tmp_path, where, finish):
     import os
     (tmp_path / 'afile').write_text('a user file\n')
     os.mkfifo(tmp_path / 'fifo.xml')
@@ -150,14 +159,12 @@ def test_junit_that_cannot_be_written_is_one_line_naming_it(fleet, tmp_path, whe
     assert (tmp_path / 'afile').read_text() == 'a user file\n'
 
 
-def test_stdout_closed_is_one_line_exit_3_after_the_files(run):
-    import os
+def test_stdout_closed_is_one_line_exit_3_after_the_files(run, monkeypatch, capfd):
+    # sys.stdout is None when the sweep started with its stdout closed
     (run / 'report.md').unlink()
-    boot = ('import sys; sys.path.insert(0, sys.argv.pop(1)); '
-            'from tswap.__main__ import main; sys.exit(main())')
-    r = subprocess.run([sys.executable, '-I', '-B', '-c', boot, str(SWEEP), 'finish', str(run), *LIMITS],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                       preexec_fn=lambda: os.close(1))
-    assert r.returncode == 3
-    assert r.stderr == 'tswap: stdout is closed: the summary is not printed (the run directory has the outputs)\n'
+    monkeypatch.setattr(sys, 'stdout', None)
+    rc = finish_stage(str(run), [str(run), *LIMITS])
+    assert rc == 3
+    assert capfd.readouterr().err == \
+        'tswap: stdout is closed: the summary is not printed (the run directory has the outputs)\n'
     assert (run / 'report.md').read_text().startswith('# tswap sweep')

@@ -49,29 +49,27 @@ def test_nvme_link_downgraded_and_trimmed_model():
 
 
 def test_into_dir_writes_meta_json_and_sweep_json_meta(tmp_path):
-    # meta.sh write_meta: meta.json as the stage prints it, and
+    # meta.sh write_meta: meta.json as jq printed meta's document, and
     # sweep.json as jq --slurpfile m meta.json '.meta = $m[0]' wrote it
     # (a key replaced in place, else added last; numbers as jq prints them)
-    import subprocess
-    import sys
-    from pathlib import Path
+    from tswap import jqjson
+    from tswap.cli.meta import write_into
+    kv = 'tswap-meta\t1\nkind\tfile\nmemtotal\t1024\nkernel\t6.1\n'
 
-    def stage(*args):
-        boot = ('import sys; sys.path.insert(0, sys.argv.pop(1)); '
-                'from tswap.__main__ import main; sys.exit(main())')
-        return subprocess.run([sys.executable, '-I', '-B', '-c', boot,
-                               str(Path(__file__).resolve().parents[2] / 'sweep'), 'meta',
-                               '/x/t.swap', 'e.so', '0.1', *args],
-                              input='tswap-meta\t1\nkind\tfile\nmemtotal\t1024\nkernel\t6.1\n',
-                              capture_output=True, text=True, check=True).stdout
-    printed = stage()
+    def into():
+        return write_into(str(tmp_path), '/x/t.swap', 'e.so', '0.1', kv)
+    printed = jqjson.dumps(meta('/x/t.swap', 'e.so', '0.1', kv_lines(kv))) + '\n'
     (tmp_path / 'sweep.json').write_text('{\n  "repeat": 3,\n  "cv": 1.10,\n  "meta": null,\n  "z": []\n}\n')
-    assert stage('--into', str(tmp_path)) == ''
+    assert into() is True
     assert (tmp_path / 'meta.json').read_text() == printed
     indented = '\n'.join('  ' + x for x in printed.rstrip('\n').split('\n')).lstrip()
     assert (tmp_path / 'sweep.json').read_text() == \
         '{\n  "repeat": 3,\n  "cv": 1.1,\n  "meta": %s,\n  "z": []\n}\n' % indented
     (tmp_path / 'sweep.json').write_text('{"repeat": 3}')
-    stage('--into', str(tmp_path))
+    into()
     assert (tmp_path / 'sweep.json').read_text() == '{\n  "repeat": 3,\n  "meta": %s\n}\n' % indented
     assert sorted(p.name for p in tmp_path.iterdir()) == ['meta.json', 'sweep.json']
+    # not the collector's output: nothing written
+    (tmp_path / 'meta.json').unlink()
+    assert write_into(str(tmp_path), '/x/t.swap', 'e.so', '0.1', 'kind\tfile\n') is False
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['sweep.json']

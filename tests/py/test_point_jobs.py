@@ -1,14 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""tswap.plan.jobs point_job and the point-jobs stage: each point's
-standalone job file (docs/sweep.md "What a run does", "Steady state",
+"""tswap.plan.jobs point_job and a fleet host's job (tswap.executor.fleet
+job_or_exit): each point's standalone job file (docs/sweep.md "What a run does", "Steady state",
 "Bandwidth over time", "Ranks, several targets and readwrite";
 docs/fleet.md), made once per pass over the plan."""
-import os
-import subprocess
-import sys
-
 import pytest
 
+from tswap.executor.fleet import FleetHost, job_or_exit
 from tswap.plan import jobs
 from tswap.plan.jobs import Host, JobError, JobSettings, point_job
 
@@ -130,32 +127,17 @@ def test_a_fleet_hosts_job_names_its_engine_and_target_and_ends_with_its_options
     assert 'options of this host' not in point_job(READ, settings(), Host('b', 'a', '/e', '/t', ''))
 
 
-def _stage(stdin, *args, targets=('--target=/t/a.swap', '--kind=file')):
-    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), '..', '..', 'sweep'))
-    return subprocess.run([sys.executable, '-B', '-m', 'tswap', 'point-jobs', '--size-bytes', str(100 * M),
-                           '--runtime=10', '--ramp=2', '--steady=on', '--ss-crit=bw_slope:2%', '--ss-dur', '5',
-                           '--bwlog-msec', '250', *targets, *args],
-                          input=stdin, capture_output=True, text=True, env=env, check=True).stdout
-
-
-def test_the_stage_declares_every_points_job_for_bash_byte_for_byte():
-    out = _stage(READ + '\n' + CEIL + '\n' + READ + '\n')
-    got = subprocess.run(['bash', '-c', 'eval "$1"; printf "%s\\0" "${!JOBS[@]}"; printf "%s\\0" "${JOBS[@]}";'
-                          ' printf "%s" "${#JOBS_ERR[@]}"', 'x', out],
-                         capture_output=True, text=True, check=True).stdout.split('\0')
-    keys, vals, nerr = got[:2], got[2:4], got[4]
-    want = {'/' + READ.split('\t')[0]: point_job(READ, settings()), '/' + CEIL.split('\t')[0]: point_job(CEIL, settings())}
-    assert dict(zip(keys, vals)) == want and nerr == '0'
-
-
-def test_the_stage_gives_a_fleet_one_job_per_host_and_an_error_its_status():
-    out = _stage(READ + '\n', '--hlabel=a', '--haddr=h1,8765', '--hengine=/e.so', "--htarget=/it's.swap",
-                 '--hopts=', '--hlabel=b', '--haddr=h2,8765', '--hengine=/e.so', '--htarget=/b', '--hopts=x=1')
-    got = subprocess.run(['bash', '-c', 'eval "$1"; printf "%s" "${JOBS[1/$2]}"', 'x', out, READ.split('\t')[0]],
-                         capture_output=True, text=True, check=True).stdout
-    assert got == point_job(READ, settings(), Host('b', 'h2,8765', '/e.so', '/b', 'x=1'))
-    assert "filename=/it's.swap\n" in subprocess.run(
-        ['bash', '-c', 'eval "$1"; printf "%s" "${JOBS[0/$2]}"', 'x', out, READ.split('\t')[0]],
-        capture_output=True, text=True, check=True).stdout
-    err = _stage(RANKS3 + '\n', '--size-bytes', str(40 * M), targets=('--target=/dev/loop0', '--kind=block'))
-    assert "2\ttswap-sweep: point read-libaio-t16m-b1m-q8-block-overlap-p1-d2-n3: 3 handles on" in err
+def test_a_fleet_host_gets_its_own_job_and_an_error_its_status():
+    a = FleetHost(0, 'h00-a', 'a', 'h1,8765', "/it's.swap", '/e.so', '')
+    b = FleetHost(1, 'h01-b', 'b', 'h2,8765', '/b', '/e.so', 'x=1')
+    assert job_or_exit(READ, settings(), b) == \
+        (point_job(READ, settings(), Host('b', 'h2,8765', '/e.so', '/b', 'x=1')), None)
+    text, err = job_or_exit(READ, settings(), a)
+    assert "filename=/it's.swap\n" in text and err is None
+    s40 = settings(size_bytes=40 * M, targets=('/dev/loop0',), kinds=('block',))
+    text, err = job_or_exit(RANKS3, s40, a)
+    assert err[0] == 2
+    assert err[1].startswith('tswap-sweep: point read-libaio-t16m-b1m-q8-block-overlap-p1-d2-n3: 3 handles on')
+    with pytest.raises(JobError) as e:
+        point_job(RANKS3, s40, a.job_host())
+    assert text == e.value.text
