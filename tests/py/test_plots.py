@@ -183,7 +183,7 @@ def _drawing(tmp_path, script, notes=None):
     (bin_ / 'gnuplot').chmod(0o755)
     env = dict(os.environ, PATH='%s:%s' % (bin_, os.environ.get('PATH', '')))
     # the finish stage's drawing (tswap.cli.plots draw) in a process of its
-    # own, with tswap.__main__'s signal dispositions
+    # own, with SIGINT's default action (as the sweep gives it)
     proc = subprocess.Popen([sys.executable, '-I', '-B', '-c',
                              'import signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); '
                              'sys.path.insert(0, sys.argv.pop(1)); from tswap.cli.plots import draw; '

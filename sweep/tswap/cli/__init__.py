@@ -1,11 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The command line layer: the stages the shell sweep hands to Python
-(`python3 -m tswap STAGE`), one module each, and what they share: reading
-the documents, one-line errors.
-
-A stage module defines HELP (one line), setup(parser) (its arguments)
-and run(args) -> exit status. STAGES lists them in --help's order.
-"""
+"""The command line layer: the tools' front ends (tswap-sweep, tswap-zero,
+tswap-check), the run on this host and on a fleet, the finish, and what
+they share: reading the documents, one-line errors."""
 
 from __future__ import annotations
 
@@ -14,13 +10,11 @@ from typing import Any, Optional
 
 from .. import jqjson
 
-STAGES = ('plan', 'result', 'meta', 'load-done', 'finish', 'fleet-progress', 'point-jobs')
-
 PROG = 'tswap'
 
 
 class StageError(Exception):
-    """A stage cannot go on: its one-line message, exit status 3."""
+    """A step of the run cannot go on: its one-line message, exit status 3."""
 
 
 def read_json(path: str, what: str) -> Any:
@@ -56,7 +50,3 @@ def read_json_opt(path: Optional[str], what: str) -> Optional[Any]:
     except ValueError as e:
         raise StageError('%s %s: %s' % (what, path, e)) from None
 
-
-def write_json(doc: Any) -> None:
-    """doc on stdout, as jq prints it, with a newline."""
-    sys.stdout.write(jqjson.dumps(doc) + '\n')

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""python3 -m tswap finish RUN ...: a run's outputs from its points'
-results, in this order:
+"""The finish of a run, RUN and the options setup() takes (tswap.cli.run_local
+finish_stage runs it in the sweep's process): a run's outputs from its
+points' results, in this order:
 
 before the plots: RUN/results.json (every points/KEY.rN/result.json, by
 runkey), aggregate.json (tswap.stats.aggregate; a --budget run's rounds:
@@ -50,7 +51,6 @@ from ..stats.budget import into_aggregate
 from . import StageError, plots, read_json, read_json_opt
 from .files import write_text
 
-HELP = "a run's outputs after its points, before and after the plots"
 PROG = 'tswap-sweep'
 UNTRUSTED = ('every checkpoint point with a result is flagged (above the ceiling, failed or CV:'
              ' report.md says which); no config is given')
@@ -97,7 +97,7 @@ def warn(msg: str) -> None:
 
 
 def warn_tswap(msg: str) -> None:
-    """A stage's one-line error, as python3 -m tswap gives it."""
+    """A one-line error, as finish_stage gives a StageError."""
     flush()
     print('tswap: %s' % msg, file=sys.stderr, flush=True)
 

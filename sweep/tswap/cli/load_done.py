@@ -1,28 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""load-done POINTS: "RUNKEY<TAB>GB/s" (a fleet's: "RUNKEY/HOSTID<TAB>GB/s")
-for every result.json one or two levels below POINTS/KEY.rN that says ok
+"""The runs a --resume does not redo (pipeline.sh load_done): "RUNKEY<TAB>
+GB/s" (a fleet's: "RUNKEY/HOSTID<TAB>GB/s") for every result.json one or
+two levels below POINTS/KEY.rN that says ok
 (tswap.results.result done_entry); directories not renamed into place
 (.tmp-*) do not count, nor do files that are not JSON."""
 
 from __future__ import annotations
 
-import argparse
 import os
-import sys
 from typing import Iterator
 
 from .. import jqjson
 from ..results.result import done_entry
 
-HELP = 'the runs a --resume does not redo (pipeline.sh load_done)'
-
-
-def setup(p: argparse.ArgumentParser) -> None:
-    p.add_argument('points')
-
 
 def entries(points: str) -> Iterator[str]:
-    """The "RUNKEY<TAB>GB/s" of each run done under points, as run prints them."""
+    """The "RUNKEY<TAB>GB/s" of each run done under points (RUN/points),
+    in os.walk's order; tswap.cli.sweep_local reads them."""
     for top, dirs, files in os.walk(points):
         depth = 0 if top == points else top[len(points):].strip('/').count('/') + 1
         dirs[:] = [] if depth >= 2 else [d for d in dirs if not d.startswith('.tmp-')]
@@ -35,7 +29,3 @@ def entries(points: str) -> Iterator[str]:
             if e:
                 yield '%s\t%s' % e
 
-
-def run(a: argparse.Namespace) -> int:
-    sys.stdout.write(''.join(e + '\n' for e in entries(a.points)))
-    return 0

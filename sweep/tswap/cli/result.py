@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""result DIR --line PLANLINE --runkey KEY.rN --repeat N --rc RC --wall S
---targets JSON --bwlog-ms MS --bwlog-min N --drop-pct PCT: one run's
-DIR/result.json and DIR/progress.txt (tswap.results.result), from the files
-fio and the engine left in DIR:
+"""One run's DIR/result.json and DIR/progress.txt (tswap.results.result),
+from the files fio and the engine left in DIR (write_result; the executor
+on this host calls it per run):
 
 - fio.stdout: fio's JSON, all of it or from its first line that opens an
   object (fio printed notes first); when that is fio's JSON (an object with
@@ -13,13 +12,12 @@ fio and the engine left in DIR:
 - fio.stderr: its last two lines that are not blank go into an error.
 - bw_bw.*.log: the bandwidth logs (tswap.results.bwlog).
 
-PLANLINE: the point's plan line (tswap.plan.expand, tab-separated: KEY kind rw
-backend tensor block qd submit window threads iodepth [ranks]); --targets:
-a JSON array of the targets; the bwlog limits are the run's (state.sh)."""
+The plan line: the point's (tswap.plan.expand, tab-separated: KEY kind rw
+backend tensor block qd submit window threads iodepth [ranks]); the
+targets: a list of the targets; the bwlog limits are the run's (state.sh)."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 
@@ -29,14 +27,6 @@ from ..results.result import (Run, error_tail, fio_json_text, fio_used, merge_st
                               parse_object, progress_line, result)
 from . import StageError
 from .files import read_bytes, shell_glob, write_text
-
-HELP = 'result.json and progress.txt of one run (tswap.results.result)'
-
-
-def setup(p: argparse.ArgumentParser) -> None:
-    p.add_argument('dir')
-    for k in ('line', 'runkey', 'repeat', 'rc', 'wall', 'targets', 'bwlog-ms', 'bwlog-min', 'drop-pct'):
-        p.add_argument('--' + k, required=True)
 
 
 def _json(name: str, text: str) -> object:
@@ -74,19 +64,13 @@ def merge_rank_stats(d: str) -> None:
     write_text(os.path.join(d, 'stats.json'), text)
 
 
-def run(a: argparse.Namespace) -> int:
-    write_result(a.dir, a.line, a.runkey, a.repeat, a.rc, a.wall, _json('--targets', a.targets),
-                 *(_json('--' + k, getattr(a, k.replace('-', '_'))) for k in ('bwlog-ms', 'bwlog-min', 'drop-pct')))
-    return 0
-
-
 def write_result(d: str, line: str, runkey: str, repeat: str, rc: str, wall: str, targets: object,
                  ms: object, least: object, lim: object) -> None:
-    """d/result.json and d/progress.txt (and fio.json) of one run, as the
-    stage writes them: line the plan line; repeat, rc and wall JSON
-    numbers as text (wall: seconds, 3 decimals); targets the list of the
-    targets; ms, least, lim the bwlog limits. The executor on this host
-    (tswap.cli.run_local) calls this in its own process."""
+    """d/result.json and d/progress.txt (and fio.json) of one run: line
+    the plan line; repeat, rc and wall JSON numbers as text (wall:
+    seconds, 3 decimals); targets the list of the targets; ms, least,
+    lim the bwlog limits. The executor on this host (tswap.cli.run_local)
+    calls this in its own process; StageError when a number is not JSON."""
     f = [x for x in line.split('\t') if x]
     f += [''] * (12 - len(f))
     num = {k: _json('--' + k, v) for k, v in (('repeat', repeat), ('rc', rc), ('wall', wall))}

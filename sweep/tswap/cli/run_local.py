@@ -88,7 +88,7 @@ def rounds_args(v: Mapping[str, Value], run: str) -> argparse.Namespace:
     """tswap.cli.budget_run's options for this run (budget-run.sh
     run_budget, budget.sh budget_dry_run: RUN '' for --dry-run)."""
     from . import budget_run
-    p = argparse.ArgumentParser(prog='python3 -m tswap budget-run')
+    p = argparse.ArgumentParser(prog='tswap.cli.budget_run')
     budget_run.setup(p)
     args = [run] if run else ['--dry-run']
     args += ['--budget', _s(v, 'BUDGET'), '--auto', _s(v, 'BUDGET_AUTO') or '0', '--t0', _s(v, 'BUDGET_T0'),
@@ -270,7 +270,7 @@ def finish_stage(run: str, args: list[str]) -> int:
     directory first) in this process, --rerun added; a status of 3 from a
     full run directory says so (space.sh run_dir_full_exit)."""
     from . import finish as fin
-    p = argparse.ArgumentParser(prog='python3 -m tswap finish')
+    p = argparse.ArgumentParser(prog='tswap.cli.finish')
     fin.setup(p)
     a = p.parse_args(args + ['--rerun', q(run)])
     try:

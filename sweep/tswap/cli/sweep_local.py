@@ -5,7 +5,7 @@ runs (tswap.cli.run_local): the targets checked
 (tswap.executor.locks), then a new run's directory made and locked with
 its sweep.json, plan.json and meta.json, or a resumed run's directory
 locked (and its plan.json made from an older run's plan.tsv), and the
-runs done earlier (load-done). What the executor needs of it comes back
+runs done earlier (tswap.cli.load_done). What the executor needs of it comes back
 as its state: RUN, the targets' kinds and owners, FINISHED.
 
 The metadata collector (sh lib/meta-collect.sh TARGET) and git describe

@@ -164,7 +164,7 @@ def write_exec(path: str, text: str) -> None:
 
 
 def job_text(line: str, s: JobSettings) -> str:
-    """The point's job file (jobs.sh point_job, from tswap.cli.point_jobs):
+    """The point's job file (jobs.sh point_job):
     a checkpoint point's (tswap.plan.checkpoint), else tswap.plan.jobs';
     their errors (CheckpointError, JobError) go to the caller."""
     if line.split('\t', 2)[1:2] == ['checkpoint']:
