@@ -219,3 +219,17 @@ load fleet
 	[[ $stderr != *preflight* ]] || fail "a preflight on --resume of a finished run: $stderr"
 	assert_output --partial 'FAIL  third'
 }
+
+@test "fleet: the controller runs without jq, setsid, setpriv and flock" {
+	start_servers
+	local grid=$SCRATCH/one.grid rd=$SCRATCH/notools
+	printf '%s\n' 'rw read' 'block 1m' 'qd 8' 'iodepth 2' >"$grid"
+	hosts_file "127.0.0.2,$PORT" "127.0.0.3,$PORT"
+	(
+		hide_tools jq setsid setpriv flock
+		fleet --hosts "$SCRATCH/hosts.txt" --grid "$grid" --target "$SCRATCH/nt/t.swap" "${SMALL[@]}" \
+			--io-size 8m --no-ceiling --outlier-pct 100 --out "$rd"
+		expect_status 0
+	)
+	expect_ok_rows "$rd/summary.csv" 2
+}

@@ -483,3 +483,28 @@ csv_rows() {
 	assert_equal "$(grep -c '^note: not root' <<<"$stderr")" 1
 	grep -q 'note: not root' "$rd/report.md" || fail "the note is not in report.md"
 }
+
+@test "sweep: runs without jq, setsid, setpriv and flock; without fio it refuses, exit 3" {
+	local rd=$SCRATCH/notools
+	(
+		hide_tools jq setsid setpriv flock
+		sweep_ok --dry-run --grid quick --rw read --no-ceiling "${SMALL[@]}" \
+			--target "$SCRATCH/nt.swap" --out "$rd"
+		assert_output --partial 'dry run'
+		assert_file_not_exists "$rd"
+		sweep_ok --grid quick --rw read --no-ceiling "${SMALL[@]}" --target "$SCRATCH/nt.swap" --out "$rd"
+	)
+	assert_equal "$(csv_rows "$rd/summary.csv")" "$(jq '.points | length' "$rd/plan.json")"
+	run -0 jq -r '[.[].status] | unique | join(" ")' "$rd/results.json"
+	assert_output ok
+	assert_file_exists "$rd/best-aio.json"
+	# fio is what the sweep runs: without it, the one-line refusal
+	(
+		hide_tools fio
+		sweep --grid quick --rw read --no-ceiling "${SMALL[@]}" --target "$SCRATCH/nt2.swap" \
+			--out "$SCRATCH/nofio"
+		assert_equal "$status" 3
+		assert_equal "$stderr" 'tswap-sweep: fio is not installed (make deps)'
+		assert_file_not_exists "$SCRATCH/nofio"
+	)
+}

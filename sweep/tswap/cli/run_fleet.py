@@ -169,8 +169,7 @@ def setup(h: host.Home, v: Mapping[str, Value]) -> tuple[str, Locks, str]:
     (locked; plan.json from an older run's plan.tsv). Returns the run
     directory, its lock and the plan lines of its points."""
     from .sweep_local import _write, new_run_dir
-    host.need_tools('fio', 'setsid', 'setpriv')
-    host.need_tools('flock')
+    host.need_tools('fio')
     locks = Locks(os.getpid(), os.geteuid(), os.environ.get('XDG_RUNTIME_DIR', ''))
     if not _s(v, 'RESUME'):
         run = new_run_dir(h, _s(v, 'OUT'), locks)

@@ -168,7 +168,9 @@ def engine_max(h: Home, engine: str, opt: str, backend: str = '') -> int:
     """The largest value the engine takes for opt (on backend only), from
     the range its fio --enghelp text gives: "(MIN..MAX" for the option,
     "BACKEND MIN..MAX" for a backend's own (engine/options.c). Refusal
-    (exit 3) when fio cannot tell (grid.sh engine_max)."""
+    (exit 3) when fio cannot tell (grid.sh engine_max), or is not
+    installed (need_tools' line, not a hint at the engine)."""
+    need_tools('fio')
     so = engine if os.path.isfile(engine) else default_engine(h)
     try:
         help_text = subprocess.run(['fio', '--enghelp=' + so], stdout=subprocess.PIPE,

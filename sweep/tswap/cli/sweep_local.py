@@ -255,12 +255,11 @@ def setup(h: host.Home, v: Mapping[str, Value], bg: Background,
     out: dict[str, Value] = dict(checked)
     if v.get('DRY_RUN') == '1':
         return out
-    host.need_tools('fio', 'setsid', 'setpriv')
+    host.need_tools('fio')
     engine = str(v.get('ENGINE') or '')
     if not os.path.isfile(engine):
         raise Refusal(EXIT_ERROR, 'the tswap engine %s does not exist (run make, or pass'
                       ' --engine)' % engine)
-    host.need_tools('flock')
     locks = Locks(os.getpid(), os.geteuid(), os.environ.get('XDG_RUNTIME_DIR', ''))
     kinds = checked['TARGET_KINDS']
     assert isinstance(kinds, tuple)

@@ -8,7 +8,7 @@ and run_local, on the hosts of --hosts tswap.cli.run_fleet (docs/design.md
 "The sweep").
 
 Exit codes (docs/sweep.md): 0 done (help, version, grids, job files); 2
-usage error; 3 a run error (fio or jq missing, an engine fio cannot
+usage error; 3 a run error (fio missing, an engine fio cannot
 read); the run's own after that."""
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ def _main(h: host.Home, script: str, argv: list[str], t0: str, bg: Background) -
             _out(sys.stdout, list_grids(h))
             return EXIT_OK
         host.paths_check(h, o.compare, o.emit_dir, o.resume, o.dry_run)
-        host.need_tools('jq', 'python3')
+        host.need_tools('python3')
         if o.emit_dir:
             emit(h, o)
             return EXIT_OK
