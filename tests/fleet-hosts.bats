@@ -260,3 +260,18 @@ load fleet
 	expect_status 2
 	assert_equal "$stderr" "tswap-sweep: refusing target /proc/tswap-new.swap on 127.0.0.3:$PORT: it is on a kernel pseudo-filesystem there, not storage"
 }
+
+@test "fleet: a run directory on a full filesystem stops with the full line, exit 3, before any host is asked" {
+	[ "$(id -u)" -eq 0 ] || skip "requires root (a size-limited tmpfs)"
+	mount_scratch "$SCRATCH/small" tmpfs size=64k
+	head -c 65536 /dev/zero >"$SCRATCH/small/filler" 2>/dev/null || true
+	# nothing listens there: a run that got as far as the preflight would
+	# say the host is unreachable
+	hosts_file "127.0.0.2,9"
+	fleet --hosts "$SCRATCH/hosts.txt" --target "$SCRATCH/t.swap" --grid fleet "${SMALL[@]}" \
+		--out "$SCRATCH/small/run"
+	expect_status 3
+	[ "$(grep -c . <<<"$stderr")" -eq 1 ] || { show_fleet; fail "expected one line"; }
+	assert_equal "$stderr" "tswap-sweep: run directory full: 0 bytes free in $SCRATCH/small/run (free space, then: tswap-sweep --resume $SCRATCH/small/run)"
+	assert_file_not_exists "$SCRATCH/t.swap"
+}
