@@ -627,6 +627,16 @@ refused_line() {
 	# any value a refusal quotes stays on its one line
 	refused_line 'tswap-sweep: --size: not a size: 8m\n1 (see --help)' \
 		--grid "$GRID" --size $'8m\n1' --target t.swap
+	# a path that is not UTF-8 cannot go into sweep.json: before, every
+	# point ran, then "internal error: UnicodeEncodeError", exit 3
+	refused_line "tswap-sweep: --target $PWD/t\\xff.swap: not UTF-8 text; the run's JSON documents keep paths as UTF-8: rename it (see --help)" \
+		--grid "$GRID" "${ONE[@]}" --target "$PWD/t"$'\xff'".swap"
+	assert_file_not_exist "t"$'\xff'".swap"
+	refused_line "tswap-sweep: --out o\\xff: not UTF-8 text; the run's JSON documents keep paths as UTF-8: rename it (see --help)" \
+		--grid "$GRID" "${ONE[@]}" --target t.swap --out "o"$'\xff'
+	printf 'localhost target=/tmp/a\377b\n' >hosts.txt
+	refused_line "tswap-sweep: $PWD/hosts.txt:1: 'target=/tmp/a\\xffb' is not UTF-8 text; the run's JSON documents keep the hosts' paths and names as UTF-8 (see --help)" \
+		--grid "$GRID" --hosts hosts.txt --dry-run
 }
 
 @test "sweep refuses early: an --engine that fio cannot load (a text file, a directory, an object file) names it; nothing runs" {

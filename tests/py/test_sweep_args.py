@@ -198,3 +198,9 @@ def test_resume_reads_every_recorded_run():
             continue
         v = dict(load(Home('/s', '/s', '', '/'), o).values)
         assert v['REPEAT'].isdigit() and v['SIZE_BYTES'].isdigit(), n
+
+
+def test_a_path_that_is_not_utf8_is_refused_naming_the_option():
+    for opt in ('--target', '--out', '--engine', '--hosts', '--grid'):
+        assert refused(opt, '/p\udcff') == ("%s /p\\xff: not UTF-8 text; the run's JSON documents"
+                                            " keep paths as UTF-8: rename it (see --help)" % opt)

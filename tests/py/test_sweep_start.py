@@ -148,6 +148,17 @@ def test_sweep_json_text_around_target_kind_and_budget_after_meta():
 
 
 def test_a_host_that_is_not_utf8_is_refused_in_a_utf8_locale():
-    # bash's [[ =~ ]] matches no invalid byte in a UTF-8 locale
-    assert refused('h\udcff target=/t').startswith("/h:1: 'h\udcff' is not HOST[,PORT]")
+    # sweep.json keeps the hosts as UTF-8 text
+    assert refused('h\udcff target=/t').startswith("/h:1: 'h\\xff' is not UTF-8 text")
     assert load('h\xff target=/t', utf8=False)[0].label == 'h\xff'
+
+
+def test_a_word_that_is_not_utf8_is_refused_before_sweep_json_holds_it():
+    # sweep.json is UTF-8 JSON (RFC 8259 section 8.1): a target, engine
+    # or name with bytes that are not UTF-8 cannot be recorded; before,
+    # every point ran and the run ended on a UnicodeEncodeError, exit 3
+    for word in ('target=/t\udcff', 'engine=/e\udcffso', 'name=h\udcff'):
+        msg = refused('localhost ' + word)
+        assert msg.startswith("/h:1: '%s' is not UTF-8 text" % word.replace('\udcff', '\\xff'))
+    # a comment is not a word
+    assert load('localhost target=/t # \udcff')[0].target == '/t'

@@ -13,7 +13,8 @@ from dataclasses import dataclass, fields, replace
 from types import MappingProxyType
 
 from ..plan.deepspeed import ReleaseError, release
-from ..plan.values import REPEAT_MAX, SECS_MAX, is_number, is_uint, size_to_bytes, usage
+from ..plan.values import (REPEAT_MAX, SECS_MAX, is_number, is_uint, shown, size_to_bytes,
+                           undecodable, usage)
 
 USAGE = """Usage: tswap-sweep [OPTIONS]
 
@@ -276,6 +277,9 @@ def parse(argv: list[str]) -> Options:
                 # the shell read such a path or list up to its newline: another one
                 raise usage('%s: a newline in %s: %s' % (opt, 'the list' if opt in _LISTS
                                                          else 'the path', val))
+            if opt in _ONE_LINE and opt not in _LISTS and undecodable(val):
+                raise usage("%s %s: not UTF-8 text; the run's JSON documents keep paths as"
+                            " UTF-8: rename it" % (opt, shown(val)))
             if opt == '--out':
                 val = _out_dir(val)
             o = replace(o, **{_FIELD(opt): val},

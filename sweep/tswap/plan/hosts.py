@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from .values import usage
+from .values import shown, undecodable, usage
 
 # fio --server's default port (docs/fleet.md)
 FLEET_PORT = 8765
@@ -145,6 +145,10 @@ def parse(lines: list[str], file: str, target: str, engine: str, utf8: bool = Tr
             raise usage('%s: unterminated quote' % where)
         if not toks:
             continue
+        for tok in toks:
+            if undecodable(tok):
+                raise usage("%s: '%s' is not UTF-8 text; the run's JSON documents keep the"
+                            " hosts' paths and names as UTF-8" % (where, shown(tok)))
         m = host_re.fullmatch(toks[0])
         if not m:
             raise usage("%s: '%s' is not HOST[,PORT] (a host name or address, then optionally a"

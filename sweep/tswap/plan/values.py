@@ -41,6 +41,19 @@ def usage(message: str) -> Refusal:
     return Refusal(EXIT_USAGE, message + ' (see --help)')
 
 
+def undecodable(s: str) -> bool:
+    """True when s holds bytes that are not UTF-8: os.fsdecode's
+    surrogateescape code points U+DC80..U+DCFF. tswap's JSON documents
+    (sweep.json, meta.json, results.json) keep paths and names as UTF-8
+    text (RFC 8259 section 8.1), so such a path cannot be recorded."""
+    return any('\udc80' <= c <= '\udcff' for c in s)
+
+
+def shown(s: str) -> str:
+    """s for a message: bytes that are not UTF-8 as \\xNN escapes."""
+    return s.encode('utf-8', 'surrogateescape').decode('utf-8', 'backslashreplace')
+
+
 def size_to_bytes(s: str) -> Optional[int]:
     """fio size notation (binary units: 1m = 1 MiB; case ignored, an
     optional i/b/ib suffix) to bytes; None when it is not a size: more
