@@ -505,3 +505,15 @@ unmark() {
 	ssweep --grid "$GRID" "${ONE[@]}" --rw read --target f.swap,g.swap --dry-run
 	[ "$status" -eq 0 ] || { show; fail "two files refused"; }
 }
+
+@test "sweep-safety: a run directory on a full filesystem stops with the full line, exit 3, before any point runs" {
+	[ "$(id -u)" -eq 0 ] || skip "requires root (a size-limited tmpfs)"
+	mount_scratch "$SCRATCH/small" tmpfs size=64k
+	head -c 65536 /dev/zero >"$SCRATCH/small/filler" 2>/dev/null || true
+	ssweep --quiet --grid "$GRID" "${ONE[@]}" --rw read --target t.swap --out "$SCRATCH/small/run"
+	[ "$status" -eq 3 ] || { show; fail "expected exit 3, got $status"; }
+	[ "$(grep -c . <<<"$stderr")" -eq 1 ] || { show; fail "expected one line"; }
+	assert_equal "$stderr" "tswap-sweep: run directory full: 0 bytes free in $SCRATCH/small/run (free space, then: tswap-sweep --resume $SCRATCH/small/run)"
+	[ -z "$(find "$SCRATCH/small/run" -name '*.tmp')" ] || fail "half-written files left"
+	[ ! -e "$SCRATCH/small/run/points" ] || fail "a point ran"
+}

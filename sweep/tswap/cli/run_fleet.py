@@ -12,7 +12,6 @@ exec_dry_head."""
 
 from __future__ import annotations
 
-import glob
 import os
 import shutil
 import subprocess
@@ -164,29 +163,12 @@ def save_config(h: host.Home, run: str, v: Mapping[str, Value]) -> None:
         latest_link(h, run)
 
 
-def full_or_raise(run: str) -> None:
-    """A write in the run directory failed: when its filesystem has under
-    RUN_SPACE_MIN bytes free, the half-written files go and a Refusal
-    says so (exit 3, as space.sh run_dir_full_exit did from run.sh's ERR
-    trap); otherwise it returns and the caller re-raises."""
-    from ..executor.base import PROG, RUN_SPACE_MIN, _remove, q, run_dir_free
-    from ..plan.values import EXIT_ERROR, Refusal
-    free = run_dir_free(run)
-    if free is None or free >= RUN_SPACE_MIN:
-        return
-    r = glob.escape(run)
-    for f in glob.glob(r + '/*.tmp') + glob.glob(r + '/points/*.tmp'):
-        _remove(f)
-    raise Refusal(EXIT_ERROR, 'run directory full: %d bytes free in %s (free space, then: %s --resume %s)'
-                  % (free, run, PROG, q(run))) from None
-
-
 def setup(h: host.Home, v: Mapping[str, Value]) -> tuple[str, Locks, str]:
     """run.sh fleet_setup after the target check: the tools, a new run's
     directory (made, locked, its first documents) or a resumed one's
     (locked; plan.json from an older run's plan.tsv). Returns the run
     directory, its lock and the plan lines of its points."""
-    from .sweep_local import _write, new_run_dir
+    from .sweep_local import _write, full_or_raise, new_run_dir
     host.need_tools('fio')
     locks = Locks(os.getpid(), os.geteuid(), os.environ.get('XDG_RUNTIME_DIR', ''))
     run = _s(v, 'RUN') if _s(v, 'RESUME') else new_run_dir(h, _s(v, 'OUT'), locks)

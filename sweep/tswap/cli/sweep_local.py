@@ -18,6 +18,7 @@ new_run_dir, meta.sh write_meta)."""
 
 from __future__ import annotations
 
+import glob
 import os
 import re
 import time
@@ -228,6 +229,23 @@ def first_documents(h: host.Home, run: str, v: Mapping[str, Value], kind: str,
         _write(run + '/sweep.json', '%s,\n%s\n}\n' % (s, sj[2]))
 
 
+def full_or_raise(run: str) -> None:
+    """A write in the run directory failed: when its filesystem has under
+    RUN_SPACE_MIN bytes free, the half-written files go and a Refusal
+    says so (exit 3, as space.sh run_dir_full_exit did from run.sh's ERR
+    trap); otherwise it returns and the caller re-raises. For the set-up
+    of a run on this host (setup) and of a fleet run (run_fleet.setup)."""
+    from ..executor.base import PROG, RUN_SPACE_MIN, _remove, q, run_dir_free
+    free = run_dir_free(run)
+    if free is None or free >= RUN_SPACE_MIN:
+        return
+    r = glob.escape(run)
+    for f in glob.glob(r + '/*.tmp') + glob.glob(r + '/points/*.tmp'):
+        _remove(f)
+    raise Refusal(EXIT_ERROR, 'run directory full: %d bytes free in %s (free space, then: %s --resume %s)'
+                  % (free, run, PROG, q(run))) from None
+
+
 def _targets(v: Mapping[str, Value]) -> tuple[str, ...]:
     t = v.get('TARGETS')
     if isinstance(t, tuple) and t:
@@ -268,15 +286,19 @@ def setup(h: host.Home, v: Mapping[str, Value], bg: Background,
         held.append(locks)
     if not v.get('RESUME'):
         run = new_run_dir(h, str(v.get('OUT') or ''), locks)
-        locks.lock_run(run)
-        first_documents(h, run, v, str(checked['TARGET_KIND']), bg)
     else:
         run = str(v['RUN'])
+    try:
         locks.lock_run(run)
-        if not os.path.isfile(run + '/plan.json'):
+        if not v.get('RESUME'):
+            first_documents(h, run, v, str(checked['TARGET_KIND']), bg)
+        elif not os.path.isfile(run + '/plan.json'):
             # a run made before plan.json: its plan.tsv converted
             from .sweep_start import plan_doc
             _write(run + '/plan.json', plan_doc(str(v['PLAN_TEXT'])) + '\n')
+    except OSError:
+        full_or_raise(run)
+        raise
     out.update(RUN=run, FINISHED=done(run))
     return out
 
