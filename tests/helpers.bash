@@ -401,35 +401,6 @@ assert_rejected() {
 	printf 'rejected: %s\n' "$BAD_INPUT_LINE" >&2
 }
 
-# hide_tools NAME...: PATH without the commands NAME: every other command
-# of PATH's directories (the first of a name) linked into a directory of
-# its own, PATH that (as sweep-plots.bats hides gnuplot). Call it in a
-# subshell to get PATH back.
-hide_tools() {
-	local bin d f n
-	local -a dirs files=()
-	local -A seen=()
-	for n in "$@"; do
-		seen[$n]=1
-	done
-	bin=$(mktemp -d "$BATS_TEST_TMPDIR/hidden.XXXXXX")
-	IFS=: read -ra dirs <<<"$PATH"
-	for d in "${dirs[@]}"; do
-		for f in "$d"/*; do
-			n=${f##*/}
-			if [ -f "$f" ] && [ -x "$f" ] && [ -z "${seen[$n]:-}" ]; then
-				seen[$n]=1
-				files+=("$f")
-			fi
-		done
-	done
-	ln -s -t "$bin" -- "${files[@]}"
-	PATH=$bin
-	for n in "$@"; do
-		! command -v "$n" >/dev/null || fail "$n is still on PATH"
-	done
-}
-
 # A verify run must start from a fresh or zeroed target: stale data from an
 # earlier correct run can hide a misdirected write (design.md section 3).
 # fresh_target T SIZE_KB - remove a file, or zero a block device's range.
@@ -447,6 +418,7 @@ fresh_target() {
 
 load devices
 load strace
+load hide-tools
 
 # meta_of ENGINE TARGET: TARGET's metadata object (meta.json) as a run on
 # this host makes it: lib/meta-collect.sh's lines read by the package

@@ -18,27 +18,7 @@ SWEEP_ENGINE=${TSWAP_ENGINE:-$(cd "$BATS_TEST_DIRNAME/.." && pwd)/build/tswap.so
 SCRIPT_DIR=$(cd "$BATS_TEST_DIRNAME/../sweep" && pwd)
 SWEEP_HOME=$SCRIPT_DIR
 
-# hide_gnuplot: PATH without gnuplot: every other command of PATH's
-# directories (the first of a name) linked into one directory, PATH that.
-hide_gnuplot() {
-	local bin=$BATS_TEST_TMPDIR/nognuplot d f n
-	local -a dirs files=()
-	local -A seen=([gnuplot]=1)
-	mkdir -p "$bin"
-	IFS=: read -ra dirs <<<"$PATH"
-	for d in "${dirs[@]}"; do
-		for f in "$d"/*; do
-			n=${f##*/}
-			if [ -f "$f" ] && [ -x "$f" ] && [ -z "${seen[$n]:-}" ]; then
-				seen[$n]=1
-				files+=("$f")
-			fi
-		done
-	done
-	ln -s -t "$bin" -- "${files[@]}"
-	PATH=$bin
-	! command -v gnuplot >/dev/null || fail "gnuplot is still on PATH"
-}
+load hide-tools
 
 # same_plots BEFORE PLOTS: for each PNG drawn into BEFORE (a copy of
 # plots/ then), it is in PLOTS, byte for byte, exactly when its .dat and
@@ -99,7 +79,7 @@ same_plots() {
 	jq '.gbs = 123.456' "$f" >"$BATS_TEST_TMPDIR/r.json"
 	cp "$BATS_TEST_TMPDIR/r.json" "$f"
 	(
-		hide_gnuplot
+		hide_tools gnuplot
 		TSWAP_ENGINE=$SWEEP_ENGINE timeout -k 10 300 "$SWEEP_HOME/tswap-sweep" --resume "$rd" >/dev/null 2>"$BATS_TEST_TMPDIR/err"
 	) || fail "--resume without gnuplot: exit $?: $(cat "$BATS_TEST_TMPDIR/err")"
 	grep -q '123\.456' "$rd/report.md" || fail "report.md does not have the new figure"
