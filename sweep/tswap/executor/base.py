@@ -3,9 +3,10 @@
 the sweep's constants (state.sh's), the signals that stop a run
 (Interrupted, once handle_signals is in; a second signal does not cut
 the clean-up short), a point's progress label, the sizes and times as
-the progress lines say them, the run directory's free space, and the
-writes of the progress stream. The bash it replaces: state.sh,
-util.sh fmt_secs, pipeline.sh point_label, space.sh run_dir_free."""
+the progress lines say them, the run directory's free space, the
+writes of the progress stream and the executors' messages (Messages).
+The bash it replaces: state.sh, util.sh fmt_secs, say, warn,
+warn_once, pipeline.sh point_label, space.sh run_dir_free."""
 
 from __future__ import annotations
 
@@ -135,3 +136,22 @@ def _write(fd: int, text: str) -> None:
             data = data[n:]
     except OSError:
         pass
+
+
+class Messages:
+    """An executor's messages (util.sh say, warn, warn_once): say on its
+    progress stream (the fd progress), warn on stderr as "tswap-sweep:
+    MSG", warn_once each message once (warned: those said so far)."""
+    progress: int
+    warned: set[str]
+
+    def say(self, msg: str) -> None:
+        _write(self.progress, msg + '\n')
+
+    def warn(self, msg: str) -> None:
+        _write(2, '%s: %s\n' % (PROG, msg))
+
+    def warn_once(self, msg: str) -> None:
+        if msg not in self.warned:
+            self.warned.add(msg)
+            self.warn(msg)

@@ -31,7 +31,7 @@ from . import fleet_jobs as jobs
 from . import fleet_rules as rules
 from .fleet_clients import Clients
 from .point import write_exec
-from .base import PROG, Exit, Interrupted, _remove, _write, ignore_signals, wall_text
+from .base import PROG, Exit, Interrupted, Messages, _remove, _write, ignore_signals, wall_text
 
 
 @dataclass(frozen=True)
@@ -126,10 +126,10 @@ def job_or_exit(line: str, s: JobSettings, h: FleetHost) -> tuple[str, Optional[
         return e.text, (2, '%s: %s' % (PROG, e))
 
 
-class Fleet:
+class Fleet(Messages):
     """One fleet run: its settings, the hosts lost so far (why, or ""),
     the runs done earlier (RUNKEY/HOSTID -> GB/s), the clients and point
-    directories of now."""
+    directories of now; its messages are Messages'."""
 
     def __init__(self, s: FleetSettings, hooks: FleetHooks, progress: int, finished: dict[str, str]) -> None:
         self.s, self.hooks, self.progress, self.finished = s, hooks, progress, finished
@@ -138,18 +138,6 @@ class Fleet:
         self.tmps: list[str] = []
         self.ran: list[int] = []
         self.warned: set[str] = set()
-
-    # messages (util.sh say, warn, warn_once)
-    def say(self, msg: str) -> None:
-        _write(self.progress, msg + '\n')
-
-    def warn(self, msg: str) -> None:
-        _write(2, '%s: %s\n' % (PROG, msg))
-
-    def warn_once(self, msg: str) -> None:
-        if msg not in self.warned:
-            self.warned.add(msg)
-            self.warn(msg)
 
     def write_job(self, path: str, line: str, h: FleetHost, head: str = '') -> None:
         """path: the point's job for host h (after head); a point without

@@ -97,17 +97,8 @@ class Local(Prepare):
         self.drop_noted = False
         self.warned: set[str] = set()
 
-    # messages (util.sh say, warn, note)
-    def say(self, msg: str) -> None:
-        _write(self.progress, msg + '\n')
-
-    def warn(self, msg: str) -> None:
-        _write(2, '%s: %s\n' % (PROG, msg))
-
-    def note(self, msg: str) -> None:
-        with open(self.s.run + '/notes.txt', 'a', encoding='utf-8', errors='surrogateescape') as f:
-            f.write(msg + '\n')
-
+    # messages: say, warn, warn_once (tswap.executor.base Messages) and
+    # note (local_prepare Prepare)
     def die(self, code: int, msg: str) -> None:
         raise Refusal(code, msg)
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable
 
 from .. import jqjson
 from ..plan.values import EXIT_ERROR, EXIT_USAGE, bytes_to_size
-from .base import Exit, _lines, _remove
+from .base import Exit, Messages, _lines, _remove
 from .targets import Held, allocate, identity, scratch_create
 
 if TYPE_CHECKING:
@@ -25,9 +25,10 @@ PREPARE_JOB = ('[global]\nioengine=libaio\nfilename=${TSWAP_TARGET}\nsize=${TSWA
                'iodepth=16\n\n[prepare]\nrw=write\nend_fsync=1\n')
 
 
-class Prepare:
+class Prepare(Messages):
     """The targets' part of Local (its attributes: the settings s, the
-    target of now and its kind and owner, the held targets)."""
+    target of now and its kind and owner, the held targets), and its
+    messages: Messages' and note."""
     s: Settings
     hooks: Hooks
     target: str
@@ -37,14 +38,10 @@ class Prepare:
     tmp: str
     target_lock: Callable[[str], None]
 
-    def say(self, msg: str) -> None:
-        raise NotImplementedError
-
-    def warn(self, msg: str) -> None:
-        raise NotImplementedError
-
     def note(self, msg: str) -> None:
-        raise NotImplementedError
+        """util.sh note: msg, a line of RUN/notes.txt."""
+        with open(self.s.run + '/notes.txt', 'a', encoding='utf-8', errors='surrogateescape') as f:
+            f.write(msg + '\n')
 
     def die(self, code: int, msg: str) -> None:
         raise NotImplementedError
