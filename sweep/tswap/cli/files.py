@@ -21,15 +21,6 @@ def shell_glob(pattern: str) -> list[str]:
                    if os.path.isfile(f)), key=locale.strxfrm)
 
 
-def read_bytes(path: str) -> bytes:
-    """path's bytes, b'' when it does not exist."""
-    try:
-        with open(path, 'rb') as f:
-            return f.read()
-    except FileNotFoundError:
-        return b''
-
-
 def write_text(path: str, text: str) -> None:
     """path replaced by text (UTF-8) through path.tmp and a rename. When
     that fails (ENOSPC, EIO, path a directory) path is as it was and the

@@ -22,11 +22,12 @@ import json
 import os
 
 from .. import jqjson
+from ..executor.base import read_bytes
 from ..results.bwlog import read_lines, summary
 from ..results.result import (Run, error_tail, fio_json_text, fio_used, merge_stats,
                               parse_object, progress_line, result)
 from . import StageError
-from .files import read_bytes, shell_glob, write_text
+from .files import shell_glob, write_text
 
 
 def _json(name: str, text: str) -> object:

@@ -4,7 +4,8 @@ the sweep's constants (state.sh's), the signals that stop a run
 (Interrupted, once handle_signals is in; a second signal does not cut
 the clean-up short), a point's progress label, the sizes and times as
 the progress lines say them, the run directory's free space, the
-writes of the progress stream and the executors' messages (Messages).
+writes of the progress stream, a file's bytes (read_bytes) and the
+executors' messages (Messages).
 The bash it replaces: state.sh, util.sh fmt_secs, say, warn,
 warn_once, pipeline.sh point_label, space.sh run_dir_free."""
 
@@ -118,6 +119,17 @@ def status_text(label: str, el: int, total: Optional[int]) -> str:
     if el <= total:
         return '    %s: %d s of %d s, %d s left\n' % (label, el, total, total - el)
     return '    %s: %d s of %d s, winding down\n' % (label, el, total)
+
+
+def read_bytes(path: str, empty_on: type[OSError] = FileNotFoundError) -> bytes:
+    """path's bytes; b'' when opening or reading it raises empty_on: by
+    default when it does not exist, with OSError when it cannot be read
+    at all (a directory, EACCES, EIO)."""
+    try:
+        with open(path, 'rb') as f:
+            return f.read()
+    except empty_on:
+        return b''
 
 
 def _lines(path: str) -> list[str]:

@@ -31,7 +31,8 @@ from . import fleet_jobs as jobs
 from . import fleet_rules as rules
 from .fleet_clients import Clients
 from .point import write_exec
-from .base import PROG, Exit, Interrupted, Messages, _remove, _write, ignore_signals, wall_text
+from .base import (PROG, Exit, Interrupted, Messages, _remove, _write, ignore_signals, read_bytes,
+                   wall_text)
 
 
 @dataclass(frozen=True)
@@ -92,14 +93,6 @@ class FleetHooks:
     result: Callable[[str, str, str, str, str, str, list], None]
     progress: Callable[[list], str]
     meta: Callable[[str, str, str, str], Optional[dict]]
-
-
-def read(path: str) -> bytes:
-    try:
-        with open(path, 'rb') as f:
-            return f.read()
-    except OSError:
-        return b''
 
 
 def text_of(data: bytes) -> str:
@@ -184,7 +177,7 @@ class Fleet(Messages):
         if not os.path.isfile(out):
             write(d + '/fio.text', '')
             return
-        text, js = rules.split_client_out(read(out))
+        text, js = rules.split_client_out(read_bytes(out, OSError))
         with open(d + '/fio.text', 'wb') as f:
             f.write(text)
         shaped = rules.single_shape(text_of(js)) if js is not None else None
@@ -194,7 +187,7 @@ class Fleet(Messages):
             write(d + '/fio.stdout', shaped)
 
     def classify(self, d: str, rc: int, limit: str, h: FleetHost) -> str:
-        text = text_of(read(d + '/fio.text') + read(d + '/fio.stderr'))
+        text = text_of(read_bytes(d + '/fio.text', OSError) + read_bytes(d + '/fio.stderr', OSError))
         return rules.classify(rules.messages(text), rc, limit, h.addr, h.engine)
 
     # the executor interface (tswap.executor.loop)
@@ -251,12 +244,13 @@ class Fleet(Messages):
         for h, rc in zip(hosts, rcs):
             assert rc is not None
             d = '%s/preflight/%s' % (s.run, h.id)
-            line = next((ln for ln in text_of(read(d + '/fio.client.out')).split('\n')
+            line = next((ln for ln in text_of(read_bytes(d + '/fio.client.out', OSError)).split('\n')
                          if ln.startswith('hostname=') and ', fio=' in ln), '')
             name, ver = rules.probe_answer(line)
             self.split(d)
             why = self.classify(d, rc, s.connect_timeout, h)
-            reason = rules.preflight_reason(line, ver, s.fio_want, why, text_of(read(d + '/fio.text')).rstrip('\n'),
+            reason = rules.preflight_reason(line, ver, s.fio_want, why,
+                                            text_of(read_bytes(d + '/fio.text', OSError)).rstrip('\n'),
                                             rc, name, h.addr, h.id)
             if reason:
                 self.lost[h.index] = 'preflight: ' + reason
@@ -319,7 +313,7 @@ class Fleet(Messages):
         self.split(d)
         self.hooks.result(d, line, runkey, str(rep), str(rc), wall, list(self.s.targets))
         why = ''
-        if text_of(read(d + '/progress.txt')).split('\n', 1)[0].startswith('ERROR: '):
+        if text_of(read_bytes(d + '/progress.txt', OSError)).split('\n', 1)[0].startswith('ERROR: '):
             why = self.classify(d, rc, limit, h)
         self.tag(d + '/result.json', h, rules.reason_of(why) if why else '')
         return why
@@ -346,7 +340,8 @@ class Fleet(Messages):
         out = ['%s  %s  (eta %s)\n' % (label, res, eta)]
         for i in self.ran:
             h = s.hosts[i]
-            if not text_of(read('%s/%s/progress.txt' % (pd, h.id))).split('\n', 1)[0].startswith('ERROR: '):
+            first = text_of(read_bytes('%s/%s/progress.txt' % (pd, h.id), OSError)).split('\n', 1)[0]
+            if not first.startswith('ERROR: '):
                 continue
             with open('%s/%s/result.json' % (pd, h.id), encoding='utf-8', errors='surrogateescape') as f:
                 err = jqjson.loads(f.read()).get('error')

@@ -31,7 +31,7 @@ from .. import jqjson
 from ..plan.values import EXIT_USAGE, Refusal
 from . import fleet_jobs as jobs
 from . import fleet_rules as rules
-from .base import _remove
+from .base import _remove, read_bytes
 
 if TYPE_CHECKING:
     from .fleet import Fleet, FleetHost
@@ -40,8 +40,7 @@ if TYPE_CHECKING:
 def json_part(path: str) -> bytes:
     """The lines of path from the first one starting with '{' on (sed -n
     '/^{/,$p'); b'' without one."""
-    from .fleet import read
-    _, js = rules.split_client_out(read(path))
+    _, js = rules.split_client_out(read_bytes(path, OSError))
     return js or b''
 
 
@@ -148,7 +147,7 @@ def _decoded(desc: str) -> bytes:
 def meta_read(x: Fleet, h: FleetHost, name: str) -> None:
     """RUN/preflight/ID/meta.json from the metadata answer (in
     RUN/preflight/ID/target/), or why not."""
-    from .fleet import read, text_of
+    from .fleet import text_of
     d = '%s/preflight/%s' % (x.s.run, h.id)
     t = d + '/target'
     kv = None
@@ -167,7 +166,7 @@ def meta_read(x: Fleet, h: FleetHost, name: str) -> None:
     if kv is None:
         lines = []
         for f in (t + '/meta.stderr', out):
-            for ln in text_of(read(f)).split('\n'):
+            for ln in text_of(read_bytes(f, OSError)).split('\n'):
                 if ln.strip(' \t\n\v\f\r'):
                     lines.append('%s:%s' % (f, ln))
         why = rules.meta_why(lines)
