@@ -104,6 +104,15 @@ def write(path: str, text: str) -> None:
         f.write(text)
 
 
+def job_dir(d: str, name: str) -> str:
+    """d made anew and empty (whatever was there removed) for a job file
+    name: that file's path, for the caller to write (the preflight's and
+    the probe's directories, a point's .tmp-ID.PID)."""
+    _remove(d)
+    os.makedirs(d)
+    return d + '/' + name
+
+
 def job_or_exit(line: str, s: JobSettings, h: FleetHost) -> tuple[str, Optional[tuple[int, str]]]:
     """The point's job for host h, and its error ((status, line) when the
     point has none: jobs.sh point_job printed the text up to it, then the
@@ -236,9 +245,7 @@ class Fleet(Messages):
         with self.batch():
             for h in hosts:
                 d = '%s/preflight/%s' % (s.run, h.id)
-                _remove(d)
-                os.makedirs(d)
-                self.write_job(d + '/job.fio', s.first, h, jobs.preflight_head(h.label))
+                self.write_job(job_dir(d, 'job.fio'), s.first, h, jobs.preflight_head(h.label))
                 self.launch(d, h, int(s.connect_timeout), 2, '--parse-only', 'job.fio')
             rcs = self.wait()
         for h, rc in zip(hosts, rcs):
@@ -279,10 +286,9 @@ class Fleet(Messages):
         with self.batch():
             for h in hosts:
                 tmp = '%s/.tmp-%s.%d' % (pd, h.id, os.getpid())
-                _remove(tmp)
-                os.makedirs(tmp)
+                job = job_dir(tmp, 'job.fio')
                 self.tmps.append(tmp)
-                self.write_job(tmp + '/job.fio', line, h)
+                self.write_job(job, line, h)
                 write_exec(tmp + '/run.sh', jobs.run_sh(h.label, s.grid, h.addr))
                 if self.lost[h.index]:
                     continue

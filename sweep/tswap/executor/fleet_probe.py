@@ -50,7 +50,7 @@ def probe_targets(x: Fleet, hosts: list[FleetHost]) -> None:
     one line naming the host and the target; a host whose probe gives no
     answer is lost for this run. New paths are created once every host
     passed."""
-    from .fleet import text_of, write
+    from .fleet import job_dir, text_of, write
     s = x.s
     names = {h.index: jobs.meta_name(os.getpid(), h.index) for h in hosts}
     with open(s.collector, 'rb') as f:
@@ -58,10 +58,9 @@ def probe_targets(x: Fleet, hosts: list[FleetHost]) -> None:
     with x.batch():
         for h in hosts:
             d = '%s/preflight/%s/target' % (s.run, h.id)
-            _remove(d)
-            os.makedirs(d)
+            job = job_dir(d, 'probe.fio')
             meta = jobs.meta_job(h.target, names[h.index], collector)
-            write(d + '/probe.fio', jobs.probe_job(h.target, s.jobs.size_bytes, meta))
+            write(job, jobs.probe_job(h.target, s.jobs.size_bytes, meta))
             x.launch(d, h, int(s.connect_timeout), 2, '--output-format=json', 'probe.fio')
         rcs = x.wait()
     # the metadata the probe left on the hosts that answered in time
@@ -102,15 +101,12 @@ def create_targets(x: Fleet, hosts: list[FleetHost]) -> None:
     """The new target of each host made there (all at once, within
     --connect-timeout plus --host-timeout); one that could not be marked
     is created by fio, unmarked, and said."""
-    from .fleet import text_of
+    from .fleet import job_dir, text_of, write
     s = x.s
     with x.batch():
         for h in hosts:
             d = '%s/preflight/%s/target/create' % (s.run, h.id)
-            _remove(d)
-            os.makedirs(d)
-            with open(d + '/create.fio', 'w', encoding='utf-8', errors='surrogateescape') as f:
-                f.write(jobs.create_job(h.target, s.jobs.size_bytes))
+            write(job_dir(d, 'create.fio'), jobs.create_job(h.target, s.jobs.size_bytes))
             x.launch(d, h, int(s.connect_timeout) + int(s.host_timeout), 2, '--output-format=json', 'create.fio')
         x.wait()
     for h in hosts:
