@@ -201,6 +201,34 @@ refused() {
 		--grid "$GRID" "${ONE[@]}" --rw write --destructive --target "$SCRATCH/rw/t.swap"
 }
 
+@test "sweep hostile: a default run directory that cannot be made (build a file, a read-only build/sweep) is refused in one line naming --out; nothing made" {
+	# a checkout of the sweep alone (the entry finds its root by
+	# ../Makefile and ../engine): its default run directory is
+	# build/sweep/DATE-TIME there. Before: "[Errno 20] Not a directory", exit 3
+	local co=$SCRATCH/co
+	mkdir -p "$co/engine"
+	: >"$co/Makefile"
+	cp -R "$REPO/sweep" "$co/sweep"
+	printf 'a file\n' >"$co/build"
+	run --separate-stderr timeout -k 10 120 "$co/sweep/tswap-sweep" --grid "$GRID" "${ONE[@]}" --target t.swap
+	[ "$status" -eq 2 ] || { show_sweep; fail "expected exit 2, got $status"; }
+	assert_equal "$stderr" "tswap-sweep: cannot create the default run directory in $co/build/sweep (Not a directory): give --out DIR"
+	assert_equal "$(cat "$co/build")" 'a file'
+	assert_file_not_exist t.swap
+	requires root
+	# build/sweep there but not writable (root writes through modes: a
+	# read-only mount). Before: 999 mkdir attempts, then "cannot create a
+	# run directory ...-N", exit 3
+	rm "$co/build"
+	mount_scratch "$co/build" tmpfs size=1m
+	mkdir "$co/build/sweep"
+	mount -o remount,ro "$co/build"
+	run --separate-stderr timeout -k 10 120 "$co/sweep/tswap-sweep" --grid "$GRID" "${ONE[@]}" --target t.swap
+	[ "$status" -eq 2 ] || { show_sweep; fail "expected exit 2, got $status"; }
+	assert_equal "$stderr" "tswap-sweep: cannot create the default run directory in $co/build/sweep (Read-only file system): give --out DIR"
+	assert_file_not_exist t.swap
+}
+
 @test "sweep hostile: preconditioning says one GB/s for its one target and in total (bytes over fio's job_runtime)" {
 	[ -f "$ENGINE" ] || skip "requires the engine: $ENGINE is missing (run 'make')"
 	hsweep --grid "$GRID" "${ONE[@]}" --rw write --precondition --target t.swap --out out

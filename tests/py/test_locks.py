@@ -209,6 +209,20 @@ def test_new_run_dir_out_rules(tmp_path):
         sweep_local.new_run_dir(h, str(tmp_path / 'file/run'), lk)
     assert e.value.message == '--out %s/file/run: cannot create the run directory (File exists)' \
         % tmp_path
+    # the default one: its parent under a file (and a file as its
+    # parent) is refused, naming --out
+    co = Home(str(tmp_path), str(tmp_path), str(tmp_path / 'file'), str(tmp_path))
+    with pytest.raises(Refusal) as e:
+        sweep_local.new_run_dir(co, '', lk)
+    assert (e.value.code, e.value.message) == (2, 'cannot create the default run directory in %s/file/build/sweep'
+                                               ' (Not a directory): give --out DIR' % tmp_path)
+    (tmp_path / 'co' / 'build').mkdir(parents=True)
+    (tmp_path / 'co' / 'build' / 'sweep').write_text('')
+    co = Home(str(tmp_path), str(tmp_path), str(tmp_path / 'co'), str(tmp_path))
+    with pytest.raises(Refusal) as e:
+        sweep_local.new_run_dir(co, '', lk)
+    assert e.value.message == ('cannot create the default run directory in %s/co/build/sweep (File exists):'
+                               ' give --out DIR' % tmp_path)
     empty = tmp_path / 'empty'
     empty.mkdir()
     assert sweep_local.new_run_dir(h, str(empty), lk) == str(empty)

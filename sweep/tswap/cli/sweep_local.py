@@ -133,7 +133,9 @@ def new_run_dir(h: host.Home, out: str, locks: Locks) -> str:
     """A new run's directory, made with mkdir (atomic) and locked before
     anything is written in it: --out must be new or an empty directory;
     the default dated one gets a suffix (-2, -3, ...) when taken
-    (settings.sh new_run_dir). Refusal (exit 2) otherwise."""
+    (settings.sh new_run_dir). Refusal (exit 2) otherwise, and when the
+    default one cannot be made (its parent a file, not writable: --out
+    is the way out)."""
     if out:
         run = abspath(out, h.pwd)
         parent = _parent(run)
@@ -154,18 +156,22 @@ def new_run_dir(h: host.Home, out: str, locks: Locks) -> str:
         return run
     base = default_out(h)
     parent = _parent(base)
-    if not os.path.isdir(parent):
-        os.makedirs(parent, exist_ok=True)
     run, n = base, 1
-    while True:
-        try:
-            os.mkdir(run)
-            return run
-        except OSError:
-            n += 1
-            if n > 999:
-                raise Refusal(EXIT_ERROR, 'cannot create a run directory %s-N' % base) from None
-            run = '%s-%d' % (base, n)
+    try:
+        if not os.path.isdir(parent):
+            os.makedirs(parent, exist_ok=True)
+        while True:
+            try:
+                os.mkdir(run)
+                return run
+            except FileExistsError:
+                n += 1
+                if n > 999:
+                    raise Refusal(EXIT_ERROR, 'cannot create a run directory %s-N' % base) from None
+                run = '%s-%d' % (base, n)
+    except OSError as e:
+        raise Refusal(EXIT_USAGE, 'cannot create the default run directory in %s (%s): give --out DIR'
+                      % (parent, os.strerror(e.errno or 0))) from None
 
 
 def _write(path: str, text: str) -> None:
