@@ -7,12 +7,11 @@ points and the device ceiling (docs/sweep.md "Options", "Grid files",
 from __future__ import annotations
 
 import os
-import stat
 import sys
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from ..executor.target_facts import dev_size
+from ..executor.target_facts import dev_size, is_block
 from ..plan import checkpoint, expand, grid, jobs
 from ..plan.values import (EXIT_ERROR, EXIT_USAGE, Refusal, abspath, bytes_to_size, comma_fields,
                            is_uint, size_to_bytes, usage)
@@ -172,7 +171,7 @@ def new_run(h: host.Home, o: Options) -> Run:
         engine = abspath(engine or host.default_engine(h), h.pwd)
     size_bytes = size_to_bytes(size) or 0
     max_t = max((size_to_bytes(t) or 0 for t in g.tensor), default=0)
-    if not fleet and _is_block(target):
+    if not fleet and is_block(target):
         dev = dev_size(target)
         if dev is None:
             raise Refusal(EXIT_ERROR, 'cannot read the size of %s' % target)
@@ -206,13 +205,6 @@ def new_run(h: host.Home, o: Options) -> Run:
                     ' the first one)')
     return Run(g, notes, target, targets, engine, size, size_bytes, runtime, ramp, io_size,
                repeat, ceiling, qd, njobs, plan, steady, fleet)
-
-
-def _is_block(path: str) -> bool:
-    try:
-        return stat.S_ISBLK(os.stat(path).st_mode)
-    except OSError:
-        return False
 
 
 def _first_line(path: str) -> str:

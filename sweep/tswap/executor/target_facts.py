@@ -363,6 +363,14 @@ def target_facts(path: str, o: Options) -> TargetFacts:
     return TargetFacts(path, 'file', pseudo, writable(path), st.st_size, scratch_owned(path), loops=loops)
 
 
+def is_block(path: str) -> bool:
+    """path names a block device (symlinks followed; [ -b ])."""
+    try:
+        return stat.S_ISBLK(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 def dev_size(path: str) -> Optional[int]:
     """A block device's size in bytes (blockdev --getsize64), None when
     it cannot be read."""

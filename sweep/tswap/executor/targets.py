@@ -94,7 +94,7 @@ class Held:
         self.close_refs()
         self.ids = {}
         for p in paths:
-            fd = _open(p) if (os.path.isfile(p) or facts_isblk(p)) else None
+            fd = _open(p) if (os.path.isfile(p) or facts.is_block(p)) else None
             held = ''
             ident = None
             if fd is not None:
@@ -167,13 +167,6 @@ class Held:
         for fd in self.refs.values():
             os.close(fd)
         self.refs = {}
-
-
-def facts_isblk(p: str) -> bool:
-    try:
-        return stat.S_ISBLK(os.stat(p).st_mode)
-    except OSError:
-        return False
 
 
 def _unmarked(s: str) -> str:
