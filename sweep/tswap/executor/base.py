@@ -3,11 +3,11 @@
 the sweep's constants (state.sh's), the signals that stop a run
 (Interrupted, once handle_signals is in; a second signal does not cut
 the clean-up short), a point's progress label, the sizes and times as
-the progress lines say them, the run directory's free space, the
-writes of the progress stream, a file's bytes (read_bytes) and the
-executors' messages (Messages).
-The bash it replaces: state.sh, util.sh fmt_secs, say, warn,
-warn_once, pipeline.sh point_label, space.sh run_dir_free."""
+the progress lines say them (M:SS: tswap.plan.values fmt_secs), the run
+directory's free space, the writes of the progress stream, a file's
+bytes (read_bytes) and the executors' messages (Messages). The bash it
+replaces: state.sh, util.sh say, warn, warn_once, pipeline.sh
+point_label, space.sh run_dir_free."""
 
 from __future__ import annotations
 
@@ -65,13 +65,6 @@ def q(s: str) -> str:
     """bash's printf %q."""
     from .point import bash_q
     return bash_q(s)
-
-
-def fmt_secs(s: int) -> str:
-    """util.sh fmt_secs: M:SS or H:MM:SS."""
-    if s >= 3600:
-        return '%d:%02d:%02d' % (s // 3600, s % 3600 // 60, s % 60)
-    return '%d:%02d' % (s // 60, s % 60)
 
 
 def point_label(line: str) -> str:

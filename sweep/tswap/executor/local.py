@@ -26,10 +26,10 @@ from types import MappingProxyType
 from typing import Callable, Mapping, Optional, Sequence
 
 from ..plan.jobs import JobSettings
-from ..plan.values import EXIT_ERROR, EXIT_USAGE, Refusal
+from ..plan.values import EXIT_ERROR, EXIT_USAGE, Refusal, fmt_secs
 from . import fioproc
 from .base import (BWLOG_MIN_SAMPLES, BWLOG_MSEC, DROP_PCT, PROG, RUN_SPACE_MIN, SIGNALS, SS_CRIT, SS_DUR,
-                   STATUS_EVERY, Exit, Interrupted, _lines, _remove, _write, fmt_secs, handle_signals,
+                   STATUS_EVERY, Exit, Interrupted, _lines, _remove, _write, handle_signals,
                    ignore_signals, point_label, q, run_dir_free, status_text, wall_text)
 from .local_prepare import Prepare
 from .point import FIO_ARGV, Targets, fio_env

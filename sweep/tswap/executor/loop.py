@@ -15,7 +15,8 @@ from __future__ import annotations
 import os
 from typing import Protocol, Sequence
 
-from .base import _write, fmt_secs, point_label
+from ..plan.values import fmt_secs
+from .base import _write, point_label
 
 
 class Executor(Protocol):

@@ -15,6 +15,7 @@ from typing import Any, Optional
 from .. import jqjson
 from .budget import BudgetInput, plan
 from .points import Point
+from .values import fmt_secs
 
 # seconds of fio start-up a run is estimated to cost (fio's start, the
 # engine's buffers, drop_caches, job file and result.json)
@@ -95,13 +96,6 @@ def first_plan(points: list[Point], left: float, steady: bool, ramp: int, runtim
     """The rounds of a new plan fitted into left seconds at OVER_EST s of
     start-up a run (plan_at)."""
     return plan_at(points, left, steady, ramp, runtime, repeat)
-
-
-def fmt_secs(s: int) -> str:
-    """Seconds as M:SS, or H:MM:SS from an hour (util.sh fmt_secs)."""
-    if s >= 3600:
-        return '%d:%02d:%02d' % (s // 3600, s % 3600 // 60, s % 60)
-    return '%d:%02d' % (s // 60, s % 60)
 
 
 def auto_estimate(nlines: int, repeat: int, runtime: int, ramp: int) -> tuple[int, int]:

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The command line's and grid files' small values: fio size notation,
-whole numbers, lists, and the refusal that ends the sweep before anything
+whole numbers, lists, times as M:SS, and the refusal that ends the sweep before anything
 runs (docs/sweep.md "Options", "Grid files", "Exit codes").
 
 Every rule here is the one the shell sweep had (util.sh), to
@@ -73,6 +73,13 @@ def bytes_to_size(n: int) -> str:
         if n >= 1 << shift and n % (1 << shift) == 0:
             return '%d%s' % (n >> shift, unit)
     return str(n)
+
+
+def fmt_secs(s: int) -> str:
+    """Whole seconds as M:SS, or H:MM:SS from an hour (util.sh fmt_secs)."""
+    if s >= 3600:
+        return '%d:%02d:%02d' % (s // 3600, s % 3600 // 60, s % 60)
+    return '%d:%02d' % (s // 60, s % 60)
 
 
 def is_uint(s: str) -> bool:
