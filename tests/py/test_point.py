@@ -7,7 +7,8 @@ thread_main), one that writes fio's JSON. Processes are checked by pid
 and start time; every wait is a bounded poll, never an assertion on the
 clock. And the
 pure parts: bash's printf %q, fio_path, the rank files, run.sh,
-drop_caches (exec-local.sh, jobs.sh, ranks.sh before)."""
+before_read (exec-local.sh, jobs.sh, ranks.sh before), and report.md's
+page-cache line."""
 import os
 import signal
 import subprocess
@@ -17,8 +18,8 @@ import pytest
 from fakefio import SETSID_CHILD, fake, gone, recorded
 from tswap.executor import fioproc
 from tswap.executor.local import status_text, wall_text
-from tswap.executor.point import (DROP_ROOT, DROP_WRITE, Targets, bash_q, drop_caches, fio_env, fio_path,
-                                  rank_var, run_sh)
+from tswap.executor.point import Targets, bash_q, before_read, fio_env, fio_path, rank_var, run_sh
+from tswap.report.head import PAGE_CACHE, report_head
 
 def bash_printf_q(s):
     return subprocess.run(['bash', '-c', 'printf %q "$1"', 'q', s], capture_output=True,
@@ -77,14 +78,37 @@ def test_fio_env_uses_the_checked_descriptors_run_sh_the_paths(tmp_path):
         'exec fio --output-format=json --eta=never job.fio\n')
 
 
-def test_drop_caches_reasons(tmp_path):
-    # exec-local.sh drop_caches: not root; root but the write fails; done
-    assert drop_caches(str(tmp_path), root=False) == DROP_ROOT
-    assert drop_caches(str(tmp_path), root=True, proc=str(tmp_path / 'no' / 'drop')) == DROP_WRITE
-    assert not (tmp_path / 'cache-dropped').exists()
-    assert drop_caches(str(tmp_path), root=True, proc=str(tmp_path / 'drop')) is None
-    assert (tmp_path / 'drop').read_text() == '3\n'
-    assert (tmp_path / 'cache-dropped').is_file()
+def test_before_a_read_point_a_sync_and_the_page_cache_left_alone(monkeypatch, tmp_path):
+    # issue 36: every read is O_DIRECT and fio invalidates the target's
+    # pages (invalidate=1), so nothing is written to drop_caches, as
+    # root or not, and nothing is left in the run directory
+    calls = []
+    real_open = open
+    monkeypatch.setattr(os, 'sync', lambda: calls.append('sync'))
+    monkeypatch.setattr('builtins.open', lambda f, *a, **k: calls.append(str(f)) or real_open(f, *a, **k))
+    monkeypatch.setattr(os, 'geteuid', lambda: 0)
+    monkeypatch.chdir(tmp_path)
+    before_read()
+    assert calls == ['sync']
+    assert os.listdir(tmp_path) == []
+
+
+def _head(points, dropped):
+    return report_head({'ceiling': False}, {'points': points}, '', dropped)
+
+
+def test_the_page_cache_line_of_a_run():
+    old = '- page cache: dropped (sync; echo 3 > /proc/sys/vm/drop_caches) before every read point'
+    read, write = {'point': 'r', 'rw': 'read'}, {'point': 'w', 'rw': 'write'}
+    # a run recorded before issue 36 as root (RUN/cache-dropped) keeps its line
+    assert old in _head([read, write], True)
+    assert PAGE_CACHE not in _head([read, write], True)
+    # a run with read points and no drop says what kept them off the cache
+    assert PAGE_CACHE in _head([read, write], False)
+    assert old not in _head([read, write], False)
+    # no read point (write, readwrite, checkpoint): no line, as before
+    for pts in ([write], [{'point': 'rw', 'rw': 'readwrite'}], []):
+        assert not [x for x in _head(pts, False) if 'page cache' in x]
 
 
 def test_status_lines_and_wall():

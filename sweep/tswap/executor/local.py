@@ -94,7 +94,6 @@ class Local(Prepare):
         self.owned = ''
         self.held = Held(self.warn)
         self.tmp = ''
-        self.drop_noted = False
         self.warned: set[str] = set()
 
     # messages: say, warn, warn_once (tswap.executor.base Messages) and
@@ -169,7 +168,7 @@ class Local(Prepare):
         """exec-local.sh run_point and the point stage (now in-process):
         one run of line into RUN/sub/runkey; fio's wall seconds (3
         decimals). runtime, ramp: a --budget round's own."""
-        from .point import drop_caches, job_text, run_sh, write_exec
+        from .point import before_read, job_text, run_sh, write_exec
         from ..plan.checkpoint import CheckpointError
         from ..plan.jobs import JobError
         s = self.s
@@ -208,11 +207,7 @@ class Local(Prepare):
             env = fio_env(s.engine, s.size, self.targets_now(), 2, s.run, self.held.fds)
             write_exec(d + '/run.sh', run_sh(s.grid, self.target, env))
             if rw == 'read':
-                why = drop_caches(s.run)
-                if why and not self.drop_noted:
-                    self.drop_noted = True
-                    _write(self.progress, 'note: %s\n' % why)
-                    self.note(why)
+                before_read()
             total = int(rp or 0) + int(rt) if rt else None
             rc, ns = self.fio(d, 2, label, total)
             wall = wall_text(ns)

@@ -3,10 +3,9 @@
 (tswap.plan.jobs point_job, tswap.plan.checkpoint job_file), its run.sh,
 fio's environment (the engine, target and rank-file paths as fio sees
 them from the point's directory, or the descriptors the sweep checked),
-and the page cache dropped before a read point. The sweep's bash did
-this before (jobs.sh fio_path, write_run_sh; ranks.sh rank_file,
-rank_var, rank_env; target.sh target_fds_export; exec-local.sh
-drop_caches); the bytes are the same.
+and the sync before a read point. The sweep's bash did this before
+(jobs.sh fio_path, write_run_sh; ranks.sh rank_file, rank_var,
+rank_env; target.sh target_fds_export); the bytes are the same.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 from dataclasses import dataclass
-from typing import Mapping, Optional
+from typing import Mapping
 
 from ..plan.checkpoint import job_file
 from ..plan.jobs import JobSettings, point_job
@@ -29,10 +28,6 @@ _FIO_UNSAFE = (';', '#', '$pagesize', '$mb_memory', '$ncpus', '\n')
 _SPACE = ' \t\n\v\f\r'
 
 FIO_ARGV = ('fio', '--output-format=json', '--eta=never', 'job.fio')
-
-DROP_ROOT = ('not root: the page cache was not dropped before read points (reads use O_DIRECT, '
-             'but check the ceiling warnings)')
-DROP_WRITE = 'could not write /proc/sys/vm/drop_caches: the page cache was not dropped before read points'
 
 
 def bash_q(s: str) -> str:
@@ -172,20 +167,19 @@ def job_text(line: str, s: JobSettings) -> str:
     return point_job(line, s)
 
 
-def drop_caches(run: str, root: Optional[bool] = None, proc: str = '/proc/sys/vm/drop_caches') -> Optional[str]:
-    """sync, then the page cache dropped (exec-local.sh drop_caches: before
-    a read point); RUN/cache-dropped once it was. The reason it was not
-    (not root, or the write failed), or None."""
+def before_read() -> None:
+    """What a read point needs before its fio: a sync (the whole host's
+    dirty pages written back, the run directory's among them), so that
+    no writeback of earlier work runs on the device under the point's
+    reads. Nothing more: the page cache is left alone. Every read a
+    point does is O_DIRECT (the engine refuses direct=0:
+    engine/options.c tswap_check_options; the ceiling's libaio jobs
+    have direct=1: tswap.plan.jobs point_job), so no read is served
+    from the page cache, and fio invalidates the target's cached pages
+    before each job anyway (invalidate, default 1: fio 3.33
+    ioengines.c td_io_open_file -> filesetup.c __file_invalidate_cache,
+    posix_fadvise DONTNEED for a file, BLKFLSBUF for a block device).
+    Dropping the host's whole page cache (drop_caches, as the sweep did
+    until issue 36) bought no point anything and evicted every other
+    user's cache on the host."""
     os.sync()
-    if not (os.geteuid() == 0 if root is None else root):
-        return DROP_ROOT
-    try:
-        with open(proc, 'w') as f:
-            f.write('3\n')
-    except OSError:
-        return DROP_WRITE
-    mark = os.path.join(run, 'cache-dropped')
-    if not os.path.isfile(mark):
-        with open(mark, 'w'):
-            pass
-    return None

@@ -22,6 +22,9 @@ NO_TRUSTED = ('**No trustworthy pick**: every point with a result is flagged (Wa
 NO_TRUSTED_LIBAIO = ('**No trustworthy libaio pick**: every libaio point with a result is '
                      'flagged (Warnings); best-aio.json has no aio block and the sweep exits 4.')
 NO_PICK = '**No pick**: no libaio point with a result, so no DeepSpeed aio config.'
+# a run with read points and no drop_caches (tswap.executor.point before_read)
+PAGE_CACHE = ("- page cache: not dropped; sync before every read point (reads are O_DIRECT, and fio "
+              "invalidates the target's cached pages before each job: invalidate=1)")
 
 
 def _o(x: Any) -> Doc:
@@ -146,7 +149,9 @@ def report_head(cfg: Doc, agg: Doc, notes: str, dropped: bool) -> list[str]:
     """report.md's header and best-settings table; cfg: sweep.json (a
     budget run's with its final round's runtime, ramp and repeat: md.
     head_cfg); notes: notes.txt's lines, sorted and unique ("" none);
-    dropped: the page cache was dropped before read points."""
+    dropped: the page cache was dropped before read points (RUN/cache-
+    dropped: a run as root before issue 36); else a run with read points
+    says what kept them off the page cache (PAGE_CACHE)."""
     best = _o(agg.get('best'))
     ceil = _o(agg.get('ceiling'))
     t = text
@@ -172,6 +177,8 @@ def report_head(cfg: Doc, agg: Doc, notes: str, dropped: bool) -> list[str]:
     out += ['- caution: ' + c for c in ceiling_cautions(agg)]
     if dropped:
         out.append('- page cache: dropped (sync; echo 3 > /proc/sys/vm/drop_caches) before every read point')
+    elif any(isinstance(p, dict) and p.get('rw') == 'read' for p in agg.get('points') or ()):
+        out.append(PAGE_CACHE)
     if notes != '':
         out.append('\n'.join('- note: ' + n for n in notes.split('\n')))
     out += ['', '## Best settings', '',
