@@ -40,7 +40,7 @@ class BudgetInput:
     seconds for the fio runs (budget - spent - the outputs' reserve);
     ramp: the grid's ramp (s), the final round's (pruning rounds ramp
     min(ramp, 1) s); over: seconds per run beyond ramp + runtime (fio's
-    start-up, the job file, drop_caches, the result stage: estimated,
+    start-up, the job file, a read's sync, the result stage: estimated,
     then measured); tmax: the longest runtime of a round (s); reps: the
     final round's repeats; floor: the final round's runtime floor (s,
     budget_start.FINAL_MIN, capped by tmax); first: rounds already run."""

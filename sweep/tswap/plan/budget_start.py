@@ -18,7 +18,7 @@ from .points import Point
 from .values import fmt_secs
 
 # seconds of fio start-up a run is estimated to cost (fio's start, the
-# engine's buffers, drop_caches, job file and result.json)
+# engine's buffers, a read's sync, job file and result.json)
 OVER_EST = 1
 # seconds kept for the outputs, plus 0.02 s a plan line
 RESERVE = 5
