@@ -16,11 +16,10 @@ import os
 import sys
 import time
 import traceback
-from typing import Callable, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Callable, Mapping, Optional, Union
 
 from .. import jqjson
 from ..executor import fioproc
-from ..executor.fleet import Fleet
 from ..executor.local import (BWLOG_MSEC, DROP_PCT, PROG, SS_CRIT, SS_DUR, Exit, Hooks, Interrupted, Local,
                               Settings, _remove, _write, handle_signals, ignore_signals, interrupted, q, run_dir_free,
                               RUN_SPACE_MIN, BWLOG_MIN_SAMPLES, point_label)
@@ -32,6 +31,11 @@ from ..plan.checkpoint import CheckpointError, job_file
 from ..plan.jobs import JobError, JobSettings, point_job
 from ..plan.values import EXIT_ERROR, EXIT_USAGE, Refusal, abspath
 from . import StageError
+
+if TYPE_CHECKING:
+    # annotations only: a run on this host never imports the fleet's
+    # executor (tswap.cli.run_fleet does)
+    from ..executor.fleet import Fleet
 
 Value = Union[str, tuple[str, ...], Mapping[str, str]]
 # state.sh's limits of the pick (finish_run)
