@@ -15,7 +15,6 @@ import glob
 import os
 import sys
 import time
-import traceback
 from typing import TYPE_CHECKING, Callable, Mapping, Optional, Union
 
 from .. import jqjson
@@ -312,6 +311,7 @@ def internal_error(x: Optional[Union[Local, Fleet]], e: Exception) -> int:
         except Refusal as r:
             _write(2, '%s: %s\n' % (PROG, r.message.replace('\n', '\\n')))
             return r.code
+    import traceback  # here: only an internal error needs it
     tb = traceback.extract_tb(e.__traceback__)
     at = ' (at %s:%s)' % (os.path.basename(tb[-1].filename), tb[-1].lineno) if tb else ''
     text = ('%s: %s' % (type(e).__name__, e) if str(e) else type(e).__name__).replace('\n', '\\n')

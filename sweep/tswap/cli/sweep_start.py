@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import resource
-import socket
 import time
 from typing import Any, Optional, Union
 
@@ -108,7 +107,7 @@ def sweep_doc(v: dict[str, Value], fio: Optional[str], fleet: Optional[dict[str,
         ceiling_jobs=_num(v['CEILING_JOBS']), ds_version=s('DS_VERSION'), steady=s('STEADY'),
         fixed_runtime=_num(v['FIXED_RUNTIME']), ss_crit=SS_CRIT, ss_dur=float(bs.SS_DUR),
         precondition=s('PRECONDITION', 'auto'),
-        created=time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()), host=socket.gethostname(),
+        created=time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()), host=os.uname().nodename,
         kernel=os.uname().release, fio='unknown' if fio is None else fio,
         targets=list(v.get('TARGETS') or (s('TARGET'),)), fleet=fleet, workload=s('WORKLOAD', 'tensor')))
     member = ''

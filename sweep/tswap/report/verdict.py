@@ -6,7 +6,6 @@ trustworthy pick (exit 3, 4; the entry point's exec_status)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, Optional
 
 from ..jqjson import number
@@ -25,6 +24,8 @@ def fixed3(s: str) -> str:
     """s (a decimal number) as bash's printf '%.3f' writes it: read into a
     long double (x86's 64-bit significand, strtold), rounded to three
     decimals half to even (glibc printf)."""
+    # here: only a run with --min-*-gbs needs it (fractions imports decimal)
+    from fractions import Fraction
     x = Fraction(s)
     sign = '-' if s.lstrip().startswith('-') else ''
     a = abs(x)
