@@ -32,12 +32,9 @@
 # reads up to 8 KiB: the code must stay small.
 #
 # It runs at the start of every sweep: each tool is run once, and every
-# file is read by the one awk that prints the lines; what the shell can
-# do itself (dirname, trimming, a string of lsblk's or findmnt's JSON, a
-# path's symlinks resolved) runs no program. For a file on a disk with
-# neither serial number nor NVMe that is 6 processes (sh, findmnt, lsblk
-# x2, lscpu, awk; fio for its version when the sweep does not give it);
-# tests/meta.bats counts them.
+# file is read by the one awk that prints the lines (about 14 processes
+# for a file on a disk with neither serial number nor NVMe, not one per
+# file; tests/meta.bats counts them).
 #
 # TSWAP_SYSROOT=DIR (default /): read sysfs and procfs under DIR instead,
 # a fixture tree for tests (tests/fixtures/sysroot/). Block devices are
@@ -48,45 +45,12 @@ exec 2>/dev/null
 R=${TSWAP_SYSROOT:-}
 R=${R%/}
 
-# trim S: T = S without leading and trailing blanks (of a one-line S, what
-# sed 's/^[[:space:]]*//; s/[[:space:]]*$//' printed)
-trim() {
-	T=${1#"${1%%[![:space:]]*}"}
-	T=${T%"${T##*[![:space:]]}"}
-}
+# trim: leading and trailing blanks off each line of stdin
+trim() { sed 's/^[[:space:]]*//; s/[[:space:]]*$//'; }
 
-# jstr KEY JSON: J = the string value of the last KEY in JSON (a tool's
-# output of one device or filesystem, where each key is once); empty if
-# it has none or it is not a string (null)
-jstr() {
-	J=
-	case $2 in *\""$1"\"*) ;; *) return ;; esac
-	trim "${2##*\""$1"\"}"
-	case ${T} in :*) ;; *) return ;; esac
-	trim "${T#:}"
-	case ${T} in \"*\"*) T=${T#\"} && J=${T%%\"*} ;; *) ;; esac
-}
-
-# dname PATH: D = dirname PATH, without the program
-dname() {
-	D=$1
-	case ${D} in
-	'') D=. && return ;;
-	*[!/]*) ;;
-	*) D=/ && return ;;
-	esac
-	D=${D%"${D##*[!/]}"}
-	case ${D} in */*) ;; *) D=. && return ;; esac
-	D=${D%/*}
-	D=${D%"${D##*[!/]}"}
-	D=${D:-/}
-}
-
-# real PATH: P = PATH with every symlink resolved, as readlink -f says it
-# (its last part may be missing), by cd -P in a subshell (no program)
-real() {
-	P=$(CDPATH='' cd -P -- "$1" && pwd) || { P=$(CDPATH='' cd -P -- "${1%/*}" && pwd) && P=${P%/}/${1##*/}; }
-}
+# jstr KEY: the string value of KEY in the JSON on stdin (the last one, its
+# layout newlines dropped); nothing if it has none
+jstr() { sed -n 'H;$!d;x;s/\n//g;s/.*"'"$1"'"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p'; }
 
 # isblk DEV: DEV is a block device (under TSWAP_SYSROOT: has a sysfs entry)
 isblk() {
@@ -192,20 +156,15 @@ BEGIN {
 	s = pci
 	sub(/.*\//, "", s)
 	kv("pci.address", s)
-	# of this host as taskset -pc says it (a run of two CPUs "0,1", where
-	# the kernel says "0-1": util-linux cpulist_create); of a tree as is
-	n = split(v(field(rd(R "/proc/self/status"), "Cpus_allowed_list")), a, ",")
-	s = ""
-	for (i = 1; i <= n; i++) {
-		split(a[i], b, "-")
-		s = s (i > 1 ? "," : "") (R == "" && a[i] ~ /^[0-9]+-[0-9]+$/ && b[2] == b[1] + 1 ? b[1] "," b[2] : a[i])
-	}
+	s = R == "" ? ENVIRON["M_cpus"] : v(field(rd(R "/proc/self/status"), "Cpus_allowed_list"))
+	sub(/.*: /, "", s)
 	kv("cpus_allowed", s)
 	kv("online_nodes", v(rd(R "/sys/devices/system/node/online")))
 	kv("lscpu", j(ENVIRON["M_lscpu"]))
-	# uname -r and -n of the machine (not of a tree)
-	kv("kernel", v(rd("/proc/sys/kernel/osrelease")))
-	kv("host", v(rd("/proc/sys/kernel/hostname")))
+	s = ENVIRON["M_uname"]
+	kv("kernel", index(s, " ") ? substr(s, index(s, " ") + 1) : "")
+	sub(/ .*/, "", s)
+	kv("host", s)
 	# sed -n s/^MemTotal: *\([0-9]*\) kB$/\1/p (its first line)
 	n = split(rd(R "/proc/meminfo"), a, "\n")
 	for (i = 1; i <= n && a[i] !~ /^MemTotal: *[0-9]* kB$/; i++) ;
@@ -241,7 +200,7 @@ BEGIN {
 
 # shellcheck disable=SC2312 # best effort: a value it cannot read is empty (meta.json says why)
 collect() {
-	target=$1 kind=file dev='' disk='' pci='' fs='' blk='' nvme='' serial='' hash='' sub=''
+	target=$1 kind=file dev='' disk='' pci='' fs='' blk='' nvme='' serial='' hash='' sub='' cpus=''
 	if isblk "${target}"; then
 		kind=block
 		dev=${target}
@@ -251,12 +210,10 @@ collect() {
 		probe=${target}
 		# (under TSWAP_SYSROOT the path is looked up by name: mounts)
 		while [ -z "${R}" ] && [ ! -e "${probe}" ] && [ "${probe}" != / ] && [ "${probe}" != . ]; do
-			dname "${probe}"
-			probe=${D}
+			probe=$(dirname -- "${probe}")
 		done
 		fs=$(mounts "${probe}")
-		jstr source "${fs}"
-		d=${J}
+		d=$(printf '%s\n' "${fs}" | jstr source)
 		# btrfs and bind mounts name a subvolume: /dev/x[/sub]
 		d=${d%%\[*}
 		isblk "${d}" && dev=${d}
@@ -266,22 +223,12 @@ collect() {
 		# (not under TSWAP_SYSROOT: lsblk would read this machine's $dev)
 		if [ -z "${R}" ]; then
 			blk=$(lsblk -J -b -d -o NAME,KNAME,PATH,TYPE,MODEL,REV,SIZE,LOG-SEC,PHY-SEC,ROTA,SCHED,RQ-SIZE,TRAN,PKNAME,MAJ:MIN -- "${dev}")
-			trim "$(lsblk -d -n -o SERIAL -- "${dev}")"
-			serial=${T}
-			# the queue is the whole disk's: a partition's parent,
-			# from blk (pkname null but for a part), else from lsblk
-			# raw (one word each, PKNAME last, empty but for a part)
-			jstr type "${blk}"
-			type=${J}
-			jstr kname "${blk}"
-			kname=${J}
-			jstr pkname "${blk}"
-			pkname=${J}
-			if [ -z "${type}" ] || [ -z "${kname}" ]; then
-				read -r type kname pkname <<-EOF
-					$(lsblk -d -n -r -o TYPE,KNAME,PKNAME -- "${dev}")
-				EOF
-			fi
+			serial=$(lsblk -d -n -o SERIAL -- "${dev}" | trim)
+			# the queue is the whole disk's: a partition's parent
+			# (raw: one word each, PKNAME last, empty but for a part)
+			read -r type kname pkname <<-EOF
+				$(lsblk -d -n -r -o TYPE,KNAME,PKNAME -- "${dev}")
+			EOF
 			if [ "${type}" = part ]; then disk=${pkname}; else disk=${kname}; fi
 		else
 			disk=${dev##*/}
@@ -291,8 +238,7 @@ collect() {
 		if [ -n "${disk}" ] && [ -d "${R}/sys/block/${disk}" ]; then
 			# the controller's PCI device: the nearest ancestor of the
 			# disk's device with a PCI address (nvme0n1 -> nvme0 -> 0000:01:00.0)
-			real "${R}/sys/block/${disk}/device"
-			c=${P}
+			c=$(readlink -f -- "${R}/sys/block/${disk}/device")
 			while [ -n "${c}" ] && [ "${c}" != "${R}/sys/devices" ] && [ "${c}" != / ]; do
 				case ${c##*/} in
 				[0-9a-f][0-9a-f][0-9a-f][0-9a-f]:[0-9a-f][0-9a-f]:[0-9a-f][0-9a-f].[0-7])
@@ -308,9 +254,8 @@ collect() {
 				ctrl=$(printf '%s\n' "${disk}" | sed -n 's/^\(nvme[0-9][0-9]*\)\(c[0-9][0-9]*\)\{0,1\}n[0-9][0-9]*$/\1/p')
 				if [ -n "${ctrl}" ] && [ -z "${R}" ] && command -v nvme >/dev/null; then
 					nvme=$(nvme id-ctrl -o json "/dev/${ctrl}")
-					jstr sn "${nvme}"
-					trim "${J}"
-					[ -z "${T}" ] || serial=${T}
+					sn=$(printf '%s\n' "${nvme}" | jstr sn | trim)
+					[ -z "${sn}" ] || serial=${sn}
 				fi
 				;;
 			*) ;;
@@ -323,15 +268,13 @@ collect() {
 		"${sys}/device/rev" "${pci}/"*_link_* "${pci}/numa_node" "${R}/sys/module/nvme/parameters/poll_queues" \
 		"${R}/proc/self/status" "${R}/sys/devices/system/node/online" "${R}/proc/meminfo" \
 		"${R}/proc/sys/fs/aio-max-nr" "${R}/proc/sys/kernel/io_uring_disabled" "${R}/proc/sys/fs/aio-nr" \
-		"${R}/proc/self/limits" "${R}/sys/devices/system/node/node"*/cpulist /proc/sys/kernel/osrelease \
-		/proc/sys/kernel/hostname
+		"${R}/proc/self/limits" "${R}/sys/devices/system/node/node"*/cpulist
 	# the NVMe paths of the disk (nvmeXnY): from the nvme-subsystem it
 	# belongs to (native multipath: one path per controller, each with its
 	# ANA state) or its one controller
 	case ${disk} in
 	nvme*)
-		real "${R}/sys/block/${disk}"
-		c=${P}
+		c=$(readlink -f -- "${R}/sys/block/${disk}")
 		case ${c} in
 		*/nvme-subsystem/*)
 			sub=${c%/*}
@@ -349,8 +292,7 @@ collect() {
 			done
 			;;
 		*)
-			real "${R}/sys/block/${disk}/device"
-			c=${P}
+			c=$(readlink -f -- "${R}/sys/block/${disk}/device")
 			n=${c##*/}
 			if [ -f "${c}/transport" ]; then
 				for a in transport state address; do
@@ -370,10 +312,11 @@ collect() {
 		prev=${a}
 	done
 	shift "${n}"
+	[ -n "${R}" ] || cpus=$(taskset -pc "$$")
 	# the sweep's own `fio --version` (TSWAP_FIO_VERSION), else fio's
 	M_R=${R} M_sys=${sys} M_pci=${pci} M_kind=${kind} M_dev=${dev} M_fs=${fs} M_blk=${blk} M_nvme=${nvme} \
-		M_hash=${hash} M_nvme_cli=$(command -v nvme) M_disk=${disk} M_subsys=${sub##*/} \
-		M_lscpu=$(lscpu -J ${R:+--sysroot "${R}"}) \
+		M_hash=${hash} M_nvme_cli=$(command -v nvme) M_cpus=${cpus} M_disk=${disk} M_subsys=${sub##*/} \
+		M_lscpu=$(lscpu -J ${R:+--sysroot "${R}"}) M_uname=$(uname -n -r) \
 		M_fio=${TSWAP_FIO_VERSION:-$(fio --version)} LC_ALL=C awk "${LINES}" "$@"
 }
 
