@@ -51,7 +51,7 @@ FIO_CONFIG := $(FIO_SRC)/config-host.h
 
 # --- engine ---------------------------------------------------------------
 ENGINE_SRCS := engine/tswap.c engine/options.c engine/target.c engine/pin.c engine/alloc.c \
-	engine/reopen.c engine/bounce.c engine/statspath.c engine/plan.c engine/sched.c \
+	engine/reopen.c engine/bounce.c engine/fill.c engine/statspath.c engine/plan.c engine/sched.c \
 	engine/stats.c engine/be_libaio.c engine/be_uring.c
 ENGINE_HDRS := $(wildcard engine/*.h)
 CORE_SRCS := engine/plan.c engine/sched.c engine/stats.c

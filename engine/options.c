@@ -15,6 +15,7 @@
 
 #include "tswap.h"
 #include "optgroup.h"	/* after fio.h: it needs its types */
+#include "verify.h"	/* VERIFY_NONE */
 
 /* A limit of plan.h or backend.h as a string, for help texts and rules. */
 #define TSWAP_STR_(x) #x
@@ -27,6 +28,7 @@ const char *const tswap_submit_names[] = { "block", "single" };
 const char *const tswap_window_names[] = { "overlap", "sequential" };
 const char *const tswap_pin_names[] = { "0", "1", "auto" };
 const char *const tswap_alloc_names[] = { "fio", "deepspeed" };
+const char *const tswap_fill_names[] = { "none", "single", "double" };
 
 static const struct fio_option *tswap_find_option(const char *name);
 
@@ -347,6 +349,30 @@ struct fio_option tswap_option_table[] = {
 		.group	= FIO_OPT_G_INVALID,
 	},
 	{
+		.name	= "tswap_fill",
+		.lname	= "tswap FastPersist buffer fill",
+		.type	= FIO_OPT_STR,
+		.off1	= offsetof(struct tswap_options, fill),
+		.help	= "Writes only, iodepth=1: DeepSpeed's FastPersist checkpoint writer (deepspeed/io/fast_file_writer.py _write_from_tensor: fill_buffer, then async_pwrite when full) copies each write's bytes, here fio's buffer, into its page-locked I/O buffer (checkpoint.writer.io_buffer_size: posix_memalign (page) + mlock, as new_cpu_locked_tensor) in fio's job thread with memcpy (base_io_buffer.py Base_IO_Buffer.fill_buffer, a torch copy_), and writes from it; the buffer is bs (single) or 2 x bs (double) bytes, bs the largest, locked for the job (RLIMIT_MEMLOCK unless CAP_IPC_LOCK; a failed mlock fails the job before any I/O); not with verify, tswap_bounce=1, tswap_fixedbufs=1",
+		.def	= "none",
+		.posval = {
+			  { .ival = "none",
+			    .oval = TSWAP_FILL_NONE,
+			    .help = "No fill: the I/O goes from fio's buffer",
+			  },
+			  { .ival = "single",
+			    .oval = TSWAP_FILL_SINGLE,
+			    .help = "io_buffer_double=false (single_io_buffer.py Single_IO_Buffer): fill, then write, serially",
+			  },
+			  { .ival = "double",
+			    .oval = TSWAP_FILL_DOUBLE,
+			    .help = "io_buffer_double=true (double_io_buffer.py Double_IO_Buffer): two halves of bs; the first write's fill is serial, then once a write is with the workers fio's job thread fills the other half with the next write's bytes (up to the job's size) while it is in flight; not with tswap_handoff=inline",
+			  },
+		},
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
 		.name	= "tswap_stats",
 		.lname	= "tswap stats file",
 		.type	= FIO_OPT_STR_STORE,
@@ -507,6 +533,33 @@ int tswap_check_options(struct thread_data *td)
 	if (o->bounce && o->handoff == TSWAP_HANDOFF_INLINE)
 		return tswap_fail(td, EINVAL,
 				  "tswap_bounce=1: not with tswap_handoff=inline (DeepSpeed's synchronous read()/write() do the I/O in the tensor itself; the bounce buffer is async_pread/async_pwrite's, tswap_handoff=worker)");
+	if (o->fill != TSWAP_FILL_NONE) {
+		const char *fill = tswap_fill_names[o->fill];
+
+		if (td_read(td) || td_trim(td))
+			return tswap_fail(td, EINVAL,
+					  "tswap_fill=%s: writes only (rw=write: DeepSpeed's FastFileWriter fills its buffer to write it)",
+					  fill);
+		if (td->o.iodepth != 1)
+			return tswap_fail(td, EINVAL,
+					  "tswap_fill=%s: needs iodepth=1, not %u (FastFileWriter has at most one write in flight: single_io_buffer.py and double_io_buffer.py drain)",
+					  fill, td->o.iodepth);
+		if (td->o.verify != VERIFY_NONE)
+			return tswap_fail(td, EINVAL,
+					  "tswap_fill=%s: not with verify (a write goes from the fill buffer, filled from fio's buffer before fio sets the write's verify header)",
+					  fill);
+		if (o->bounce)
+			return tswap_fail(td, EINVAL,
+					  "tswap_fill=%s: not with tswap_bounce=1 (the fill buffer is page-locked: DeepSpeed never bounces it)",
+					  fill);
+		if (o->fixedbufs)
+			return tswap_fail(td, EINVAL,
+					  "tswap_fill=%s: not with tswap_fixedbufs=1 (the I/O goes from the fill buffer, never from fio's registered buffers)",
+					  fill);
+		if (o->fill == TSWAP_FILL_DOUBLE && o->handoff == TSWAP_HANDOFF_INLINE)
+			return tswap_fail(td, EINVAL,
+					  "tswap_fill=double: not with tswap_handoff=inline (the next half is filled while a worker writes this one: async_pwrite)");
+	}
 	if (o->reopen && o->registerfiles)
 		return tswap_fail(td, EINVAL,
 				  "tswap_reopen=1: not with tswap_registerfiles=1 (registered files are opened once per job)");

@@ -235,6 +235,12 @@ static void json_write(FILE *f, const struct tswap_stats_meta *m,
 		m->bounce ? "true" : "false", (unsigned long long)m->bounce_ops,
 		(unsigned long long)m->bounce_bytes, (unsigned long long)m->bounce_alloc_ns,
 		(unsigned long long)m->bounce_copy_ns, (unsigned long long)m->bounce_free_ns);
+	fprintf(f, "  \"fill\": ");
+	json_str(f, m->fill ? m->fill : "none");
+	fprintf(f, ",\n  \"fill_ops\": %llu,\n  \"fill_ahead_ops\": %llu,\n"
+		   "  \"fill_bytes\": %llu,\n  \"fill_ns\": %llu,\n",
+		(unsigned long long)m->fill_ops, (unsigned long long)m->fill_ahead_ops,
+		(unsigned long long)m->fill_bytes, (unsigned long long)m->fill_ns);
 	fprintf(f, "  \"operations\": %llu,\n  \"op_errors\": %llu,\n  \"op_short\": %llu,\n",
 		(unsigned long long)m->operations, (unsigned long long)m->op_errors,
 		(unsigned long long)m->op_short);

@@ -95,6 +95,11 @@ struct tswap_stats_meta {
 	uint64_t bounce_alloc_ns;	/* in posix_memalign + mlock */
 	uint64_t bounce_copy_ns;	/* in memcpy */
 	uint64_t bounce_free_ns;	/* in munlock + free */
+	const char *fill;		/* tswap_fill: "none", "single", "double" */
+	uint64_t fill_ops;		/* writes from the fill buffer */
+	uint64_t fill_ahead_ops;	/* of which filled during the last write */
+	uint64_t fill_bytes;		/* bytes copied into it for them */
+	uint64_t fill_ns;		/* in memcpy */
 	uint64_t operations;		/* fio I/O units completed */
 	uint64_t op_errors;		/* of which with an error */
 	uint64_t op_short;		/* of which short (resid > 0) */

@@ -171,6 +171,9 @@ static int tswap_post_init(struct thread_data *td)
 	    tswap_pin_buffers(td, ld))
 		return 1;
 
+	if (o->fill != TSWAP_FILL_NONE && tswap_fill_init(td, ld))
+		return 1;
+
 	/* IOPOLL needs the files too: setup checks they can be polled. */
 	if (o->registerfiles || o->iopoll) {
 		ret = tswap_open_registered_files(td, ld);
@@ -326,12 +329,12 @@ static enum fio_q_status tswap_queue(struct thread_data *td, struct io_u *io_u)
 		 */
 		op->parts = tswap_remainder_parts(&tf->geom, io_u->xfer_buflen);
 	} else if (tswap_op_check(&tf->geom, io_u->offset, io_u->xfer_buflen, &rule) ||
-		   (!((struct tswap_options *)td->eo)->bounce &&
+		   (!((struct tswap_options *)td->eo)->bounce && !ld->fill.buf &&
 		    ((uintptr_t)io_u->xfer_buf & (tf->mem_align - 1)))) {
 		/* bsrange/bssplit and offsets can break the geometry here;
-		 * fio's buffer only when the I/O goes to it (tswap_bounce:
-		 * to the page-aligned bounce buffer, whatever the tensor's
-		 * address, as in DeepSpeed). */
+		 * fio's buffer only when the I/O goes to it (tswap_bounce,
+		 * tswap_fill: to the page-aligned bounce or fill buffer,
+		 * whatever the tensor's address, as in DeepSpeed). */
 		if (!ld->warned_op) {
 			log_err("tswap: %s: operation of %llu bytes at offset %llu: %s\n",
 				td->o.name, io_u->xfer_buflen, io_u->offset,
@@ -361,6 +364,9 @@ static enum fio_q_status tswap_queue(struct thread_data *td, struct io_u *io_u)
 			return queue_failed(td, io_u, err);
 		}
 	}
+	if (ld->fill.buf)
+		tswap_fill_queue(ld, (struct tswap_uop *)op, io_u->xfer_buf,
+				 (size_t)((char *)io_u->xfer_buf - (char *)io_u->buf));
 	if (((struct tswap_options *)td->eo)->bounce) {
 		const char *call;
 		int err = tswap_bounce_get((struct tswap_uop *)op, &call);
@@ -411,6 +417,11 @@ static int tswap_commit(struct thread_data *td)
 	io_u_mark_submit(td, ld->npending);
 	ld->npending = 0;
 	tswap_sched_kick(ld->sched);
+	/* tswap_fill=double: the next half filled while this write is in
+	 * flight (iodepth=1: the one io_u just committed). */
+	if (((struct tswap_options *)td->eo)->fill == TSWAP_FILL_DOUBLE)
+		tswap_fill_ahead(ld, ld->pending[0]->xfer_buf,
+				 td->o.time_based ? 0 : td->total_io_size);
 	return 0;
 }
 
@@ -472,16 +483,21 @@ static struct io_u *tswap_event(struct thread_data *td, int event)
 static void tswap_cleanup(struct thread_data *td)
 {
 	struct tswap_data *ld = td->io_ops_data;
+	bool busy = false;
 
 	if (!ld)
 		return;
 	if (ld->sched) {
 		tswap_sched_quiesce(ld->sched);
-		if (ld->stats_path[0] && !tswap_sched_busy(ld->sched))
+		busy = tswap_sched_busy(ld->sched);
+		if (ld->stats_path[0] && !busy)
 			tswap_write_stats(td, ld);
 		tswap_sched_destroy(ld->sched);	/* joins the workers */
 	}
 	tswap_reopen_cleanup(td, ld);
+	/* I/O left in flight by an aborted job: the buffer stays. */
+	if (!busy)
+		tswap_fill_cleanup(td, ld);
 	tswap_close_registered_files(td, ld);
 	free(ld->fds);
 	free(ld->files);

@@ -4,7 +4,8 @@
  * what each glue file gives the hooks of tswap.c.
  *
  * Only the files that include this header include fio's headers (tswap.c,
- * options.c, target.c, pin.c, alloc.c, reopen.c, bounce.c, statspath.c);
+ * options.c, target.c, pin.c, alloc.c, reopen.c, bounce.c, fill.c,
+ * statspath.c);
  * plan, sched, stats and the backends know nothing of fio (design.md
  * section 4).
  * Every function here that can fail says why in one line on stderr
@@ -29,6 +30,8 @@ enum { TSWAP_HANDOFF_WORKER = 0, TSWAP_HANDOFF_INLINE = 1 };
 enum { TSWAP_PIN_OFF = 0, TSWAP_PIN_ON = 1, TSWAP_PIN_AUTO = 2 };
 /* tswap_alloc: who allocates fio's I/O buffers (tswap_alloc_names). */
 enum { TSWAP_ALLOC_FIO = 0, TSWAP_ALLOC_DEEPSPEED = 1 };
+/* tswap_fill: FastPersist's buffer fill (tswap_fill_names). */
+enum { TSWAP_FILL_NONE = 0, TSWAP_FILL_SINGLE = 1, TSWAP_FILL_DOUBLE = 2 };
 
 struct tswap_options {
 	void *pad;			/* fio overwrites this with td */
@@ -43,6 +46,7 @@ struct tswap_options {
 	unsigned int pin;
 	unsigned int alloc;
 	unsigned int bounce;
+	unsigned int fill;
 	char *stats;
 	unsigned int sqpoll;
 	unsigned int sqpoll_idle;
@@ -69,6 +73,7 @@ struct tswap_uop {
 	int rslot;
 	void *bounce;
 	uint64_t bounce_alloc_ns, bounce_copy_ns;
+	char *fill_half;		/* tswap_fill: where its write went from */
 };
 
 /* tswap_bounce's counters (stats): operations reaped with a bounce buffer. */
@@ -77,6 +82,20 @@ struct tswap_bounce_stats {
 	uint64_t alloc_ns;		/* posix_memalign + mlock */
 	uint64_t copy_ns;		/* memcpy to or from fio's buffer */
 	uint64_t free_ns;		/* munlock + free */
+};
+
+/* tswap_fill's buffer: one locked region, one half (single) or two. */
+struct tswap_fill {
+	void *buf;			/* NULL when tswap_fill=none */
+	size_t len;			/* bytes locked: half or 2 x half */
+	size_t half;			/* bytes of a half: the largest bs */
+	unsigned int cur;		/* the half the next write goes from */
+	size_t ahead;			/* bytes of it filled ahead, 0: none */
+	uint64_t queued;		/* bytes of writes queued (not remainders) */
+	bool due;			/* a write queued, its fill-ahead not done */
+	uint64_t ahead_ns;		/* the fill-ahead's memcpy */
+	uint64_t ops, ahead_ops;	/* counted (stats): writes, filled ahead */
+	uint64_t bytes, ns;		/* their bytes copied, ns in memcpy */
 };
 
 struct tswap_data {
@@ -99,6 +118,7 @@ struct tswap_data {
 	size_t alloc_len;		/* the bytes locked: the region fio carves */
 	bool alloc_failed;		/* tswap_iomem_alloc failed (post_init) */
 	struct tswap_bounce_stats bounce;
+	struct tswap_fill fill;
 	uint64_t ops, op_errors, op_short;
 	uint64_t t_first_ns, t_last_ns;
 	char stats_path[PATH_MAX];
@@ -116,6 +136,7 @@ extern const char *const tswap_submit_names[];
 extern const char *const tswap_window_names[];
 extern const char *const tswap_pin_names[];
 extern const char *const tswap_alloc_names[];
+extern const char *const tswap_fill_names[];
 int tswap_check_options(struct thread_data *td);
 /* The number in a /proc file, 0 when it cannot be read. */
 unsigned long tswap_read_ulong(const char *path);
@@ -160,6 +181,17 @@ int tswap_bounce_put(struct tswap_data *ld, struct tswap_uop *u, void *dst);
 void tswap_bounce_why(struct thread_data *td, uint64_t len, const char *call,
 		      int err);
 void tswap_bounce_drop(struct thread_data *td, struct tswap_uop *u);
+
+/* fill.c: tswap_fill, FastPersist's fill of a locked I/O buffer.  init:
+ * 0 or 1 (one line said); queue: the write op goes from the buffer (skip:
+ * bytes into its io_u of a requeued remainder, 0 for a write); ahead: at
+ * commit, double only, the other half filled with the next write's bytes
+ * (total: the job's bytes, 0 unknown). */
+int tswap_fill_init(struct thread_data *td, struct tswap_data *ld);
+void tswap_fill_queue(struct tswap_data *ld, struct tswap_uop *u,
+		      const void *src, size_t skip);
+void tswap_fill_ahead(struct tswap_data *ld, const void *src, uint64_t total);
+void tswap_fill_cleanup(struct thread_data *td, struct tswap_data *ld);
 
 /* statspath.c: the tswap_stats file, checked at init, written at cleanup. */
 int tswap_check_stats_path(struct thread_data *td, struct tswap_data *ld,

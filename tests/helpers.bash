@@ -60,7 +60,7 @@ FIO_TIMEOUT=${TSWAP_FIO_TIMEOUT:-120}
 # Every option the engine must offer (docs/engine.md, Options).
 TSWAP_OPTIONS=(tswap_backend tswap_block_size tswap_queue_depth tswap_submit
 	tswap_window tswap_threads tswap_handoff tswap_reopen tswap_pin tswap_alloc
-	tswap_bounce tswap_stats tswap_sqpoll tswap_sqpoll_idle tswap_iopoll
+	tswap_bounce tswap_fill tswap_stats tswap_sqpoll tswap_sqpoll_idle tswap_iopoll
 	tswap_fixedbufs tswap_registerfiles)
 
 # fio options for the helpers' runs. A clocksource given skips fio's
