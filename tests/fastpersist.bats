@@ -135,6 +135,42 @@ close"
 	assert_line --partial 'submitted while operation 0 is in flight'
 }
 
+@test "fastpersist: the drains go from a locked buffer of io_buffer_size that each fills first (tswap_fill), fio's own unlocked" {
+	# S = 5 MiB + 3 KiB + 100 as above. Double, 2 MiB: body's buffer is
+	# both halves, 2 MiB, rem's two halves of its 3072 bytes; single,
+	# 1 MiB: 1 MiB and 3072 bytes. No other lock: fio's buffer (the
+	# stream torch.save writes into the writer) is not DeepSpeed's pinned
+	# tensor.
+	local s=$((5 * 1048576 + 3072 + 100)) double iobuf want plan log fill
+	for double in 1 0; do
+		iobuf=$((double ? 2097152 : 1048576))
+		want=$((double ? 2097152 : 1048576))
+		want="mlock $want
+munlock $want
+mlock $((double ? 6144 : 3072))
+munlock $((double ? 6144 : 3072))"
+		log=$SCRATCH/lock$double.strace
+		rm -f "$SCRATCH/lock.ckpt"
+		run -0 "$PLAN" --target "$SCRATCH/lock.ckpt" "$s" "$iobuf" "$double" 2
+		plan=$output
+		fill=single
+		[ "$double" = 0 ] || fill=double
+		assert_line "export TSWAP_FP_FILL=$fill"
+		run --separate-stderr env TSWAP_ENGINE="$ENGINE" TSWAP_BLOCK_SIZE=131072 \
+			bash -c 'eval "$1" && exec timeout -k 10 "$2" strace -f -qq -e signal=none \
+			-e trace=mlock,munlock -o "$3" fio $TSWAP_FP_SECTIONS "$4"' _ \
+			"$plan" "$FIO_TIMEOUT" "$log" "$PROFILE"
+		if [ "$status" -ne 0 ]; then
+			printf '%s\n' "$stderr" >&2
+			fail "double=$double: the profile failed (exit $status)"
+		fi
+		assert_equal "$(strace_join "$log" | cut -f2 |
+			sed -E 's/^(m(un)?lock)\([^,]*, ([0-9]+)\).*/\1 \3/')" "$want"
+		run -0 stat -c %s "$SCRATCH/lock.ckpt"
+		assert_output "$s"
+	done
+}
+
 @test "fastpersist-plan: bad arguments are refused with the rule" {
 	run "$PLAN" 100 3000 1 1
 	assert_failure 2
