@@ -42,8 +42,14 @@ _use_new_zipfile_serialization=True), then writer.close()
 --pattern bytes.  The file (--file) must not exist: FastFileWriter opens
 it without O_TRUNC.
 
-Result (--json): file_bytes (what torch.save wrote), payload, io_buffer,
-double, threads, alignment (handle.get_alignment()), the writer's stats
+--mode write: the same writer, the tensor's bytes written with one
+writer.write(ndarray) and close(), no torch.save: FastFileWriter.write's
+own copy (utils.py bytes_to_tensor, numpy.array), the fills, the drains,
+the tail and the fsync, without the zip serialization.  The file is
+--payload bytes.
+
+Result (--json): file_bytes (what torch.save wrote), mode, payload,
+io_buffer, double, threads, alignment (handle.get_alignment()), the writer's stats
 (aio_bytes, slow_bytes, ...), seconds, torch.
 Exit 0; 1 on a failed build or write; 2 on bad usage; 4 when torch
 cannot be imported.
@@ -93,6 +99,8 @@ def parse(argv):
     p.add_argument("--overlap", type=int, choices=[0, 1], default=1, help="aio.overlap_events")
     p.add_argument("--threads", type=size, default=1, help="aio.intra_op_parallelism")
     p.add_argument("--pattern", type=int, default=0x5A)
+    p.add_argument("--mode", choices=["save", "write"], default="save",
+                   help="save: torch.save into the writer; write: writer.write of the bytes")
     a = p.parse_args(argv)
     if not a.build_only and not a.file:
         die(EXIT_USAGE, "--file is required")
@@ -190,15 +198,19 @@ def main(argv):
     pinned = handle.new_cpu_locked_tensor(a.io_buffer_size, torch.empty(0, dtype=torch.uint8))
     state = {"w": torch.full((a.payload,), a.pattern & 0xFF, dtype=torch.uint8)}
     config = ffw.FastFileWriterConfig(dnvme_handle=handle, pinned_tensor=pinned, double_buffer=bool(a.double))
+    data = state["w"].numpy() if a.mode == "write" else None
     t0 = time.monotonic()
     writer = ffw.FastFileWriter(file_path=a.file, config=config)
-    torch.save(obj=state, f=writer, _use_new_zipfile_serialization=True)
+    if a.mode == "write":
+        writer.write(data)
+    else:
+        torch.save(obj=state, f=writer, _use_new_zipfile_serialization=True)
     writer.close()
     t1 = time.monotonic()
     stats = dict(writer._stats)
     del writer
     handle.free_cpu_locked_tensor(pinned)
-    res = {"file_bytes": os.path.getsize(a.file), "payload": a.payload, "io_buffer": a.io_buffer_size,
+    res = {"file_bytes": os.path.getsize(a.file), "mode": a.mode, "payload": a.payload, "io_buffer": a.io_buffer_size,
            "double": a.double, "threads": a.threads, "alignment": handle.get_alignment(),
            "seconds": round(t1 - t0, 6), "torch": torch.__version__,
            "stats": {k: v for k, v in stats.items() if isinstance(v, (int, float))}}
