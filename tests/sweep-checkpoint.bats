@@ -149,9 +149,9 @@ teardown() {
 }
 
 @test "checkpoint sweep: a user whose RLIMIT_MEMLOCK cannot hold a point's buffer is refused up front, exit 3" {
-	# the grid's largest lock: io_buffer_size 2m without double buffering,
-	# one drain of 2 MiB (tswap.plan.checkpoint.memlock_need: the engine's
-	# tswap_alloc=deepspeed mlock, engine/alloc.c)
+	# the grid's largest lock: io_buffer_size 2m, 2 MiB single or double
+	# (tswap.plan.checkpoint.memlock_need: the engine's
+	# tswap_fill mlock of bs, or 2 x bs double: engine/fill.c)
 	[ "$(id -u)" -eq 0 ] || skip "requires root to run as uid 65534 under a chosen ulimit -l (setpriv)"
 	command -v setpriv >/dev/null || skip "requires setpriv (util-linux) to drop root"
 	local dir
@@ -167,7 +167,7 @@ teardown() {
 		setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all \
 		"$SWEEP" --workload checkpoint --grid "$dir/tiny.grid" --target "$dir/ckpt.pt" --size "$S" --no-ceiling --out "$dir/run"
 	assert_equal "${#stderr_lines[@]}" 1
-	assert_equal "$stderr" "tswap-sweep: --workload checkpoint: point ckpt-io2m-single-b256k-q4-block-overlap-p2 needs 2097152 bytes of locked memory (tswap_alloc=deepspeed mlocks its I/O buffer, as DeepSpeed's new_cpu_locked_tensor) but RLIMIT_MEMLOCK (ulimit -l) is 2093056 bytes and this user has no CAP_IPC_LOCK: raise ulimit -l to 2048 KiB or more, or sweep a smaller io_buffer_size"
+	assert_equal "$stderr" "tswap-sweep: --workload checkpoint: point ckpt-io2m-single-b256k-q4-block-overlap-p2 needs 2097152 bytes of locked memory (tswap_fill mlocks its I/O buffer, as DeepSpeed's new_cpu_locked_tensor) but RLIMIT_MEMLOCK (ulimit -l) is 2093056 bytes and this user has no CAP_IPC_LOCK: raise ulimit -l to 2048 KiB or more, or sweep a smaller io_buffer_size"
 	assert_file_not_exists "$dir/run"
 	assert_file_not_exists "$dir/ckpt.pt"
 	# exactly the need: every point locks its buffer and runs

@@ -7,8 +7,8 @@ best-checkpoint.json's keys (runtime/model_checkpointing/config.py
 get_checkpoint_writer_config, constants.py), checked against
 jobs/fastpersist-plan, the job profile's copy of the same rule; and
 tswap-sweep --workload checkpoint's rules: its grid, points, point job,
-tie order and refusals; the locked memory a point needs (engine/alloc.c
-tswap_iomem_alloc, tswap_alloc=deepspeed's mlock)."""
+tie order and refusals; the locked memory a point needs (engine/fill.c
+tswap_fill_init, tswap_fill's mlock)."""
 import subprocess
 from pathlib import Path
 
@@ -159,7 +159,7 @@ def test_a_point_job_has_the_sections_with_bytes_and_fsyncs_in_the_last():
     secs = job.split('\n[')[1:]
     assert [s.split(']')[0] for s in secs] == ['global', 'body', 'rem', 'tail']
     assert 'offset=0\nbs=1048576\nsize=5242880\nend_fsync=0\n' in secs[1]
-    assert 'tswap_threads=2\ntswap_alloc=deepspeed\ndirect=1\n' in secs[1]
+    assert 'tswap_threads=2\ntswap_fill=double\ntswap_pin=0\ndirect=1\n' in secs[1]
     assert secs[2].startswith('rem]\nstonewall\n') and 'offset=5242880\nbs=3072\nsize=3072\nend_fsync=0\n' in secs[2]
     assert 'ioengine=sync\ndirect=0\noffset=5245952\nbs=100\nsize=100\nend_fsync=1\n' in secs[3]
     # a file of whole drains: the body alone, fsync there
@@ -199,23 +199,25 @@ def _line(iobuf, double, threads=1):
 
 
 def _job_lock(job, page):
-    """What the engine mlocks per section of a point job (engine/alloc.c
-    tswap_iomem_alloc: mem_align + iodepth x max bs, to a page), the
-    largest: read from the job text itself."""
+    """What the engine mlocks per section of a point job (engine/fill.c
+    tswap_fill_init: bs, 2 x bs for tswap_fill=double, to a page; fio's
+    buffer unlocked with tswap_pin=0), the largest: read from the job
+    text itself."""
     glob = dict(x.split('=', 1) for x in job.split('\n[')[1].split('\n')[1:] if '=' in x)
     most = 0
     for sec in job.split('\n[')[2:]:
         o = {**glob, **dict(x.split('=', 1) for x in sec.split('\n')[1:] if '=' in x)}
-        if o.get('tswap_alloc') == 'deepspeed':
-            n = int(o.get('mem_align', 0)) + int(o['iodepth']) * int(o['bs'])
+        if o.get('tswap_fill') in ('single', 'double'):
+            assert o.get('tswap_pin') == '0' and 'tswap_alloc' not in o
+            n = int(o['bs']) * (2 if o['tswap_fill'] == 'double' else 1)
             most = max(most, -(-n // page) * page)
     return most
 
 
 @pytest.mark.parametrize('iobuf,double,threads,file_bytes,need', [
-    ('64m', 'on', 1, 1 << 30, 32 * MIB),           # one drain: half the buffer
+    ('64m', 'on', 1, 1 << 30, 64 * MIB),           # two halves: the whole buffer
     ('2m', 'off', 2, 3 * MIB + 1636, 2 * MIB),     # the whole buffer
-    ('2m', 'on', 2, 3 * MIB + 1636, MIB),
+    ('2m', 'on', 2, 3 * MIB + 1636, 2 * MIB),
     ('2m', 'off', 2, 3072 + 100, 4096),            # no body: rem's 3072 bytes, a page
     ('3072', 'off', 2, 3 * MIB, 4096),             # a drain of less than a page
 ])

@@ -226,8 +226,10 @@ def skipped_warning(skipped: int) -> str:
 def job_file(line: str, file_bytes: int) -> str:
     """The fio job of a checkpoint plan line for a file of file_bytes:
     jobs/fastpersist-checkpoint.fio's sections that have bytes (body,
-    rem: the tswap engine, tswap_alloc=deepspeed; tail: fio's sync
-    engine, buffered), stonewalled, the last with end_fsync=1. fio's
+    rem: the tswap engine with its buffer fill, tswap_fill=double or
+    single as io_buffer_double, fio's own buffer unlocked: tswap_pin=0;
+    tail: fio's sync engine, buffered), stonewalled, the last with
+    end_fsync=1. fio's
     runtime of each includes its end_fsync (backend.c: do_io, then
     update_runtime), so the bytes over the sections' runtimes are the
     whole file's GB/s (tswap.results.result)."""
@@ -235,7 +237,7 @@ def job_file(line: str, file_bytes: int) -> str:
     key, ib, bb, q, s, w, p, bufs = f[0], int(f[4]), int(f[5]), f[6], f[7], f[8], int(f[9]), int(f[10])
     sec = sections(file_bytes, ib, bufs == 2, p)
     eng = ('ioengine=external:${TSWAP_ENGINE}\n' + tswap_options('libaio', bb, q, s, w, str(p))
-           + 'tswap_alloc=deepspeed\ndirect=1\n')
+           + 'tswap_fill=%s\ntswap_pin=0\ndirect=1\n' % ('double' if bufs == 2 else 'single'))
     out = ['; tswap-sweep point %s\n' % key,
            '; checkpoint: one file of %d bytes as DeepSpeed\'s FastFileWriter writes it\n' % file_bytes,
            '; (jobs/fastpersist-checkpoint.fio): io_buffer_size %s, io_buffer_double %s:\n'
@@ -263,15 +265,17 @@ def job_file(line: str, file_bytes: int) -> str:
 def memlock_need(line: str, file_bytes: int, page: int) -> int:
     """The bytes one fio of the checkpoint plan line mlocks at once for a
     file of file_bytes, page: the page size (bytes). The engine's rule,
-    engine/alloc.c tswap_iomem_alloc (tswap_alloc=deepspeed, as DeepSpeed's
-    ds_page_aligned_alloc): mlock of mem_align + iodepth x max bs, rounded
-    up to a page. job_file's engine sections set no mem_align (0) and
-    iodepth=1, body has bs = the drain, rem bs = rem; the tail is fio's
-    sync engine (nothing locked); the sections are stonewalled jobs, each
-    its own process, so the need is the larger of body and rem."""
+    engine/fill.c tswap_fill_init (as DeepSpeed's new_cpu_locked_tensor:
+    posix_memalign to a page, then mlock): the section's bs, twice for
+    tswap_fill=double (io_buffer_double), rounded up to a page; fio's own
+    buffer is not locked (tswap_pin=0). job_file's body has bs = the
+    drain, rem bs = rem; the tail is fio's sync engine (nothing locked);
+    the sections are stonewalled jobs, each its own process, so the need
+    is the larger of body and rem."""
     f = line.split('\t')
-    sec = sections(file_bytes, int(f[4]), int(f[10]) == 2, int(f[9]))
-    need = max(sec.drain if sec.body else 0, sec.rem)
+    double = int(f[10]) == 2
+    sec = sections(file_bytes, int(f[4]), double, int(f[9]))
+    need = max(sec.drain if sec.body else 0, sec.rem) * (2 if double else 1)
     return -(-need // page) * page
 
 
@@ -290,7 +294,7 @@ def memlock_check(lines: tuple[str, ...], file_bytes: int, limit: Optional[int],
                      for x in lines if x.split('\t')[1:2] == ['checkpoint']), default=(0, ''))
     if need > limit // page * page:
         raise Refusal(EXIT_ERROR, '--workload checkpoint: point %s needs %d bytes of locked memory'
-                      ' (tswap_alloc=deepspeed mlocks its I/O buffer, as DeepSpeed'
+                      ' (tswap_fill mlocks its I/O buffer, as DeepSpeed'
                       "'s new_cpu_locked_tensor) but RLIMIT_MEMLOCK (ulimit -l) is %d bytes and"
                       ' this user has no CAP_IPC_LOCK: raise ulimit -l to %d KiB or more, or sweep'
                       ' a smaller io_buffer_size' % (key, need, limit, need // 1024))
