@@ -11,14 +11,16 @@
 
 # engine_has_bounce: 0 when ENGINE has tswap_bounce (DeepSpeed's bounce
 # buffer for tensors that are not page-locked; docs/performance.md).
+# grep reads all of fio's help (not -q): under pipefail, a grep that
+# quits at the match can end fio with SIGPIPE and the pipeline with 141.
 engine_has_bounce() {
-	fio --enghelp="$ENGINE" 2>/dev/null | grep -q '^ *tswap_bounce'
+	fio --enghelp="$ENGINE" 2>/dev/null | grep '^ *tswap_bounce' >/dev/null
 }
 
 # engine_has_alloc: 0 when ENGINE has tswap_alloc (buffers allocated as
 # DeepSpeed 0.19.4+'s pinned-tensor manager does; docs/engine.md).
 engine_has_alloc() {
-	fio --enghelp="$ENGINE" 2>/dev/null | grep -q '^ *tswap_alloc'
+	fio --enghelp="$ENGINE" 2>/dev/null | grep '^ *tswap_alloc' >/dev/null
 }
 
 # dev_requests NAME RW: "REQUESTS SECTORS", the requests of direction RW
