@@ -266,3 +266,18 @@ plan_then_mark() {
 	TSWAP_BLOCK_SIZE=4k run -0 "$PLAN" 100 1048576 1 1
 	assert_file_not_exists "$SCRATCH/bs.ckpt"
 }
+
+@test "fastpersist-compare --dir: a ds.ckpt or fio.ckpt already there is refused, exit 2, left as it was" {
+	requires strace
+	local src=$SCRATCH/src dir=$SCRATCH/dir
+	mkdir -p "$src/deepspeed/io" "$dir"
+	: >"$src/deepspeed/io/fast_file_writer.py"
+	for name in ds fio; do
+		rm -f "$dir"/*.ckpt
+		echo "the user's $name" >"$dir/$name.ckpt"
+		run -2 --separate-stderr "$REPO/tests/bench/fastpersist-compare" --ds-src "$src" \
+			--out "$SCRATCH/out" --dir "$dir"
+		assert_equal "$stderr" "fastpersist-compare: --dir $dir: $dir/$name.ckpt exists; remove it or give another --dir"
+		assert_equal "$(cat "$dir/$name.ckpt")" "the user's $name"
+	done
+}
