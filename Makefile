@@ -283,7 +283,7 @@ lint:
 	shellcheck -x mk/*.sh tests/run-all tests/sanitize .ci/run tests/drive/refdrive $(wildcard sweep/tswap-sweep sweep/*.sh tests/bench/tswap-bench tests/bench/lib/*.bash tests/bench/tswap-bench-deepspeed tests/bench/tswap-bench-sweep tests/bench/fastpersist-compare tests/bench/fastpersist-ratio jobs/fastpersist-plan tests/*.bash)
 	shellcheck -x -o all sweep/tswap-check sweep/tswap-zero jobs/run-grid sweep/lib/meta-collect.sh
 	shellcheck -x -P SCRIPTDIR tests/*.bats
-	pyflakes3 sweep/tswap tests/py tests/bench/ds-driver/fastpersist_driver.py tests/bench/ds-driver/fastpersist_pages.py tests/bench/sweep-overhead
+	pyflakes3 sweep/tswap tests/py tests/bench/ds-driver/fastpersist_driver.py tests/bench/ds-driver/fastpersist_pages.py tests/bench/ds-driver/memwarm.py tests/bench/sweep-overhead
 
 # --- man pages ------------------------------------------------------------
 # One source each, so they cannot drift: tswap-sweep(1) and tswap-zero(1)

@@ -281,3 +281,34 @@ plan_then_mark() {
 		assert_equal "$(cat "$dir/$name.ckpt")" "the user's $name"
 	done
 }
+
+@test "memwarm.py: BYTES not a non-negative integer is one line, exit 2; 64 MiB and 0 exit 0" {
+	local warm=$REPO/tests/bench/ds-driver/memwarm.py bad
+	for bad in -1 x 1.5 ''; do
+		run -2 --separate-stderr /usr/bin/python3 "$warm" "$bad"
+		assert_equal "$stderr" "memwarm.py: BYTES $bad: a non-negative integer"
+	done
+	run -2 --separate-stderr /usr/bin/python3 "$warm"
+	assert_equal "$stderr" "usage: memwarm.py BYTES"
+	run -0 /usr/bin/python3 "$warm" 67108864
+	run -0 /usr/bin/python3 "$warm" 0
+	assert_output ''
+}
+
+@test "fastpersist-ratio --warm: more than half of MemAvailable, or not bytes, is refused, exit 2, before anything runs" {
+	local src=$SCRATCH/src dir=$SCRATCH/dir avail half
+	mkdir -p "$src"
+	avail=$(awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo)
+	half=$((avail * 512))
+	run -2 --separate-stderr "$REPO/tests/bench/fastpersist-ratio" --ds-src "$src" \
+		--out "$SCRATCH/out" --dir "$dir" --warm-b $((half * 3))
+	assert_regex "$stderr" "^fastpersist-ratio: --warm-b $((half * 3)): $((half * 3)) bytes is more than half of MemAvailable \([0-9]+ MiB\); give a smaller size or 0\$"
+	run -2 --separate-stderr "$REPO/tests/bench/fastpersist-ratio" --ds-src "$src" \
+		--out "$SCRATCH/out" --dir "$dir" --payload "$half"
+	assert_regex "$stderr" "^fastpersist-ratio: --warm auto: [0-9]+ bytes is more than half of MemAvailable"
+	run -2 --separate-stderr "$REPO/tests/bench/fastpersist-ratio" --ds-src "$src" \
+		--out "$SCRATCH/out" --dir "$dir" --warm 4g
+	assert_equal "$stderr" "fastpersist-ratio: --warm 4g: auto or bytes, 0 or a positive integer"
+	assert_not_exists "$dir"
+	assert_not_exists "$SCRATCH/out"
+}

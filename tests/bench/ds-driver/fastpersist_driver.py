@@ -42,6 +42,9 @@ _use_new_zipfile_serialization=True), then writer.close()
 --pattern bytes.  The file (--file) must not exist: FastFileWriter opens
 it without O_TRUNC.
 
+--warm BYTES: that much new memory touched and freed just before the
+timed run (memwarm.py says why; the ratio's fio side gets the same).
+
 --mode write: the same writer, the tensor's bytes written with one
 writer.write(ndarray) and close(), no torch.save: FastFileWriter.write's
 own copy (utils.py bytes_to_tensor, numpy.array), the fills, the drains,
@@ -63,6 +66,9 @@ import sys
 import time
 import types
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memwarm  # noqa: E402
+
 EXIT_FAIL, EXIT_USAGE, EXIT_SKIP = 1, 2, 4
 
 
@@ -79,6 +85,10 @@ def size(text):
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text}: must be positive")
     return value
+
+
+def size_or_zero(text):
+    return 0 if text.strip() == "0" else size(text)
 
 
 def parse(argv):
@@ -101,6 +111,9 @@ def parse(argv):
     p.add_argument("--pattern", type=int, default=0x5A)
     p.add_argument("--mode", choices=["save", "write"], default="save",
                    help="save: torch.save into the writer; write: writer.write of the bytes")
+    p.add_argument("--warm", type=size_or_zero, default=0,
+                   help="bytes of new memory touched and freed just before the timed run "
+                        "(memwarm.py; default 0)")
     a = p.parse_args(argv)
     if not a.build_only and not a.file:
         die(EXIT_USAGE, "--file is required")
@@ -199,6 +212,7 @@ def main(argv):
     state = {"w": torch.full((a.payload,), a.pattern & 0xFF, dtype=torch.uint8)}
     config = ffw.FastFileWriterConfig(dnvme_handle=handle, pinned_tensor=pinned, double_buffer=bool(a.double))
     data = state["w"].numpy() if a.mode == "write" else None
+    memwarm.warm(a.warm)
     t0 = time.monotonic()
     writer = ffw.FastFileWriter(file_path=a.file, config=config)
     if a.mode == "write":
@@ -212,7 +226,7 @@ def main(argv):
     handle.free_cpu_locked_tensor(pinned)
     res = {"file_bytes": os.path.getsize(a.file), "mode": a.mode, "payload": a.payload, "io_buffer": a.io_buffer_size,
            "double": a.double, "threads": a.threads, "alignment": handle.get_alignment(),
-           "seconds": round(t1 - t0, 6), "torch": torch.__version__,
+           "seconds": round(t1 - t0, 6), "warm": a.warm, "torch": torch.__version__,
            "stats": {k: v for k, v in stats.items() if isinstance(v, (int, float))}}
     with open(a.json, "w", encoding="utf-8") as f:
         json.dump(res, f)

@@ -14,7 +14,10 @@ GB/s (aio_bytes / aio_write_secs) and fill seconds.  MODE:
              writer's O_DIRECT writes land in tmpfs pages that exist;
   small      a new file, 16 write()s of a 64 MiB ndarray;
   smallhold  small, with 2 GiB of the process's memory touched and held.
-Usage: fastpersist_pages.py --ds-src DIR --ext-dir DIR --file PATH MODE
+--warm BYTES: that much new memory touched and freed (memwarm.py) just
+before the writer starts, in any mode.
+Usage: fastpersist_pages.py --ds-src DIR --ext-dir DIR --file PATH
+  [--warm BYTES] MODE
 (PATH is deleted first and after).  Exit 0, 2 on bad usage.
 """
 
@@ -26,6 +29,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fastpersist_driver as drv  # noqa: E402
+import memwarm  # noqa: E402
 
 GIB = 1 << 30
 
@@ -35,6 +39,7 @@ def main(argv):
     p.add_argument("--ds-src", required=True)
     p.add_argument("--ext-dir", required=True)
     p.add_argument("--file", required=True)
+    p.add_argument("--warm", type=drv.size_or_zero, default=0)
     p.add_argument("mode", choices=["new", "pre", "small", "smallhold"])
     a = p.parse_args(argv)
     import numpy
@@ -55,6 +60,7 @@ def main(argv):
             os.write(fd, chunk)
         os.close(fd)
     config = ffw.FastFileWriterConfig(dnvme_handle=handle, pinned_tensor=pinned, double_buffer=True)
+    memwarm.warm(a.warm)
     t0 = time.monotonic()
     writer = ffw.FastFileWriter(file_path=a.file, config=config)
     for _ in range(reps):
@@ -65,7 +71,7 @@ def main(argv):
     del writer, hold
     handle.free_cpu_locked_tensor(pinned)
     os.unlink(a.file)
-    print(json.dumps({"mode": a.mode, "seconds": round(t1 - t0, 3),
+    print(json.dumps({"mode": a.mode, "warm": a.warm, "seconds": round(t1 - t0, 3),
                       "write_secs": round(st["write_secs"], 3),
                       "drain_gbs": round(st["aio_bytes"] / st["aio_write_secs"] / 1e9, 3),
                       "fill_secs": round(st["fill_buffer_secs"], 3)}))
