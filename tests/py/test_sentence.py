@@ -129,3 +129,23 @@ def test_a_stopped_budget_without_its_once_budget_says_no_figure():
     # run) was "about null s run every point once here"
     assert budget_stopped(V, 1, 8, None) == V + (
         ' (the budget ran out before 1 of the 8 points ran: the best of those that ran)')
+
+
+def test_a_combined_pair_names_its_figures_as_read_plus_write():
+    # a pair's gbs, lo, hi are read's plus write's (aggregate.py pairs);
+    # stdout's pick line said "the fastest median, 5.346 GB/s" of such a
+    # sum, which a reader takes for one direction
+    a = {'point': 'a', 'gbs': 2.0, 'lo': 1.6, 'hi': 2.4, 'ok_runs': 3, 'threads': 4, 'qd': 8,
+         'block': 1 << 20, 'submit': 'block'}
+    b = dict(a, point='b', gbs=1.8, lo=1.7, hi=1.9, threads=1)
+    p = pick([a, b], 0.03)
+    assert p['point'] == 'a' and p['confidence'] == 'tie'
+    assert p['verdict'].endswith('its fastest repeat, 1.9 GB/s read + write, is more than 3% below '
+                                 'the fastest median, 2 GB/s read + write (a)')
+    c = dict(a, point='c', gbs=1.0, lo=0.9, hi=1.1, tlo=0.9, thi=1.1)
+    win = pick([dict(a, tlo=1.6, thi=2.4), c], 0.03)
+    assert win['confidence'] == 'clear'
+    assert win['verdict'].endswith("1.6 GB/s read + write, beats the runner-up's fastest, 1.1 GB/s read + write)")
+    # one direction keeps plain GB/s
+    assert 'read + write' not in pick([pt('read', 'a', 2.0, 1.6, 2.4, threads=4),
+                                       pt('read', 'b', 1.8, 1.7, 1.9)], 0.03)['verdict']

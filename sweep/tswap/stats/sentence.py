@@ -79,6 +79,13 @@ def g3(x: Optional[float]) -> Optional[float]:
     return None if x is None else jround(x * 1000) / 1000
 
 
+def _gbs(d: Decision) -> str:
+    """The unit of d's figures: GB/s, or for a combined pair (rw None)
+    the read + write sum (tswap.stats.aggregate's pairs: gbs, lo, hi,
+    tlo, thi are each read's plus write's)."""
+    return 'GB/s' if d.rw else 'GB/s read + write'
+
+
 def _tie(d: Decision) -> str:
     widened = ' (min-max intervals widened by one tensor op)' if d.widened else ''
     head = '%s tie within noise%s; ' % (names(d.tied), widened)
@@ -91,10 +98,11 @@ def _tie(d: Decision) -> str:
     reach = ('fastest repeat' if one else 'fastest repeats') + (' plus one op' if d.widened else '')
     outs = names([o.point for o in d.out])
     fig = text(g3(max(o.reach for o in d.out)))
-    why = ('%s %s cheaper, but %s %s, %s%s GB/s, %s more than %s%% below the fastest median, '
-           '%s GB/s (%s)') % (
+    why = ('%s %s cheaper, but %s %s, %s%s %s, %s more than %s%% below the fastest median, '
+           '%s %s (%s)') % (
         outs, 'is' if one else 'are', 'its' if one else 'their', reach,
-        '' if one else 'at most ', fig, 'is' if one else 'are', tol, text(g3(d.top_gbs)), d.top)
+        '' if one else 'at most ', fig, _gbs(d), 'is' if one else 'are', tol, text(g3(d.top_gbs)),
+        _gbs(d), d.top)
     if d.within == 1:
         return head + '%s is picked: %s' % (d.point, why)
     return head + '%s is the cheapest of the %s within %s%% of the fastest median; %s' % (
@@ -118,11 +126,11 @@ def sentence(d: Decision) -> str:
                 'too few to tell a win from a tie (use --repeat 3 or more)') % (
             d.point, d.runner_up, text(r1(d.margin_pct)), text(d.repeats))
     if d.widened:
-        beat = (' less one tensor op, %s GB/s, beats the runner-up\'s fastest plus one, %s GB/s'
-                % (text(g3(d.slow)), text(g3(d.fast))))
+        beat = (' less one tensor op, %s %s, beats the runner-up\'s fastest plus one, %s %s'
+                % (text(g3(d.slow)), _gbs(d), text(g3(d.fast)), _gbs(d)))
     else:
-        beat = (', %s GB/s, beats the runner-up\'s fastest, %s GB/s'
-                % (text(g3(d.slow)), text(g3(d.fast))))
+        beat = (', %s %s, beats the runner-up\'s fastest, %s %s'
+                % (text(g3(d.slow)), _gbs(d), text(g3(d.fast)), _gbs(d)))
     return ('%s is the best: %s%% above the runner-up %s, outside the noise '
             '(its slowest of %s repeats%s)') % (
         d.point, text(r1(d.margin_pct)), d.runner_up, text(d.ok_runs), beat)
