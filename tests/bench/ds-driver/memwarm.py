@@ -10,7 +10,9 @@ GB/s here against 2.8 for memory freed a moment before.  Which side of
 a ratio meets such pages depends on how much new memory it touches
 before its writes (DeepSpeed's writer copies the tensor first), not on
 the writer.  Touching and freeing BYTES just before a timed run leaves
-that many bytes of backed pages on the guest's free lists for it.
+that many bytes of backed pages on the guest's free lists for it,
+unless the guest reports them again first: it narrows the spread
+(docs/performance.md), it does not remove it.
 
 warm(nbytes): an anonymous private mapping of nbytes, every page
 written, unmapped.  nbytes: a non-negative integer, 0 does nothing.
