@@ -5,8 +5,8 @@
 Why (docs/performance.md, "GB/s on tmpfs"): on a VM whose balloon has
 free page reporting, memory the guest freed is returned to the host
 within seconds (/sys/module/page_reporting/parameters/reported_kib
-grows), and the next first touch of it faults into the host: 0.5-0.9
-GB/s here against 2.8 for memory freed a moment before.  Which side of
+grows), and the next first touch of it faults into the host: 0.56-1.8
+GB/s here against 2.7-2.9 for memory freed a moment before.  Which side of
 a ratio meets such pages depends on how much new memory it touches
 before its writes (DeepSpeed's writer copies the tensor first), not on
 the writer.  Touching and freeing BYTES just before a timed run leaves
