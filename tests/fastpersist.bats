@@ -309,6 +309,10 @@ plan_then_mark() {
 	run -2 --separate-stderr "$REPO/tests/bench/fastpersist-ratio" --ds-src "$src" \
 		--out "$SCRATCH/out" --dir "$dir" --warm 4g
 	assert_equal "$stderr" "fastpersist-ratio: --warm 4g: auto or bytes, 0 or a positive integer"
+	# past the shell's arithmetic: one line, not bash's own error first
+	run -2 --separate-stderr "$REPO/tests/bench/fastpersist-ratio" --ds-src "$src" \
+		--out "$SCRATCH/out" --dir "$dir" --warm 99999999999999999999
+	assert_equal "$stderr" "fastpersist-ratio: --warm 99999999999999999999: more than 18 digits"
 	assert_not_exists "$dir"
 	assert_not_exists "$SCRATCH/out"
 }
